@@ -1,0 +1,151 @@
+//! What a wire-protocol adapter provides, and the reader that runs one over a response body.
+
+use crate::event::{AssistantMessageEvent, MessageBuilder};
+use crate::options::StreamOptions;
+use crate::sse::{SseEvent, SseParser};
+use crate::types::{AssistantMessage, Context, Model, StopReason};
+
+/// A request ready to send. The body is JSON.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    pub body: serde_json::Value,
+}
+
+/// Why a response stream could not be turned into a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// The provider reported an error inside the stream.
+    #[error("{0}")]
+    Provider(String),
+    /// The stream broke the protocol (bad JSON, unexpected event).
+    #[error("malformed response stream: {0}")]
+    Malformed(String),
+    /// The body ended before the protocol's end-of-response event.
+    #[error("stream ended before the response was complete ({0})")]
+    Incomplete(String),
+}
+
+/// An HTTP+SSE wire protocol (`api` in pi's model records).
+pub trait Protocol: Send + Sync + 'static {
+    /// The `api` value this adapter serves.
+    fn api(&self) -> &'static str;
+
+    /// Assembles the native request. `api_key` is the resolved credential, if any.
+    fn build_request(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+        api_key: Option<&str>,
+    ) -> Result<HttpRequest, String>;
+
+    /// A fresh decoder for one response.
+    fn decoder(&self, model: &Model) -> Box<dyn Decoder>;
+}
+
+/// Turns the SSE events of one response into builder calls.
+pub trait Decoder: Send {
+    fn on_event(&mut self, event: &SseEvent, out: &mut MessageBuilder) -> Result<(), StreamError>;
+
+    /// The body ended. Returns the stop reason, or why the stream is incomplete.
+    fn finish(&mut self, out: &mut MessageBuilder) -> Result<StopReason, StreamError>;
+}
+
+/// SSE parser + decoder + builder over one response body.
+pub struct ResponseReader {
+    sse: SseParser,
+    decoder: Box<dyn Decoder>,
+    builder: MessageBuilder,
+    failed: Option<StreamError>,
+    pending: Vec<SseEvent>,
+    cost: crate::types::ModelCost,
+}
+
+impl ResponseReader {
+    pub fn new(protocol: &dyn Protocol, model: &Model) -> Self {
+        ResponseReader {
+            sse: SseParser::new(),
+            decoder: protocol.decoder(model),
+            builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
+            failed: None,
+            pending: Vec::new(),
+            cost: model.cost,
+        }
+    }
+
+    /// Feeds body bytes. After an error the rest is ignored; [`Self::finish`] reports it.
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<(), StreamError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let pending = &mut self.pending;
+        self.sse.feed(chunk, &mut |e| pending.push(e));
+        self.run_pending()
+    }
+
+    fn run_pending(&mut self) -> Result<(), StreamError> {
+        for event in self.pending.drain(..) {
+            if let Err(err) = self.decoder.on_event(&event, &mut self.builder) {
+                self.failed = Some(err.clone());
+                return Err(err);
+            }
+        }
+        Ok(())
+    }
+
+    /// Events produced so far and not yet taken.
+    pub fn take_events(&mut self) -> Vec<AssistantMessageEvent> {
+        self.builder.take_events()
+    }
+
+    /// The partial message as it stands.
+    pub fn message(&self) -> &AssistantMessage {
+        self.builder.message()
+    }
+
+    /// The body ended normally: completes the message or turns it into an error message.
+    pub fn finish(&mut self) -> AssistantMessage {
+        if self.failed.is_none() {
+            let pending = &mut self.pending;
+            self.sse.finish(&mut |e| pending.push(e));
+            let _ = self.run_pending();
+        }
+        let outcome = match self.failed.take() {
+            Some(err) => Err(err),
+            None => self.decoder.finish(&mut self.builder),
+        };
+        self.builder.message_mut().usage.apply_cost(&self.cost);
+        match outcome {
+            Ok(reason) => self.builder.finish(reason),
+            Err(err) => self.builder.fail(StopReason::Error, err.to_string()),
+        }
+    }
+
+    /// Ends the message as failed (transport error, timeout, abort), keeping received content.
+    pub fn fail(&mut self, reason: StopReason, message: String) -> AssistantMessage {
+        self.builder.message_mut().usage.apply_cost(&self.cost);
+        self.builder.fail(reason, message)
+    }
+}
+
+/// Decodes a whole body given as chunks; used by tests, benchmarks and replay.
+pub fn decode_chunks<'a>(
+    protocol: &dyn Protocol,
+    model: &Model,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
+    let mut reader = ResponseReader::new(protocol, model);
+    let mut events = Vec::new();
+    for chunk in chunks {
+        let failed = reader.feed(chunk).is_err();
+        events.extend(reader.take_events());
+        if failed {
+            break;
+        }
+    }
+    let message = reader.finish();
+    events.extend(reader.take_events());
+    (events, message)
+}

@@ -1,0 +1,451 @@
+//! The model-call layer's data types. Field names follow pi's JSON (camelCase) because these
+//! structures are persisted verbatim in session files and must stay readable by pi.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Milliseconds since the Unix epoch, as pi stores timestamps.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A text block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextContent {
+    pub text: String,
+    /// OpenAI Responses message id (or a JSON `{v:1,id,phase}` record) so the text can be replayed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_signature: Option<String>,
+}
+
+/// A thinking (reasoning) block.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThinkingContent {
+    pub thinking: String,
+    /// Provider signature needed to replay the thinking (Anthropic signature, OpenAI encrypted
+    /// reasoning item, Gemini thought signature). For redacted thinking: the opaque payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<bool>,
+}
+
+/// An image, base64-encoded.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageContent {
+    pub data: String,
+    pub mime_type: String,
+}
+
+/// A tool call requested by the model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Parsed JSON arguments (an object; `{}` when the model sent nothing).
+    pub arguments: Value,
+    /// Gemini's signature on a function call part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_signature: Option<String>,
+}
+
+/// Blocks allowed in user messages and tool results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum UserBlock {
+    Text(TextContent),
+    Image(ImageContent),
+}
+
+/// Blocks allowed in assistant messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum AssistantBlock {
+    Text(TextContent),
+    Thinking(ThinkingContent),
+    ToolCall(ToolCall),
+}
+
+/// User content: pi accepts a plain string or a list of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    Text(String),
+    Blocks(Vec<UserBlock>),
+}
+
+impl UserContent {
+    /// The content as blocks (a plain string becomes one text block).
+    pub fn to_blocks(&self) -> Vec<UserBlock> {
+        match self {
+            UserContent::Text(text) => vec![UserBlock::Text(TextContent {
+                text: text.clone(),
+                text_signature: None,
+            })],
+            UserContent::Blocks(blocks) => blocks.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserMessage {
+    pub content: UserContent,
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+impl UserMessage {
+    pub fn text(text: impl Into<String>) -> Self {
+        UserMessage {
+            content: UserContent::Text(text.into()),
+            timestamp: now_ms(),
+        }
+    }
+}
+
+/// Why the model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    #[default]
+    Stop,
+    Length,
+    ToolUse,
+    Error,
+    Aborted,
+}
+
+/// Cost in dollars, per usage category.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+    #[serde(default)]
+    pub total: f64,
+}
+
+/// Token usage of one response. `input` excludes cache reads and writes (pi's convention).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default)]
+    pub input: u64,
+    #[serde(default)]
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+    #[serde(default)]
+    pub total_tokens: u64,
+    #[serde(default)]
+    pub cost: Cost,
+    /// Reasoning tokens, a subset of `output`, when the provider reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
+}
+
+impl Usage {
+    /// Tokens of the context this response saw: `totalTokens`, else the sum of the parts.
+    pub fn context_tokens(&self) -> u64 {
+        if self.total_tokens > 0 {
+            self.total_tokens
+        } else {
+            self.input + self.output + self.cache_read + self.cache_write
+        }
+    }
+
+    /// Fills `cost` from the model's per-million rates and `total_tokens` when missing.
+    pub fn apply_cost(&mut self, rates: &ModelCost) {
+        let per = |rate: f64, tokens: u64| rate / 1_000_000.0 * tokens as f64;
+        self.cost.input = per(rates.input, self.input);
+        self.cost.output = per(rates.output, self.output);
+        self.cost.cache_read = per(rates.cache_read, self.cache_read);
+        self.cost.cache_write = per(rates.cache_write, self.cache_write);
+        self.cost.total =
+            self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+        if self.total_tokens == 0 {
+            self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssistantMessage {
+    pub content: Vec<AssistantBlock>,
+    pub api: String,
+    pub provider: String,
+    pub model: String,
+    /// The model that actually answered (e.g. a router's concrete choice).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
+    #[serde(default)]
+    pub usage: Usage,
+    pub stop_reason: StopReason,
+    /// The provider's own stop reason string (`end_turn`, `tool_calls`, `MAX_TOKENS`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// A refusal the provider reported apart from the text (OpenAI).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+impl AssistantMessage {
+    /// An empty message for `model`, stamped now.
+    pub fn empty_for(model: &Model) -> Self {
+        AssistantMessage {
+            api: model.api.clone(),
+            provider: model.provider.clone(),
+            model: model.id.clone(),
+            timestamp: now_ms(),
+            ..Default::default()
+        }
+    }
+
+    /// All text blocks joined, as a user would read the answer.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for block in &self.content {
+            if let AssistantBlock::Text(t) = block {
+                out.push_str(&t.text);
+            }
+        }
+        out
+    }
+
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|b| match b {
+            AssistantBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultMessage {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    #[serde(default)]
+    pub content: Vec<UserBlock>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default)]
+    pub timestamp: i64,
+}
+
+/// A message the model-call layer understands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum Message {
+    User(UserMessage),
+    Assistant(AssistantMessage),
+    ToolResult(ToolResultMessage),
+}
+
+/// A tool as the model sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// What one model request is about.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    pub messages: Vec<Message>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool>,
+}
+
+/// Input modalities a model accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Modality {
+    Text,
+    Image,
+}
+
+/// Dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCost {
+    #[serde(default)]
+    pub input: f64,
+    #[serde(default)]
+    pub output: f64,
+    #[serde(default)]
+    pub cache_read: f64,
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+/// How `max_tokens` is written in Chat Completions requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    MaxCompletionTokens,
+    MaxTokens,
+}
+
+/// How reasoning is requested from an OpenAI-compatible server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThinkingFormat {
+    /// `reasoning_effort` (OpenAI, Groq, xAI…).
+    Openai,
+    /// `reasoning: {effort}` (OpenRouter).
+    Openrouter,
+    /// `thinking: {type: enabled|disabled}` (DeepSeek, z.ai).
+    Deepseek,
+    Zai,
+    /// `enable_thinking: bool` (Qwen / DashScope).
+    Qwen,
+    /// `chat_template_kwargs: {enable_thinking}` (vLLM, SGLang).
+    ChatTemplate,
+    #[serde(other)]
+    Other,
+}
+
+/// Per-model switches for servers that speak a protocol with differences. Every field is
+/// optional: `None` means "detect from provider and base URL".
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compat {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_store: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_developer_role: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_reasoning_effort: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_usage_in_streaming: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens_field: Option<MaxTokensField>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_tool_result_name: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_assistant_after_tool_result: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_thinking_as_text: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_format: Option<ThinkingFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_strict_mode: Option<bool>,
+    /// Unknown keys from models.json are kept so a file round-trips.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// A model and how to reach it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Model {
+    pub id: String,
+    pub name: String,
+    /// Wire protocol: `anthropic-messages`, `openai-completions`, `openai-responses`,
+    /// `google-generative-ai`, or one registered by an extension.
+    pub api: String,
+    pub provider: String,
+    pub base_url: String,
+    #[serde(default)]
+    pub reasoning: bool,
+    pub input: Vec<Modality>,
+    #[serde(default)]
+    pub cost: ModelCost,
+    pub context_window: u64,
+    pub max_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<Compat>,
+}
+
+impl Model {
+    pub fn supports_images(&self) -> bool {
+        self.input.contains(&Modality::Image)
+    }
+}
+
+/// Requested reasoning effort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    Off,
+    Minimal,
+    Low,
+    Medium,
+    High,
+    Xhigh,
+    Max,
+}
+
+impl ThinkingLevel {
+    pub const ALL: [ThinkingLevel; 7] = [
+        ThinkingLevel::Off,
+        ThinkingLevel::Minimal,
+        ThinkingLevel::Low,
+        ThinkingLevel::Medium,
+        ThinkingLevel::High,
+        ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingLevel::Off => "off",
+            ThinkingLevel::Minimal => "minimal",
+            ThinkingLevel::Low => "low",
+            ThinkingLevel::Medium => "medium",
+            ThinkingLevel::High => "high",
+            ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|l| l.as_str() == text)
+    }
+
+    /// Token budget for providers that take one (pi's defaults; xhigh/max count as high).
+    pub fn budget_tokens(self) -> u64 {
+        match self {
+            ThinkingLevel::Off => 0,
+            ThinkingLevel::Minimal => 1024,
+            ThinkingLevel::Low => 2048,
+            ThinkingLevel::Medium => 8192,
+            ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => 16384,
+        }
+    }
+}
