@@ -43,6 +43,12 @@ pub trait Protocol: Send + Sync + 'static {
 
     /// A fresh decoder for one response.
     fn decoder(&self, model: &Model) -> Box<dyn Decoder>;
+
+    /// Rewrites a tool-call id into a form this protocol accepts (used by `transform_messages`
+    /// on histories from other providers). Identity by default.
+    fn normalize_tool_call_id(&self, id: &str) -> String {
+        id.to_owned()
+    }
 }
 
 /// Turns the SSE events of one response into builder calls.

@@ -1,1 +1,3 @@
-mod placeholder {}
+//! pi-ai integration tests: one binary, modules per area.
+
+mod corpus;
