@@ -303,6 +303,23 @@ mod tests {
     }
 
     #[test]
+    fn message_delta_with_stop_reason_completes_without_message_stop() {
+        let body = text_stream_start()
+            + &event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}"#,
+            );
+        let (events, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::Length);
+        assert_eq!(message.raw_stop_reason.as_deref(), Some("max_tokens"));
+        assert_eq!(message.text(), "Hello");
+        assert!(matches!(
+            events.last(),
+            Some(AssistantMessageEvent::Done { .. })
+        ));
+    }
+
+    #[test]
     fn malformed_json_is_reported_with_excerpt() {
         let body = text_stream_start()
             + &event(
