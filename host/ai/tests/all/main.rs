@@ -3,3 +3,5 @@
 mod corpus;
 mod corpus_anthropic;
 mod corpus_google;
+mod corpus_openai_completions;
+mod corpus_openai_responses;
