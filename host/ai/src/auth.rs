@@ -363,13 +363,33 @@ pub fn resolve_api_key(
     storage: &AuthStorage,
     models_json_key: Option<&str>,
 ) -> Result<Option<String>, AuthError> {
+    resolve_with(
+        provider,
+        explicit,
+        storage,
+        &|| env_api_key(provider),
+        models_json_key,
+        crate::types::now_ms(),
+    )
+}
+
+/// [`resolve_api_key`] with the environment and the clock passed in (tests cannot safely set
+/// process environment variables).
+fn resolve_with(
+    provider: &str,
+    explicit: Option<&str>,
+    storage: &AuthStorage,
+    env_key: &dyn Fn() -> Option<String>,
+    models_json_key: Option<&str>,
+    now_ms: i64,
+) -> Result<Option<String>, AuthError> {
     if let Some(key) = explicit.map(str::trim).filter(|k| !k.is_empty()) {
         return Ok(Some(key.to_owned()));
     }
     if let Some(credential) = storage.get(provider)? {
-        return stored_key(provider, &credential, crate::types::now_ms()).map(Some);
+        return stored_key(provider, &credential, now_ms).map(Some);
     }
-    if let Some(key) = env_api_key(provider) {
+    if let Some(key) = env_key() {
         return Ok(Some(key));
     }
     match models_json_key {
@@ -603,5 +623,71 @@ mod tests {
         let err = stored_key("anthropic", &credential, 1_000).unwrap_err();
         assert!(matches!(err, AuthError::OAuthExpired { .. }));
         assert!(err.to_string().contains("log in again"));
+    }
+
+    fn oauth(expires: i64) -> Credential {
+        Credential::OAuth {
+            access: "access-token".into(),
+            refresh: "refresh-token".into(),
+            expires,
+            extra: Map::new(),
+        }
+    }
+
+    #[test]
+    fn precedence_explicit_then_stored_then_env_then_models_json() {
+        let env = || Some("from-env".to_owned());
+        let no_env = || None;
+        let store = AuthStorage::in_memory();
+        let resolve = |explicit, env: &dyn Fn() -> Option<String>, models_json| {
+            resolve_with("openai", explicit, &store, env, models_json, 0).unwrap()
+        };
+        assert_eq!(resolve(None, &no_env, None), None);
+        assert_eq!(
+            resolve(None, &no_env, Some("from-json")).as_deref(),
+            Some("from-json")
+        );
+        assert_eq!(
+            resolve(None, &env, Some("from-json")).as_deref(),
+            Some("from-env")
+        );
+        store.set("openai", &Credential::api_key("stored")).unwrap();
+        assert_eq!(
+            resolve(None, &env, Some("from-json")).as_deref(),
+            Some("stored")
+        );
+        assert_eq!(
+            resolve(Some("explicit"), &env, Some("x")).as_deref(),
+            Some("explicit")
+        );
+        assert_eq!(resolve(Some("  "), &env, None).as_deref(), Some("stored"));
+    }
+
+    #[test]
+    fn expired_stored_oauth_never_falls_back_to_the_environment() {
+        let store = AuthStorage::in_memory();
+        store.set("anthropic", &oauth(1_000)).unwrap();
+        let env = || Some("from-env".to_owned());
+        let err = resolve_with("anthropic", None, &store, &env, Some("json"), 2_000).unwrap_err();
+        assert!(matches!(err, AuthError::OAuthExpired { ref provider } if provider == "anthropic"));
+        let ok = resolve_with("anthropic", None, &store, &env, None, 500).unwrap();
+        assert_eq!(ok.as_deref(), Some("access-token"));
+        // An explicit key still wins over the broken stored credential.
+        let explicit = resolve_with("anthropic", Some("k"), &store, &env, None, 2_000).unwrap();
+        assert_eq!(explicit.as_deref(), Some("k"));
+    }
+
+    #[test]
+    fn stored_key_that_resolves_to_nothing_is_an_error() {
+        let store = AuthStorage::in_memory();
+        store
+            .set(
+                "openai",
+                &Credential::api_key("$PI_TEST_SURELY_UNSET_VAR_42"),
+            )
+            .unwrap();
+        let env = || Some("from-env".to_owned());
+        let err = resolve_with("openai", None, &store, &env, None, 0).unwrap_err();
+        assert!(matches!(err, AuthError::EmptyStoredKey { .. }));
     }
 }
