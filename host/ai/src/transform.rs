@@ -564,4 +564,54 @@ mod tests {
         assert_ne!(out, before);
         assert_eq!(messages, before);
     }
+
+    /// A protocol that records the context it is asked to send, then declines to send it.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Option<crate::types::Context>>>);
+
+    impl crate::protocol::Protocol for Recorder {
+        fn api(&self) -> &'static str {
+            "anthropic-messages"
+        }
+        fn build_request(
+            &self,
+            _model: &Model,
+            context: &crate::types::Context,
+            _options: &crate::options::StreamOptions,
+            _api_key: Option<&str>,
+        ) -> Result<crate::protocol::HttpRequest, String> {
+            *self.0.lock().unwrap() = Some(context.clone());
+            Err("recorded".into())
+        }
+        fn decoder(&self, _model: &Model) -> Box<dyn crate::protocol::Decoder> {
+            unreachable!("no request is sent")
+        }
+        fn normalize_tool_call_id(&self, id: &str) -> String {
+            id.replace('|', "_")
+        }
+    }
+
+    #[test]
+    fn http_provider_sends_the_transformed_history() {
+        use crate::stream::ApiProvider;
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let provider = crate::stream::HttpProvider(Recorder(seen.clone()));
+        let context = crate::types::Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![Message::Assistant(assistant(
+                &gpt(),
+                vec![call("a|b", None)],
+            ))],
+            tools: vec![],
+        };
+        let _ = provider.stream(&claude(), &context, Default::default());
+        let sent = seen.lock().unwrap().clone().unwrap();
+        assert_eq!(sent.system_prompt.as_deref(), Some("sys"));
+        let Message::Assistant(a) = &sent.messages[0] else {
+            panic!("{sent:?}")
+        };
+        assert_eq!(a.content, vec![call("a_b", None)]);
+        // The orphaned call got its synthetic result; the caller's context is unchanged.
+        assert!(matches!(&sent.messages[1], Message::ToolResult(r) if r.tool_call_id == "a_b"));
+        assert_eq!(context.messages.len(), 1);
+    }
 }
