@@ -155,9 +155,17 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             .api_key
             .clone()
             .or_else(|| crate::auth::env_api_key(&model.provider));
+        // Fit the history to this model (images, foreign thinking, tool-call ids) on a copy:
+        // the caller's messages are what the session stores and must stay untouched.
+        let context = Context {
+            messages: crate::transform::transform_messages(&context.messages, model, &|id| {
+                self.0.normalize_tool_call_id(id)
+            }),
+            ..context.clone()
+        };
         let request = match self
             .0
-            .build_request(model, context, &options, api_key.as_deref())
+            .build_request(model, &context, &options, api_key.as_deref())
         {
             Ok(request) => request,
             Err(message) => return AssistantMessageEventStream::failed(model, message),

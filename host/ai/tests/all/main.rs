@@ -1,7 +1,10 @@
 //! pi-ai integration tests: one binary, modules per area.
 
+//! pi-ai integration tests: one binary, modules per area.
+mod auth;
 mod corpus;
 mod corpus_anthropic;
 mod corpus_google;
 mod corpus_openai_completions;
 mod corpus_openai_responses;
+mod models;
