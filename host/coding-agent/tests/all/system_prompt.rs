@@ -279,3 +279,49 @@ fn custom_prompt_from_a_file_path() {
     options.system_prompt = Some("prompt.md".into());
     assert!(layout.build(&options).starts_with("From a file."));
 }
+
+mod context_files {
+    use pi_coding_agent::context_files::load_context_files;
+
+    use super::Layout;
+
+    #[test]
+    fn agent_dir_reached_again_by_the_walk_is_loaded_once() {
+        let layout = Layout::new();
+        layout.write("work/AGENTS.md", "Workspace rules.");
+        layout.write("work/proj/CLAUDE.MD", "Upper-case CLAUDE.MD.");
+        let files = load_context_files(&layout.path("work"), &layout.path("work/proj/sub"));
+        let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(
+            paths,
+            [
+                layout.path("work/AGENTS.md"),
+                layout.path("work/proj/CLAUDE.MD")
+            ]
+        );
+        assert_eq!(files[1].content, "Upper-case CLAUDE.MD.");
+    }
+
+    #[test]
+    fn nested_linked_worktree_shadows_the_main_repository_file() {
+        let layout = Layout::new();
+        layout.write("work/proj/AGENTS.md", "Main checkout rules.");
+        layout.write("work/proj/.git/HEAD", "ref: refs/heads/main\n");
+        let gitdir = layout.path("work/proj/.git/worktrees/feat");
+        layout.write(
+            "work/proj/.worktrees/feat/.git",
+            &format!("gitdir: {}\n", gitdir.display()),
+        );
+        layout.write("work/proj/.worktrees/feat/AGENTS.md", "Worktree rules.");
+        let cwd = layout.path("work/proj/.worktrees/feat");
+        let files = load_context_files(&layout.path("agent"), &cwd);
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["Worktree rules."]);
+
+        // Without its own copy, the worktree still sees the main repository's rules.
+        std::fs::remove_file(cwd.join("AGENTS.md")).unwrap();
+        let files = load_context_files(&layout.path("agent"), &cwd);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].content, "Main checkout rules.");
+    }
+}
