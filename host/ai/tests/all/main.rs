@@ -1,6 +1,5 @@
 //! pi-ai integration tests: one binary, modules per area.
 
-//! pi-ai integration tests: one binary, modules per area.
 mod auth;
 mod corpus;
 mod corpus_anthropic;
