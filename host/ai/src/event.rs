@@ -162,8 +162,7 @@ pub fn apply_event(
         } => {
             ensure(tool_args, *content_index);
             tool_args[*content_index].push_str(delta);
-            if let Some(AssistantBlock::ToolCall(call)) = message.content.get_mut(*content_index)
-            {
+            if let Some(AssistantBlock::ToolCall(call)) = message.content.get_mut(*content_index) {
                 call.arguments = parse_streaming_json(&tool_args[*content_index]);
             }
         }

@@ -22,9 +22,21 @@ pub fn protocol(api: &str) -> Option<Box<dyn Protocol>> {
 
 pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
     vec![
-        ("anthropic-messages", Arc::new(HttpProvider(anthropic::AnthropicMessages))),
-        ("openai-completions", Arc::new(HttpProvider(openai_completions::OpenAiCompletions))),
-        ("openai-responses", Arc::new(HttpProvider(openai_responses::OpenAiResponses))),
-        ("google-generative-ai", Arc::new(HttpProvider(google::GoogleGenerativeAi))),
+        (
+            "anthropic-messages",
+            Arc::new(HttpProvider(anthropic::AnthropicMessages)),
+        ),
+        (
+            "openai-completions",
+            Arc::new(HttpProvider(openai_completions::OpenAiCompletions)),
+        ),
+        (
+            "openai-responses",
+            Arc::new(HttpProvider(openai_responses::OpenAiResponses)),
+        ),
+        (
+            "google-generative-ai",
+            Arc::new(HttpProvider(google::GoogleGenerativeAi)),
+        ),
     ]
 }

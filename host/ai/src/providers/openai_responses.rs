@@ -31,7 +31,11 @@ impl Protocol for OpenAiResponses {
 struct Pending;
 
 impl Decoder for Pending {
-    fn on_event(&mut self, _event: &SseEvent, _out: &mut MessageBuilder) -> Result<(), StreamError> {
+    fn on_event(
+        &mut self,
+        _event: &SseEvent,
+        _out: &mut MessageBuilder,
+    ) -> Result<(), StreamError> {
         Ok(())
     }
 

@@ -1,0 +1,1 @@
+//! pi-coding-agent integration tests: one binary, modules per area.
