@@ -1,3 +1,7 @@
 //! pi-ai integration tests: one binary, modules per area.
 
 mod corpus;
+mod http_adapters;
+mod http_faults;
+mod http_retry;
+mod http_support;
