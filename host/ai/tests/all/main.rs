@@ -1,6 +1,8 @@
 //! pi-ai integration tests: one binary, modules per area.
 
 mod corpus;
+mod corpus_anthropic;
+mod corpus_google;
 mod http_adapters;
 mod http_faults;
 mod http_retry;
