@@ -2,7 +2,7 @@
 //! they send, and every recorded corpus stream served in 37-byte pieces.
 
 use crate::corpus;
-use crate::http_support::{SYSTEM_PROMPT, contains_text, event_kinds, options, run};
+use crate::http_support::{APIS, SYSTEM_PROMPT, contains_text, event_kinds, options, run};
 use pi_ai::{AssistantBlock, AssistantMessageEvent, StopReason};
 use pi_mock_llm::{Api, MockLlm, Reply, Turn};
 use serde_json::json;
@@ -11,7 +11,7 @@ use serde_json::json;
 async fn text_streams_in_deltas() {
     let mock = MockLlm::start();
     let text = "Hello from the mock server, in small pieces.";
-    for api in Api::ALL {
+    for api in APIS {
         mock.push(Turn::text(text).chunk(4));
         let (events, message) = run(&mock, api, options()).await;
         corpus::check_events(api.as_str(), &events, &message);
@@ -36,7 +36,7 @@ async fn text_streams_in_deltas() {
 async fn thinking_then_text() {
     let mock = MockLlm::start();
     let thinking = "The user wants files listed; I should answer directly.";
-    for api in Api::ALL {
+    for api in APIS {
         mock.push(Turn::text("Here they are.").thinking(thinking).chunk(7));
         let (events, message) = run(&mock, api, options()).await;
         corpus::check_events(api.as_str(), &events, &message);
@@ -62,7 +62,7 @@ async fn three_tool_calls_with_arguments_in_small_pieces() {
         ("call_b2", "bash", json!({"command": "ls -la \"my dir\"", "timeout": 5})),
         ("call_c3", "edit", json!({"path": "ünïcode.txt", "edits": [{"old": "a\nb", "new": "c"}]})),
     ];
-    for api in Api::ALL {
+    for api in APIS {
         let mut turn = Turn::text("Let me look.").chunk(3);
         for (id, name, args) in &calls {
             turn = turn.tool_call(*id, *name, args.clone());
@@ -91,7 +91,7 @@ async fn three_tool_calls_with_arguments_in_small_pieces() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_and_cost_on_the_final_message() {
     let mock = MockLlm::start();
-    for api in Api::ALL {
+    for api in APIS {
         // Only Anthropic reports cache writes.
         let cache_write = if api == Api::AnthropicMessages { 40 } else { 0 };
         mock.push(Turn::text("ok").usage(1000, 200, 300, cache_write));
@@ -118,7 +118,7 @@ async fn usage_and_cost_on_the_final_message() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_sequence_per_block() {
     let mock = MockLlm::start();
-    for api in Api::ALL {
+    for api in APIS {
         mock.push(
             Turn::text("Checking.")
                 .thinking("plan")
@@ -152,14 +152,14 @@ async fn event_sequence_per_block() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_carries_system_prompt_and_tools_in_protocol_fields() {
     let mock = MockLlm::start();
-    for api in Api::ALL {
+    for api in APIS {
         mock.push(Turn::text("ok"));
         let (_, message) = run(&mock, api, options()).await;
         assert_eq!(message.stop_reason, StopReason::Stop, "{api}: {:?}", message.error_message);
     }
     let log = mock.requests();
-    assert_eq!(log.len(), 4);
-    for (request, api) in log.iter().zip(Api::ALL) {
+    assert_eq!(log.len(), APIS.len());
+    for (request, api) in log.iter().zip(APIS) {
         assert_eq!(request.api, Some(api), "{api}: path {}", request.path);
         assert_eq!(request.method, "POST");
         let body = &request.body;
@@ -176,6 +176,12 @@ async fn request_carries_system_prompt_and_tools_in_protocol_fields() {
         assert!(contains_text(tool_names, "read_file"), "{api}: tool not in {tool_names}");
         assert!(contains_text(tool_names, "Reads a file"), "{api}: description not in tools");
         assert!(contains_text(body, "List the files, please."), "{api}: user message missing");
+        let (auth, value) = match api {
+            Api::AnthropicMessages => ("x-api-key", "mock-key"),
+            Api::OpenAiCompletions | Api::OpenAiResponses => ("authorization", "Bearer mock-key"),
+            Api::GoogleGenerativeAi => ("x-goog-api-key", "mock-key"),
+        };
+        assert_eq!(request.header(auth), Some(value), "{api}: headers {:?}", request.headers);
         match api {
             Api::AnthropicMessages => {
                 assert_eq!(request.path, "/v1/messages");
@@ -204,7 +210,7 @@ async fn request_carries_system_prompt_and_tools_in_protocol_fields() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corpus_through_http_matches_in_process_decoding() {
     let mock = MockLlm::start();
-    for api in Api::ALL {
+    for api in APIS {
         for case in corpus::cases(api.as_str()) {
             let label = format!("{api}/{}", case.name);
             mock.push(Reply::sse_bytes(case.sse.clone(), 37));

@@ -1,14 +1,14 @@
 //! Request-level retry over HTTP (`max_retries`, `max_retry_delay_ms`, server-requested delays).
 //! Timing is checked with lower bounds only.
 
-use crate::http_support::{options, run};
+use crate::http_support::{APIS, options, run};
 use pi_ai::StopReason;
 use pi_mock_llm::{Api, MockLlm, Reply, Turn};
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_503s_then_success_with_two_retries() {
-    for api in Api::ALL {
+    for api in APIS {
         let mock = MockLlm::start();
         mock.push(Reply::server_error(api, 503).header("retry-after-ms", "20"));
         mock.push(Reply::server_error(api, 503).header("retry-after-ms", "20"));

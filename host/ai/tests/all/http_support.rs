@@ -85,3 +85,6 @@ pub fn contains_text(value: &Value, needle: &str) -> bool {
         _ => false,
     }
 }
+
+/// The protocols every HTTP test runs through.
+pub const APIS: [Api; 4] = Api::ALL;
