@@ -171,8 +171,10 @@ fn google() -> String {
     s
 }
 
+type Generator = fn() -> String;
+
 fn main() {
-    let cases: [(&str, fn() -> String); 4] = [
+    let cases: [(&str, Generator); 4] = [
         ("anthropic-messages", anthropic),
         ("openai-completions", openai_completions),
         ("openai-responses", openai_responses),

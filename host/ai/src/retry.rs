@@ -42,13 +42,20 @@ fn header<'a>(headers: Option<&'a HeaderMap>, name: &str) -> Option<&'a str> {
     headers?.get(name)?.to_str().ok()
 }
 
+/// A retry header that is present but makes no sense (negative, not a number, not a date).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidDelay;
+
 /// The delay the server asked for: `retry-after-ms`, else `retry-after` in seconds or as an
-/// HTTP date. `Err` when a header is present but makes no sense.
-pub fn server_delay(headers: Option<&HeaderMap>, now: SystemTime) -> Result<Option<Duration>, ()> {
+/// HTTP date.
+pub fn server_delay(
+    headers: Option<&HeaderMap>,
+    now: SystemTime,
+) -> Result<Option<Duration>, InvalidDelay> {
     if let Some(ms) = header(headers, "retry-after-ms") {
-        let ms: f64 = ms.trim().parse().map_err(|_| ())?;
+        let ms: f64 = ms.trim().parse().map_err(|_| InvalidDelay)?;
         if !ms.is_finite() || ms < 0.0 {
-            return Err(());
+            return Err(InvalidDelay);
         }
         return Ok(Some(Duration::from_secs_f64(ms / 1000.0)));
     }
@@ -56,11 +63,11 @@ pub fn server_delay(headers: Option<&HeaderMap>, now: SystemTime) -> Result<Opti
         let value = value.trim();
         if let Ok(secs) = value.parse::<f64>() {
             if !secs.is_finite() || secs < 0.0 {
-                return Err(());
+                return Err(InvalidDelay);
             }
             return Ok(Some(Duration::from_secs_f64(secs)));
         }
-        let date = httpdate::parse_http_date(value).map_err(|_| ())?;
+        let date = httpdate::parse_http_date(value).map_err(|_| InvalidDelay)?;
         return Ok(Some(date.duration_since(now).unwrap_or(Duration::ZERO)));
     }
     Ok(None)
@@ -86,7 +93,9 @@ pub fn decide(
         return Decision::GiveUp;
     }
     match server_delay(failure.headers, now) {
-        Err(()) => Decision::TooLong("Server requested an invalid retry delay.".to_owned()),
+        Err(InvalidDelay) => {
+            Decision::TooLong("Server requested an invalid retry delay.".to_owned())
+        }
         Ok(Some(delay)) => {
             let cap = Duration::from_millis(max_retry_delay_ms);
             if max_retry_delay_ms > 0 && delay > cap {
@@ -162,7 +171,7 @@ mod tests {
             Ok(Some(Duration::from_secs(30)))
         );
         let bad = headers(&[("retry-after", "soon")]);
-        assert_eq!(server_delay(Some(&bad), now), Err(()));
+        assert_eq!(server_delay(Some(&bad), now), Err(InvalidDelay));
     }
 
     #[test]

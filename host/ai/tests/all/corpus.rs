@@ -151,12 +151,12 @@ pub fn check_events(name: &str, events: &[AssistantMessageEvent], last: &Assista
 /// provider did not send the field) must be 0 or null on our side.
 pub fn assert_matches(name: &str, ours: &Value, expected: &Value) {
     let mut ours = ours.clone();
-    if let (Some(u), Some(e)) = (ours.get_mut("usage"), expected.get("usage")) {
-        if let (Some(u), Some(e)) = (u.as_object_mut(), e.as_object()) {
-            for (k, v) in e {
-                if v.is_null() && u.get(k).is_some_and(|x| x.is_null() || x == &json!(0)) {
-                    u.insert(k.clone(), Value::Null);
-                }
+    if let (Some(u), Some(e)) = (ours.get_mut("usage"), expected.get("usage"))
+        && let (Some(u), Some(e)) = (u.as_object_mut(), e.as_object())
+    {
+        for (k, v) in e {
+            if v.is_null() && u.get(k).is_some_and(|x| x.is_null() || x == &json!(0)) {
+                u.insert(k.clone(), Value::Null);
             }
         }
     }
