@@ -16,7 +16,12 @@ async fn two_503s_then_success_with_two_retries() {
         let mut options = options();
         options.max_retries = 2;
         let (_, message) = run(&mock, api, options).await;
-        assert_eq!(message.stop_reason, StopReason::Stop, "{api}: {:?}", message.error_message);
+        assert_eq!(
+            message.stop_reason,
+            StopReason::Stop,
+            "{api}: {:?}",
+            message.error_message
+        );
         assert_eq!(message.text(), "finally");
         assert_eq!(mock.requests().len(), 3, "{api}");
     }
@@ -33,8 +38,17 @@ async fn waits_honour_retry_after_ms() {
     options.max_retries = 3;
     let started = Instant::now();
     let (_, message) = run(&mock, api, options).await;
-    assert_eq!(message.stop_reason, StopReason::Stop, "{:?}", message.error_message);
-    assert!(started.elapsed() >= Duration::from_millis(400), "{:?}", started.elapsed());
+    assert_eq!(
+        message.stop_reason,
+        StopReason::Stop,
+        "{:?}",
+        message.error_message
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(mock.requests().len(), 3);
 }
 
@@ -80,9 +94,19 @@ async fn cancel_during_the_retry_wait_aborts() {
     let cancel = options.cancel.clone();
     let model = mock.model(api);
     let task = tokio::spawn(async move {
-        crate::http_support::collect(pi_ai::stream(&model, &crate::http_support::context(), options)).await
+        crate::http_support::collect(pi_ai::stream(
+            &model,
+            &crate::http_support::context(),
+            options,
+        ))
+        .await
     });
-    assert_eq!(mock.wait_for_requests(1, Duration::from_secs(10)).await.len(), 1);
+    assert_eq!(
+        mock.wait_for_requests(1, Duration::from_secs(10))
+            .await
+            .len(),
+        1
+    );
     tokio::time::sleep(Duration::from_millis(100)).await;
     cancel.cancel();
     let (_, message) = task.await.expect("stream task");

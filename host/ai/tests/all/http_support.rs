@@ -38,7 +38,9 @@ pub fn options() -> StreamOptions {
 }
 
 /// Drains `stream`; panics if it does not end within 30 s.
-pub async fn collect(mut stream: AssistantMessageEventStream) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
+pub async fn collect(
+    mut stream: AssistantMessageEventStream,
+) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
     let mut events = Vec::new();
     let drained = tokio::time::timeout(Duration::from_secs(30), async {
         while let Some(event) = stream.next_event().await {
@@ -46,7 +48,10 @@ pub async fn collect(mut stream: AssistantMessageEventStream) -> (Vec<AssistantM
         }
     })
     .await;
-    assert!(drained.is_ok(), "the stream hung; events so far: {events:?}");
+    assert!(
+        drained.is_ok(),
+        "the stream hung; events so far: {events:?}"
+    );
     let last = match events.last() {
         Some(AssistantMessageEvent::Done { message, .. }) => message.clone(),
         Some(AssistantMessageEvent::Error { error, .. }) => error.clone(),
@@ -56,7 +61,11 @@ pub async fn collect(mut stream: AssistantMessageEventStream) -> (Vec<AssistantM
 }
 
 /// One request of `api` against `mock`: events and final message.
-pub async fn run(mock: &MockLlm, api: Api, options: StreamOptions) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
+pub async fn run(
+    mock: &MockLlm,
+    api: Api,
+    options: StreamOptions,
+) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
     collect(pi_ai::stream(&mock.model(api), &context(), options)).await
 }
 
