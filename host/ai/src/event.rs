@@ -110,10 +110,10 @@ pub fn apply_event(
             text_signature,
             ..
         } => {
-            if let Some(AssistantBlock::Text(t)) = message.content.get_mut(*content_index) {
-                if text_signature.is_some() {
-                    t.text_signature = text_signature.clone();
-                }
+            if let Some(AssistantBlock::Text(t)) = message.content.get_mut(*content_index)
+                && text_signature.is_some()
+            {
+                t.text_signature = text_signature.clone();
             }
         }
         E::ThinkingStart { redacted, .. } => {
@@ -137,10 +137,10 @@ pub fn apply_event(
             thinking_signature,
             ..
         } => {
-            if let Some(AssistantBlock::Thinking(t)) = message.content.get_mut(*content_index) {
-                if thinking_signature.is_some() {
-                    t.thinking_signature = thinking_signature.clone();
-                }
+            if let Some(AssistantBlock::Thinking(t)) = message.content.get_mut(*content_index)
+                && thinking_signature.is_some()
+            {
+                t.thinking_signature = thinking_signature.clone();
             }
         }
         E::ToolCallStart {
@@ -162,8 +162,7 @@ pub fn apply_event(
         } => {
             ensure(tool_args, *content_index);
             tool_args[*content_index].push_str(delta);
-            if let Some(AssistantBlock::ToolCall(call)) = message.content.get_mut(*content_index)
-            {
+            if let Some(AssistantBlock::ToolCall(call)) = message.content.get_mut(*content_index) {
                 call.arguments = parse_streaming_json(&tool_args[*content_index]);
             }
         }

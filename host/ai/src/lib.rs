@@ -5,7 +5,9 @@
 //! protocols; failures of any kind end the stream with an `error` event, never a panic.
 
 pub mod auth;
+pub mod classify;
 pub mod event;
+pub mod models;
 pub mod options;
 pub mod partial_json;
 pub mod protocol;
@@ -13,11 +15,16 @@ pub mod providers;
 pub mod retry;
 pub mod sse;
 pub mod stream;
+pub mod transform;
 pub mod types;
 
+pub use auth::{AuthError, AuthStorage, Credential, resolve_api_key};
+pub use classify::{is_context_overflow, is_retryable_error};
 pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
+pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};
 pub use options::StreamOptions;
 pub use stream::{
     ApiProvider, ApiRegistry, AssistantMessageEventStream, EventSender, complete, registry, stream,
 };
+pub use transform::transform_messages;
 pub use types::*;

@@ -212,7 +212,10 @@ mod tests {
         assert_eq!(parse_streaming_json(""), json!({}));
         assert_eq!(parse_streaming_json(r#"{"a":1}"#), json!({"a":1}));
         assert_eq!(parse_streaming_json(r#"{"locati"#), json!({}));
-        assert_eq!(parse_streaming_json(r#"{"location": "Par"#), json!({"location":"Par"}));
+        assert_eq!(
+            parse_streaming_json(r#"{"location": "Par"#),
+            json!({"location":"Par"})
+        );
         assert_eq!(
             parse_streaming_json(r#"{"a": [1, 2, {"b": tr"#),
             json!({"a":[1,2,{"b":true}]})

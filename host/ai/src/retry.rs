@@ -42,13 +42,20 @@ fn header<'a>(headers: Option<&'a HeaderMap>, name: &str) -> Option<&'a str> {
     headers?.get(name)?.to_str().ok()
 }
 
+/// A retry header that is present but makes no sense (negative, not a number, not a date).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidDelay;
+
 /// The delay the server asked for: `retry-after-ms`, else `retry-after` in seconds or as an
-/// HTTP date. `Err` when a header is present but makes no sense.
-pub fn server_delay(headers: Option<&HeaderMap>, now: SystemTime) -> Result<Option<Duration>, ()> {
+/// HTTP date.
+pub fn server_delay(
+    headers: Option<&HeaderMap>,
+    now: SystemTime,
+) -> Result<Option<Duration>, InvalidDelay> {
     if let Some(ms) = header(headers, "retry-after-ms") {
-        let ms: f64 = ms.trim().parse().map_err(|_| ())?;
+        let ms: f64 = ms.trim().parse().map_err(|_| InvalidDelay)?;
         if !ms.is_finite() || ms < 0.0 {
-            return Err(());
+            return Err(InvalidDelay);
         }
         return Ok(Some(Duration::from_secs_f64(ms / 1000.0)));
     }
@@ -56,11 +63,11 @@ pub fn server_delay(headers: Option<&HeaderMap>, now: SystemTime) -> Result<Opti
         let value = value.trim();
         if let Ok(secs) = value.parse::<f64>() {
             if !secs.is_finite() || secs < 0.0 {
-                return Err(());
+                return Err(InvalidDelay);
             }
             return Ok(Some(Duration::from_secs_f64(secs)));
         }
-        let date = httpdate::parse_http_date(value).map_err(|_| ())?;
+        let date = httpdate::parse_http_date(value).map_err(|_| InvalidDelay)?;
         return Ok(Some(date.duration_since(now).unwrap_or(Duration::ZERO)));
     }
     Ok(None)
@@ -86,9 +93,9 @@ pub fn decide(
         return Decision::GiveUp;
     }
     match server_delay(failure.headers, now) {
-        Err(()) => Decision::TooLong(
-            "Server requested an invalid retry delay.".to_owned(),
-        ),
+        Err(InvalidDelay) => {
+            Decision::TooLong("Server requested an invalid retry delay.".to_owned())
+        }
         Ok(Some(delay)) => {
             let cap = Duration::from_millis(max_retry_delay_ms);
             if max_retry_delay_ms > 0 && delay > cap {
@@ -113,13 +120,19 @@ mod tests {
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
         for (k, v) in pairs {
-            map.insert(*k, HeaderValue::from_str(v).unwrap_or(HeaderValue::from_static("")));
+            map.insert(
+                *k,
+                HeaderValue::from_str(v).unwrap_or(HeaderValue::from_static("")),
+            );
         }
         map
     }
 
     fn fail(status: Option<u16>, h: &HeaderMap) -> Failure<'_> {
-        Failure { status, headers: Some(h) }
+        Failure {
+            status,
+            headers: Some(h),
+        }
     }
 
     #[test]
@@ -142,21 +155,33 @@ mod tests {
     fn server_delays() {
         let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
         let ms = headers(&[("retry-after-ms", "1500.5"), ("retry-after", "9")]);
-        assert_eq!(server_delay(Some(&ms), now), Ok(Some(Duration::from_secs_f64(1.5005))));
+        assert_eq!(
+            server_delay(Some(&ms), now),
+            Ok(Some(Duration::from_secs_f64(1.5005)))
+        );
         let secs = headers(&[("retry-after", "2")]);
-        assert_eq!(server_delay(Some(&secs), now), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(
+            server_delay(Some(&secs), now),
+            Ok(Some(Duration::from_secs(2)))
+        );
         let date = httpdate::fmt_http_date(now + Duration::from_secs(30));
         let date = headers(&[("retry-after", &date)]);
-        assert_eq!(server_delay(Some(&date), now), Ok(Some(Duration::from_secs(30))));
+        assert_eq!(
+            server_delay(Some(&date), now),
+            Ok(Some(Duration::from_secs(30)))
+        );
         let bad = headers(&[("retry-after", "soon")]);
-        assert_eq!(server_delay(Some(&bad), now), Err(()));
+        assert_eq!(server_delay(Some(&bad), now), Err(InvalidDelay));
     }
 
     #[test]
     fn decisions() {
         let now = SystemTime::now();
         let none = HeaderMap::new();
-        assert_eq!(decide(0, 0, 60_000, &fail(Some(503), &none), now, 0.0), Decision::GiveUp);
+        assert_eq!(
+            decide(0, 0, 60_000, &fail(Some(503), &none), now, 0.0),
+            Decision::GiveUp
+        );
         assert_eq!(
             decide(0, 3, 60_000, &fail(Some(503), &none), now, 0.0),
             Decision::Retry(Duration::from_millis(500))
@@ -165,7 +190,10 @@ mod tests {
             decide(2, 3, 60_000, &fail(Some(503), &none), now, 0.0),
             Decision::Retry(Duration::from_secs(2))
         );
-        assert_eq!(decide(3, 3, 60_000, &fail(Some(503), &none), now, 0.0), Decision::GiveUp);
+        assert_eq!(
+            decide(3, 3, 60_000, &fail(Some(503), &none), now, 0.0),
+            Decision::GiveUp
+        );
         let long = headers(&[("retry-after", "120")]);
         assert_eq!(
             decide(0, 3, 60_000, &fail(Some(429), &long), now, 0.0),
@@ -182,6 +210,9 @@ mod tests {
     fn backoff_is_capped_and_jittered() {
         assert_eq!(backoff(0, 0.0), Duration::from_millis(500));
         assert_eq!(backoff(10, 0.0), Duration::from_secs(8));
-        assert_eq!(backoff(0, 0.999_999), Duration::from_secs_f64(0.5 * (1.0 - 0.999_999 * 0.25)));
+        assert_eq!(
+            backoff(0, 0.999_999),
+            Duration::from_secs_f64(0.5 * (1.0 - 0.999_999 * 0.25))
+        );
     }
 }

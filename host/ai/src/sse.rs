@@ -133,13 +133,26 @@ mod tests {
         assert_eq!(
             whole,
             vec![
-                SseEvent { event: "a".into(), data: "é1".into() },
-                SseEvent { event: String::new(), data: "x\ny".into() },
-                SseEvent { event: String::new(), data: "last".into() },
+                SseEvent {
+                    event: "a".into(),
+                    data: "é1".into()
+                },
+                SseEvent {
+                    event: String::new(),
+                    data: "x\ny".into()
+                },
+                SseEvent {
+                    event: String::new(),
+                    data: "last".into()
+                },
             ]
         );
         for size in 1..8 {
-            assert_eq!(parse_in_pieces(input.as_bytes(), size), whole, "size {size}");
+            assert_eq!(
+                parse_in_pieces(input.as_bytes(), size),
+                whole,
+                "size {size}"
+            );
         }
     }
 

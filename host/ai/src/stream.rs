@@ -155,9 +155,17 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             .api_key
             .clone()
             .or_else(|| crate::auth::env_api_key(&model.provider));
+        // Fit the history to this model (images, foreign thinking, tool-call ids) on a copy:
+        // the caller's messages are what the session stores and must stay untouched.
+        let context = Context {
+            messages: crate::transform::transform_messages(&context.messages, model, &|id| {
+                self.0.normalize_tool_call_id(id)
+            }),
+            ..context.clone()
+        };
         let request = match self
             .0
-            .build_request(model, context, &options, api_key.as_deref())
+            .build_request(model, &context, &options, api_key.as_deref())
         {
             Ok(request) => request,
             Err(message) => return AssistantMessageEventStream::failed(model, message),
@@ -221,7 +229,10 @@ async fn run_request(
             Ok(Err(err)) => {
                 reader.fail(
                     StopReason::Error,
-                    format!("{provider}: connection lost while streaming: {}", error_chain(&err)),
+                    format!(
+                        "{provider}: connection lost while streaming: {}",
+                        error_chain(&err)
+                    ),
                 );
                 break;
             }
@@ -254,8 +265,12 @@ async fn establish(
     options: &StreamOptions,
     provider: &str,
 ) -> Result<reqwest::Response, (StopReason, String)> {
-    let body = serde_json::to_vec(&request.body)
-        .map_err(|e| (StopReason::Error, format!("could not encode the request: {e}")))?;
+    let body = serde_json::to_vec(&request.body).map_err(|e| {
+        (
+            StopReason::Error,
+            format!("could not encode the request: {e}"),
+        )
+    })?;
     let mut retry_index = 0;
     loop {
         let mut builder = http_client()
@@ -294,7 +309,11 @@ async fn establish(
                         text.ok().and_then(Result::ok).unwrap_or_default()
                     }
                 };
-                (Some(status.as_u16()), Some(headers), status_message(status, &text))
+                (
+                    Some(status.as_u16()),
+                    Some(headers),
+                    status_message(status, &text),
+                )
             }
         };
         let failure = Failure {
@@ -443,11 +462,19 @@ pub fn registry() -> &'static ApiRegistry {
 }
 
 /// Streams one model response. Must be called inside a tokio runtime.
-pub fn stream(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessageEventStream {
+pub fn stream(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+) -> AssistantMessageEventStream {
     registry().stream(model, context, options)
 }
 
 /// Like [`stream`], returning only the final message.
-pub async fn complete(model: &Model, context: &Context, options: StreamOptions) -> AssistantMessage {
+pub async fn complete(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+) -> AssistantMessage {
     stream(model, context, options).result().await
 }

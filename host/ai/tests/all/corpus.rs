@@ -26,7 +26,12 @@ pub fn cases(api: &str) -> Vec<Case> {
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".sse").map(str::to_owned))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".sse")
+                .map(str::to_owned)
+        })
         .collect();
     names.sort();
     assert!(!names.is_empty(), "no cases in {}", dir.display());
@@ -38,7 +43,11 @@ pub fn cases(api: &str) -> Vec<Case> {
                 .ok()
                 .and_then(|t| serde_json::from_str(&t).ok())
                 .unwrap_or_else(|| panic!("{name}: bad expected.json"));
-            Case { name, sse, expected }
+            Case {
+                name,
+                sse,
+                expected,
+            }
         })
         .collect()
 }
@@ -52,7 +61,12 @@ pub fn test_model(api: &str) -> Model {
         base_url: "http://127.0.0.1:9".into(),
         reasoning: true,
         input: vec![Modality::Text, Modality::Image],
-        cost: ModelCost { input: 3.0, output: 15.0, cache_read: 0.3, cache_write: 3.75 },
+        cost: ModelCost {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        },
         context_window: 200_000,
         max_tokens: 64_000,
         headers: None,
@@ -61,7 +75,11 @@ pub fn test_model(api: &str) -> Model {
 }
 
 /// Decodes `sse` in pieces of `size` bytes.
-pub fn decode(api: &str, sse: &[u8], size: usize) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
+pub fn decode(
+    api: &str,
+    sse: &[u8],
+    size: usize,
+) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
     let protocol = pi_ai::providers::protocol(api).unwrap_or_else(|| panic!("no protocol {api}"));
     decode_chunks(protocol.as_ref(), &test_model(api), sse.chunks(size.max(1)))
 }
@@ -73,9 +91,16 @@ pub fn check_events(name: &str, events: &[AssistantMessageEvent], last: &Assista
     use AssistantMessageEvent as E;
     let terminal = events.iter().filter(|e| e.is_terminal()).count();
     assert_eq!(terminal, 1, "{name}: terminal events");
-    assert!(events.last().is_some_and(|e| e.is_terminal()), "{name}: terminal not last");
+    assert!(
+        events.last().is_some_and(|e| e.is_terminal()),
+        "{name}: terminal not last"
+    );
     if events.len() > 1 {
-        assert!(matches!(events[0], E::Start { .. }), "{name}: first event {:?}", events[0]);
+        assert!(
+            matches!(events[0], E::Start { .. }),
+            "{name}: first event {:?}",
+            events[0]
+        );
     }
     let mut open = std::collections::BTreeSet::new();
     for event in events {
@@ -83,17 +108,26 @@ pub fn check_events(name: &str, events: &[AssistantMessageEvent], last: &Assista
             E::TextStart { content_index }
             | E::ThinkingStart { content_index, .. }
             | E::ToolCallStart { content_index, .. } => {
-                assert!(open.insert(*content_index), "{name}: {content_index} opened twice")
+                assert!(
+                    open.insert(*content_index),
+                    "{name}: {content_index} opened twice"
+                )
             }
             E::TextDelta { content_index, .. }
             | E::ThinkingDelta { content_index, .. }
             | E::ToolCallDelta { content_index, .. } => {
-                assert!(open.contains(content_index), "{name}: delta on closed {content_index}")
+                assert!(
+                    open.contains(content_index),
+                    "{name}: delta on closed {content_index}"
+                )
             }
             E::TextEnd { content_index, .. }
             | E::ThinkingEnd { content_index, .. }
             | E::ToolCallEnd { content_index, .. } => {
-                assert!(open.remove(content_index), "{name}: end of unopened {content_index}")
+                assert!(
+                    open.remove(content_index),
+                    "{name}: end of unopened {content_index}"
+                )
             }
             _ => {}
         }
@@ -106,7 +140,10 @@ pub fn check_events(name: &str, events: &[AssistantMessageEvent], last: &Assista
         apply_event(&mut replay, &mut args, event);
     }
     if events.len() > 1 {
-        assert_eq!(replay.content, last.content, "{name}: replayed content differs");
+        assert_eq!(
+            replay.content, last.content,
+            "{name}: replayed content differs"
+        );
     }
 }
 
@@ -114,12 +151,12 @@ pub fn check_events(name: &str, events: &[AssistantMessageEvent], last: &Assista
 /// provider did not send the field) must be 0 or null on our side.
 pub fn assert_matches(name: &str, ours: &Value, expected: &Value) {
     let mut ours = ours.clone();
-    if let (Some(u), Some(e)) = (ours.get_mut("usage"), expected.get("usage")) {
-        if let (Some(u), Some(e)) = (u.as_object_mut(), e.as_object()) {
-            for (k, v) in e {
-                if v.is_null() && u.get(k).is_some_and(|x| x.is_null() || x == &json!(0)) {
-                    u.insert(k.clone(), Value::Null);
-                }
+    if let (Some(u), Some(e)) = (ours.get_mut("usage"), expected.get("usage"))
+        && let (Some(u), Some(e)) = (u.as_object_mut(), e.as_object())
+    {
+        for (k, v) in e {
+            if v.is_null() && u.get(k).is_some_and(|x| x.is_null() || x == &json!(0)) {
+                u.insert(k.clone(), Value::Null);
             }
         }
     }
@@ -145,7 +182,12 @@ pub fn run_corpus(api: &str, normalize: fn(&AssistantMessage) -> Value) {
                 None => first = Some(message),
                 Some(m) => assert_eq!(
                     (&m.content, &m.usage, &m.stop_reason, &m.error_message),
-                    (&message.content, &message.usage, &message.stop_reason, &message.error_message),
+                    (
+                        &message.content,
+                        &message.usage,
+                        &message.stop_reason,
+                        &message.error_message
+                    ),
                     "{label}: differs from whole-body decode"
                 ),
             }

@@ -1,3 +1,13 @@
 //! pi-ai integration tests: one binary, modules per area.
 
+mod auth;
 mod corpus;
+mod corpus_anthropic;
+mod corpus_google;
+mod corpus_openai_completions;
+mod corpus_openai_responses;
+mod http_adapters;
+mod http_faults;
+mod http_retry;
+mod http_support;
+mod models;

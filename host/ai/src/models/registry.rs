@@ -1,0 +1,298 @@
+//! `ModelRegistry`: the built-in catalog plus the user's models.json.
+
+use crate::auth::{AuthStorage, env_api_key, resolve_config_value};
+use crate::models::catalog::{builtin_models, builtin_provider_defaults, is_builtin_provider};
+use crate::models::models_json::{
+    self, CostOverride, ModelDef, ModelOverride, ModelsError, ModelsFile, ProviderConfig,
+};
+use crate::types::{Compat, Modality, Model, ModelCost, ThinkingLevel};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Defaults pi gives a custom model for fields models.json leaves out.
+const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+const DEFAULT_MAX_TOKENS: u64 = 16_384;
+
+/// All known models: built-ins (possibly re-routed or overridden by models.json) followed by
+/// custom models. A custom model with a built-in's provider and id replaces it.
+#[derive(Debug, Clone, Default)]
+pub struct ModelRegistry {
+    models: Vec<Model>,
+    /// Raw models.json `apiKey` per provider (resolved at request time).
+    api_keys: BTreeMap<String, String>,
+}
+
+impl ModelRegistry {
+    /// Only the built-in catalog.
+    pub fn builtin() -> Self {
+        ModelRegistry {
+            models: builtin_models().to_vec(),
+            api_keys: BTreeMap::new(),
+        }
+    }
+
+    /// Built-ins plus `models_json` (usually `~/.pi/agent/models.json`). A missing file, or
+    /// `None`, gives the built-ins alone.
+    pub fn load(models_json: Option<&Path>) -> Result<Self, ModelsError> {
+        let Some(path) = models_json else {
+            return Ok(Self::builtin());
+        };
+        match models_json::read(path)? {
+            Some(file) => Self::from_file(&file, path),
+            None => Ok(Self::builtin()),
+        }
+    }
+
+    /// Built-ins plus models.json given as text; `path` only labels errors.
+    pub fn from_models_json_str(text: &str, path: &Path) -> Result<Self, ModelsError> {
+        Self::from_file(&models_json::parse(text, path)?, path)
+    }
+
+    fn from_file(file: &ModelsFile, path: &Path) -> Result<Self, ModelsError> {
+        models_json::validate(file, path, &is_builtin_provider)?;
+        let mut registry = Self::builtin();
+        for (provider, config) in &file.providers.0 {
+            let value_error = |source| ModelsError::Value {
+                path: path.to_owned(),
+                provider: provider.clone(),
+                source,
+            };
+            let headers = resolve_headers(config.headers.as_ref()).map_err(value_error)?;
+            registry
+                .override_builtins(provider, config, headers.as_ref())
+                .map_err(value_error)?;
+            for def in config.models.as_deref().unwrap_or_default() {
+                let model =
+                    custom_model(provider, config, def, headers.as_ref()).map_err(value_error)?;
+                registry.insert(model);
+            }
+            if let Some(key) = &config.api_key {
+                registry.api_keys.insert(provider.clone(), key.clone());
+            }
+        }
+        Ok(registry)
+    }
+
+    /// Applies a provider's baseUrl/headers/compat and its `modelOverrides` to its built-ins.
+    fn override_builtins(
+        &mut self,
+        provider: &str,
+        config: &ProviderConfig,
+        headers: Option<&BTreeMap<String, String>>,
+    ) -> Result<(), crate::auth::AuthError> {
+        for model in self.models.iter_mut().filter(|m| m.provider == provider) {
+            if let Some(base_url) = &config.base_url {
+                model.base_url = base_url.clone();
+            }
+            model.headers = merge_maps(model.headers.take(), headers);
+            model.compat = merge_compat(model.compat.as_ref(), config.compat.as_ref());
+            if let Some(over) = config
+                .model_overrides
+                .as_ref()
+                .and_then(|o| o.get(&model.id))
+            {
+                apply_override(model, over)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, model: Model) {
+        match self
+            .models
+            .iter_mut()
+            .find(|m| m.provider == model.provider && m.id == model.id)
+        {
+            Some(existing) => *existing = model,
+            None => self.models.push(model),
+        }
+    }
+
+    /// Every model, built-ins first.
+    pub fn all(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// The model with exactly this provider and id.
+    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
+        self.models
+            .iter()
+            .find(|m| m.provider == provider && m.id == id)
+    }
+
+    /// Provider ids in first-seen order.
+    pub fn providers(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for model in &self.models {
+            if !out.contains(&model.provider.as_str()) {
+                out.push(&model.provider);
+            }
+        }
+        out
+    }
+
+    /// The raw models.json `apiKey` of `provider` (pass it to `resolve_api_key`).
+    pub fn provider_api_key(&self, provider: &str) -> Option<&str> {
+        self.api_keys.get(provider).map(String::as_str)
+    }
+
+    /// Whether `provider` has a credential: stored, in the environment, or in models.json.
+    pub fn has_credential(&self, provider: &str, auth: &AuthStorage) -> bool {
+        auth.has(provider)
+            || env_api_key(provider).is_some()
+            || self.api_keys.contains_key(provider)
+    }
+
+    /// Models whose provider has a credential (pi's `getAvailable`). Cheap: runs no commands and
+    /// does not check expiry.
+    pub fn available(&self, auth: &AuthStorage) -> Vec<&Model> {
+        self.models
+            .iter()
+            .filter(|m| self.has_credential(&m.provider, auth))
+            .collect()
+    }
+
+    /// Resolves a user's model pattern (`--model`, `/model`); see [`crate::models::resolve`].
+    pub fn find_by_pattern(&self, pattern: &str) -> Option<(Model, Option<ThinkingLevel>)> {
+        crate::models::resolve::find_by_pattern(&self.models, pattern)
+            .map(|(model, level)| (model.clone(), level))
+    }
+}
+
+/// A models.json model with pi's defaults filled in.
+fn custom_model(
+    provider: &str,
+    config: &ProviderConfig,
+    def: &ModelDef,
+    provider_headers: Option<&BTreeMap<String, String>>,
+) -> Result<Model, crate::auth::AuthError> {
+    // Validation guarantees an id, and an api/baseUrl for non-built-in providers.
+    let id = def.id.clone().unwrap_or_default();
+    let defaults = builtin_provider_defaults(provider);
+    let api = def
+        .api
+        .clone()
+        .or_else(|| config.api.clone())
+        .or_else(|| defaults.map(|d| d.0.to_owned()))
+        .unwrap_or_default();
+    let base_url = def
+        .base_url
+        .clone()
+        .or_else(|| config.base_url.clone())
+        .or_else(|| defaults.map(|d| d.1.to_owned()))
+        .unwrap_or_default();
+    let model_headers = resolve_headers(def.headers.as_ref())?;
+    let mut headers = merge_maps(provider_headers.cloned(), model_headers.as_ref());
+    if config.auth_header == Some(true)
+        && let Some(raw) = &config.api_key
+        && let Some(key) = resolve_config_value(raw)?
+    {
+        headers
+            .get_or_insert_with(BTreeMap::new)
+            .insert("Authorization".to_owned(), format!("Bearer {key}"));
+    }
+    Ok(Model {
+        name: def.name.clone().unwrap_or_else(|| id.clone()),
+        id,
+        api,
+        provider: provider.to_owned(),
+        base_url,
+        reasoning: def.reasoning.unwrap_or(false),
+        input: def.input.clone().unwrap_or_else(|| vec![Modality::Text]),
+        cost: apply_cost(ModelCost::default(), def.cost.as_ref()),
+        context_window: def.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+        max_tokens: def.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        headers,
+        compat: merge_compat(config.compat.as_ref(), def.compat.as_ref()),
+    })
+}
+
+fn apply_override(model: &mut Model, over: &ModelOverride) -> Result<(), crate::auth::AuthError> {
+    if let Some(name) = &over.name {
+        model.name = name.clone();
+    }
+    if let Some(reasoning) = over.reasoning {
+        model.reasoning = reasoning;
+    }
+    if let Some(input) = &over.input {
+        model.input = input.clone();
+    }
+    if let Some(window) = over.context_window {
+        model.context_window = window;
+    }
+    if let Some(max) = over.max_tokens {
+        model.max_tokens = max;
+    }
+    model.cost = apply_cost(model.cost, over.cost.as_ref());
+    let headers = resolve_headers(over.headers.as_ref())?;
+    model.headers = merge_maps(model.headers.take(), headers.as_ref());
+    model.compat = merge_compat(model.compat.as_ref(), over.compat.as_ref());
+    Ok(())
+}
+
+fn apply_cost(base: ModelCost, over: Option<&CostOverride>) -> ModelCost {
+    let Some(over) = over else { return base };
+    ModelCost {
+        input: over.input.unwrap_or(base.input),
+        output: over.output.unwrap_or(base.output),
+        cache_read: over.cache_read.unwrap_or(base.cache_read),
+        cache_write: over.cache_write.unwrap_or(base.cache_write),
+    }
+}
+
+/// Resolves `!cmd` / `$VAR` header values; a header whose value does not resolve is left out.
+fn resolve_headers(
+    headers: Option<&BTreeMap<String, String>>,
+) -> Result<Option<BTreeMap<String, String>>, crate::auth::AuthError> {
+    let Some(headers) = headers else {
+        return Ok(None);
+    };
+    let mut out = BTreeMap::new();
+    for (name, raw) in headers {
+        if let Some(value) = resolve_config_value(raw)? {
+            out.insert(name.clone(), value);
+        }
+    }
+    Ok(Some(out))
+}
+
+fn merge_maps(
+    base: Option<BTreeMap<String, String>>,
+    over: Option<&BTreeMap<String, String>>,
+) -> Option<BTreeMap<String, String>> {
+    match (base, over) {
+        (base, None) => base,
+        (None, Some(over)) => Some(over.clone()),
+        (Some(mut base), Some(over)) => {
+            base.extend(over.iter().map(|(k, v)| (k.clone(), v.clone())));
+            Some(base)
+        }
+    }
+}
+
+/// `override` on top of `base`, key by key; object values (routing preferences) merge one
+/// level deeper, as pi does.
+pub fn merge_compat(base: Option<&Compat>, over: Option<&Compat>) -> Option<Compat> {
+    let (base, over) = match (base, over) {
+        (base, None) => return base.cloned(),
+        (None, Some(over)) => return Some(over.clone()),
+        (Some(base), Some(over)) => (base, over),
+    };
+    let (Ok(Value::Object(mut merged)), Ok(Value::Object(over_map))) =
+        (serde_json::to_value(base), serde_json::to_value(over))
+    else {
+        return Some(over.clone());
+    };
+    for (key, value) in over_map {
+        match (merged.get_mut(&key), value) {
+            (Some(Value::Object(existing)), Value::Object(inner)) => existing.extend(inner),
+            (_, value) => {
+                merged.insert(key, value);
+            }
+        }
+    }
+    serde_json::from_value(Value::Object(merged))
+        .ok()
+        .or_else(|| Some(over.clone()))
+}

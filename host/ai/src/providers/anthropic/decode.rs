@@ -1,0 +1,443 @@
+//! Anthropic Messages SSE events → [`MessageBuilder`] calls.
+
+use crate::event::MessageBuilder;
+use crate::protocol::{Decoder, StreamError};
+use crate::sse::SseEvent;
+use crate::types::StopReason;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Longest piece of an offending payload quoted in an error.
+const EXCERPT_CHARS: usize = 120;
+
+/// Usage as Anthropic reports it; `message_delta` overwrites the `message_start` values.
+#[derive(Debug, Default)]
+struct RawUsage {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+    thinking: Option<u64>,
+}
+
+impl RawUsage {
+    /// Takes every field present and not null in `usage`.
+    fn update(&mut self, usage: &Value) {
+        let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+        if let Some(v) = field("input_tokens") {
+            self.input = v;
+        }
+        if let Some(v) = field("output_tokens") {
+            self.output = v;
+        }
+        if let Some(v) = field("cache_read_input_tokens") {
+            self.cache_read = v;
+        }
+        if let Some(v) = field("cache_creation_input_tokens") {
+            self.cache_write = v;
+        }
+        if let Some(v) = usage
+            .pointer("/output_tokens_details/thinking_tokens")
+            .and_then(Value::as_u64)
+        {
+            self.thinking = Some(v);
+        }
+    }
+
+    /// Anthropic's `input_tokens` already leaves out cached tokens, as pi counts.
+    fn write_to(&self, out: &mut MessageBuilder) {
+        let usage = &mut out.message_mut().usage;
+        usage.input = self.input;
+        usage.output = self.output;
+        usage.cache_read = self.cache_read;
+        usage.cache_write = self.cache_write;
+        usage.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+        usage.reasoning = self.thinking;
+    }
+}
+
+/// Decodes one Anthropic response.
+#[derive(Debug, Default)]
+pub struct AnthropicDecoder {
+    /// Anthropic block index → builder content index, for blocks we keep.
+    blocks: HashMap<u64, usize>,
+    usage: RawUsage,
+    stop_reason: Option<String>,
+    /// Why the model stopped, in its words (`stop_details.explanation`), for refusals.
+    stop_explanation: Option<String>,
+    message_stopped: bool,
+}
+
+impl Decoder for AnthropicDecoder {
+    fn on_event(&mut self, event: &SseEvent, out: &mut MessageBuilder) -> Result<(), StreamError> {
+        let data = event.data.trim();
+        // OpenRouter's gateway appends `data: [DONE]` after message_stop.
+        if data == "[DONE]" || data.is_empty() {
+            return Ok(());
+        }
+        let json: Value = serde_json::from_str(data).map_err(|err| {
+            StreamError::Malformed(format!("invalid JSON ({err}) in: {}", excerpt(data)))
+        })?;
+        let kind = json
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or(event.event.as_str());
+        match kind {
+            "message_start" => self.message_start(&json, out),
+            "content_block_start" => self.block_start(&json, out),
+            "content_block_delta" => self.block_delta(&json, out),
+            "content_block_stop" => {
+                if let Some(index) = self.block_index(&json) {
+                    out.end_block(index);
+                }
+            }
+            "message_delta" => self.message_delta(&json, out),
+            "message_stop" => self.message_stopped = true,
+            "error" => return Err(StreamError::Provider(error_text(&json))),
+            other => tracing::trace!(event = other, "ignoring Anthropic event"),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, out: &mut MessageBuilder) -> Result<StopReason, StreamError> {
+        let Some(raw) = self.stop_reason.as_deref() else {
+            let what = if out.has_started() {
+                "no message_stop event"
+            } else {
+                "no message_start or message_stop event"
+            };
+            return Err(StreamError::Incomplete(what.to_owned()));
+        };
+        if !self.message_stopped {
+            tracing::debug!("Anthropic stream ended after message_delta without message_stop");
+        }
+        map_stop_reason(raw, self.stop_explanation.as_deref())
+    }
+}
+
+impl AnthropicDecoder {
+    fn message_start(&mut self, json: &Value, out: &mut MessageBuilder) {
+        let message = json.get("message").unwrap_or(&Value::Null);
+        let text = |name: &str| message.get(name).and_then(Value::as_str).map(str::to_owned);
+        let (id, model) = (text("id"), text("model"));
+        let m = out.message_mut();
+        m.response_id = id.or(m.response_id.take());
+        m.response_model = model.or(m.response_model.take());
+        if let Some(usage) = message.get("usage") {
+            self.usage.update(usage);
+            self.usage.write_to(out);
+        }
+        out.start();
+    }
+
+    fn block_start(&mut self, json: &Value, out: &mut MessageBuilder) {
+        let Some(anthropic_index) = json.get("index").and_then(Value::as_u64) else {
+            return;
+        };
+        let block = json.get("content_block").unwrap_or(&Value::Null);
+        let str_field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or("");
+        let index = match str_field("type") {
+            "text" => {
+                let index = out.start_text();
+                out.push_text(index, str_field("text"));
+                index
+            }
+            "thinking" => {
+                let index = out.start_thinking(false);
+                out.push_thinking(index, str_field("thinking"));
+                if !str_field("signature").is_empty() {
+                    out.set_thinking_signature(index, str_field("signature").to_owned());
+                }
+                index
+            }
+            "redacted_thinking" => {
+                // The encrypted payload is what must be sent back; it lives in the signature.
+                let index = out.start_thinking(true);
+                out.set_thinking_signature(index, str_field("data").to_owned());
+                index
+            }
+            "tool_use" => {
+                let index = out.start_tool_call(str_field("id"), str_field("name"));
+                // Streaming sends `input: {}` and the real input as deltas; a non-empty input
+                // here means a server that sends it whole.
+                if let Some(input) = block.get("input").filter(|v| is_nonempty_object(v)) {
+                    out.push_tool_args(index, &input.to_string());
+                }
+                index
+            }
+            // server_tool_use, web_search_tool_result…: run by Anthropic, not by pi.
+            other => {
+                tracing::trace!(block = other, "ignoring Anthropic content block");
+                return;
+            }
+        };
+        self.blocks.insert(anthropic_index, index);
+    }
+
+    fn block_index(&self, json: &Value) -> Option<usize> {
+        let anthropic_index = json.get("index").and_then(Value::as_u64)?;
+        self.blocks.get(&anthropic_index).copied()
+    }
+
+    fn block_delta(&mut self, json: &Value, out: &mut MessageBuilder) {
+        let Some(index) = self.block_index(json) else {
+            return;
+        };
+        let delta = json.get("delta").unwrap_or(&Value::Null);
+        let str_field = |name: &str| delta.get(name).and_then(Value::as_str).unwrap_or("");
+        match str_field("type") {
+            "text_delta" => out.push_text(index, str_field("text")),
+            "thinking_delta" => out.push_thinking(index, str_field("thinking")),
+            "signature_delta" => {
+                out.set_thinking_signature(index, str_field("signature").to_owned())
+            }
+            "input_json_delta" => out.push_tool_args(index, str_field("partial_json")),
+            // citations_delta and future kinds carry nothing pi keeps.
+            other => tracing::trace!(delta = other, "ignoring Anthropic delta"),
+        }
+    }
+
+    fn message_delta(&mut self, json: &Value, out: &mut MessageBuilder) {
+        let delta = json.get("delta").unwrap_or(&Value::Null);
+        if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
+            self.stop_reason = Some(reason.to_owned());
+            out.message_mut().raw_stop_reason = Some(reason.to_owned());
+        }
+        if let Some(explanation) = delta
+            .pointer("/stop_details/explanation")
+            .and_then(Value::as_str)
+        {
+            self.stop_explanation = Some(explanation.to_owned());
+        }
+        if let Some(usage) = json.get("usage") {
+            self.usage.update(usage);
+            self.usage.write_to(out);
+        }
+    }
+}
+
+fn is_nonempty_object(value: &Value) -> bool {
+    value.as_object().is_some_and(|o| !o.is_empty())
+}
+
+/// Maps Anthropic's `stop_reason`; a refusal ends the turn as an error.
+fn map_stop_reason(raw: &str, explanation: Option<&str>) -> Result<StopReason, StreamError> {
+    match raw {
+        "end_turn" | "stop_sequence" | "pause_turn" => Ok(StopReason::Stop),
+        "max_tokens" | "model_context_window_exceeded" => Ok(StopReason::Length),
+        "tool_use" => Ok(StopReason::ToolUse),
+        "refusal" => Err(StreamError::Provider(match explanation {
+            Some(why) => format!("The model refused to respond: {why}"),
+            None => "The model refused to respond (stop reason: refusal)".to_owned(),
+        })),
+        other => Err(StreamError::Provider(format!(
+            "Unhandled Anthropic stop reason: {other}"
+        ))),
+    }
+}
+
+/// The provider's message of an `error` event, or the event itself if it has none.
+fn error_text(json: &Value) -> String {
+    json.pointer("/error/message")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| excerpt(&json.to_string()))
+}
+
+fn excerpt(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(EXCERPT_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AssistantMessageEvent;
+    use crate::protocol::decode_chunks;
+    use crate::providers::anthropic::AnthropicMessages;
+    use crate::types::{AssistantBlock, AssistantMessage};
+
+    fn decode(body: &str) -> (Vec<AssistantMessageEvent>, AssistantMessage) {
+        let model = super::super::tests::model();
+        decode_chunks(&AnthropicMessages, &model, body.as_bytes().chunks(5))
+    }
+
+    fn event(name: &str, data: &str) -> String {
+        format!("event: {name}\ndata: {data}\n\n")
+    }
+
+    fn text_stream_start() -> String {
+        [
+            event(
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_1","model":"claude-x","usage":{"input_tokens":10,"output_tokens":1}}}"#,
+            ),
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            ),
+            event(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}}"#,
+            ),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn truncated_stream_is_incomplete() {
+        let (_, message) = decode(&text_stream_start());
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.text(), "Hello");
+        let error = message.error_message.clone().unwrap_or_default();
+        assert!(error.contains("message_stop"), "{error}");
+        assert!(
+            error.contains("before the response was complete"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn message_delta_with_stop_reason_completes_without_message_stop() {
+        let body = text_stream_start()
+            + &event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}"#,
+            );
+        let (events, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::Length);
+        assert_eq!(message.raw_stop_reason.as_deref(), Some("max_tokens"));
+        assert_eq!(message.text(), "Hello");
+        assert!(matches!(
+            events.last(),
+            Some(AssistantMessageEvent::Done { .. })
+        ));
+    }
+
+    #[test]
+    fn malformed_json_is_reported_with_excerpt() {
+        let body = text_stream_start()
+            + &event(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"#,
+            );
+        let (events, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::Error);
+        let error = message.error_message.clone().unwrap_or_default();
+        assert!(error.starts_with("malformed response stream"), "{error}");
+        assert!(
+            error.contains(r#"{"type":"content_block_delta""#),
+            "{error}"
+        );
+        assert!(matches!(
+            events.last(),
+            Some(AssistantMessageEvent::Error { .. })
+        ));
+    }
+
+    #[test]
+    fn in_stream_error_keeps_partial_text() {
+        let body = text_stream_start()
+            + &event(
+                "error",
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            );
+        let (_, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.error_message.as_deref(), Some("Overloaded"));
+        assert_eq!(message.text(), "Hello");
+        assert_eq!(message.response_id.as_deref(), Some("msg_1"));
+        assert_eq!(message.response_model.as_deref(), Some("claude-x"));
+    }
+
+    #[test]
+    fn refusal_is_an_error_naming_the_refusal() {
+        let body = text_stream_start()
+            + &event(
+                "content_block_stop",
+                r#"{"type":"content_block_stop","index":0}"#,
+            )
+            + &event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"refusal","stop_details":{"type":"refusal","explanation":"Policy."}},"usage":{"output_tokens":3}}"#,
+            )
+            + &event("message_stop", r#"{"type":"message_stop"}"#);
+        let (_, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.raw_stop_reason.as_deref(), Some("refusal"));
+        let error = message.error_message.clone().unwrap_or_default();
+        assert!(
+            error.contains("refused") && error.contains("Policy."),
+            "{error}"
+        );
+        assert_eq!(message.usage.output, 3);
+    }
+
+    #[test]
+    fn done_after_message_stop_and_server_tools_are_tolerated() {
+        let body = [
+            event(
+                "message_start",
+                r#"{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":5,"cache_read_input_tokens":7,"output_tokens":1}}}"#,
+            ),
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}"#,
+            ),
+            event(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"q\":1}"}}"#,
+            ),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"opaque"}}"#,
+            ),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_9","name":"read","input":{}}}"#,
+            ),
+            event(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"path\":\"a\"}"}}"#,
+            ),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":2}"#),
+            event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":20,"input_tokens":null}}"#,
+            ),
+            event("message_stop", r#"{"type":"message_stop"}"#),
+            event("data", "[DONE]"),
+        ]
+        .concat();
+        let (_, message) = decode(&body);
+        assert_eq!(message.stop_reason, StopReason::ToolUse);
+        assert_eq!(message.content.len(), 2);
+        match &message.content[0] {
+            AssistantBlock::Thinking(t) => {
+                assert_eq!(t.redacted, Some(true));
+                assert_eq!(t.thinking_signature.as_deref(), Some("opaque"));
+            }
+            other => panic!("expected redacted thinking, got {other:?}"),
+        }
+        let calls: Vec<_> = message.tool_calls().collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].id, "toolu_9");
+        assert_eq!(calls[0].arguments, serde_json::json!({"path": "a"}));
+        assert_eq!(
+            (
+                message.usage.input,
+                message.usage.cache_read,
+                message.usage.output
+            ),
+            (5, 7, 20)
+        );
+        assert_eq!(message.usage.total_tokens, 32);
+    }
+}

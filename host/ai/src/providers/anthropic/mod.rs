@@ -1,0 +1,189 @@
+//! The `anthropic-messages` adapter: Anthropic's Messages API (`POST /v1/messages`, SSE).
+//!
+//! `request` turns pi's context into the native body, `decode` turns the event stream back into
+//! builder calls. This file holds what ties them to HTTP: URL, headers, id rules.
+
+mod decode;
+mod request;
+
+use crate::options::StreamOptions;
+use crate::protocol::{Decoder, HttpRequest, Protocol};
+use crate::types::{Context, Model};
+
+pub use decode::AnthropicDecoder;
+
+/// The API version every request pins.
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// OAuth tokens (Claude Pro/Max) start with this and go in `authorization`, not `x-api-key`.
+const OAUTH_TOKEN_PREFIX: &str = "sk-ant-oat";
+const OAUTH_BETA: &str = "oauth-2025-04-20";
+/// Anthropic's limit for `tool_use.id`.
+const MAX_TOOL_CALL_ID_LEN: usize = 64;
+
+pub struct AnthropicMessages;
+
+impl Protocol for AnthropicMessages {
+    fn api(&self) -> &'static str {
+        "anthropic-messages"
+    }
+
+    fn build_request(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+        api_key: Option<&str>,
+    ) -> Result<HttpRequest, String> {
+        let base = model.base_url.trim_end_matches('/');
+        Ok(HttpRequest {
+            url: format!("{base}/v1/messages"),
+            headers: headers(model, options, api_key),
+            body: request::build_body(model, context, options),
+        })
+    }
+
+    fn decoder(&self, _model: &Model) -> Box<dyn Decoder> {
+        Box::new(AnthropicDecoder::default())
+    }
+
+    /// Anthropic accepts ids matching `^[a-zA-Z0-9_-]+$` of at most 64 characters.
+    fn normalize_tool_call_id(&self, id: &str) -> String {
+        let mut out: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        // Only ASCII remains, so truncating by bytes cannot split a character.
+        out.truncate(MAX_TOOL_CALL_ID_LEN);
+        if out.is_empty() {
+            out.push('_');
+        }
+        out
+    }
+}
+
+fn is_oauth_token(key: &str) -> bool {
+    key.starts_with(OAUTH_TOKEN_PREFIX)
+}
+
+fn headers(model: &Model, options: &StreamOptions, api_key: Option<&str>) -> Vec<(String, String)> {
+    let mut own = Vec::new();
+    match api_key.filter(|k| !k.is_empty()) {
+        Some(key) if is_oauth_token(key) => {
+            own.push(("authorization".to_owned(), format!("Bearer {key}")));
+            own.push(("anthropic-beta".to_owned(), OAUTH_BETA.to_owned()));
+        }
+        Some(key) => own.push(("x-api-key".to_owned(), key.to_owned())),
+        None => {} // a local server that needs no key
+    }
+    own.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
+    super::merge_headers(model, own, options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Modality;
+    use std::collections::BTreeMap;
+
+    pub(super) fn model() -> Model {
+        Model {
+            id: "claude-test".into(),
+            name: "Claude test".into(),
+            api: "anthropic-messages".into(),
+            provider: "anthropic".into(),
+            base_url: "https://api.anthropic.com/".into(),
+            reasoning: true,
+            input: vec![Modality::Text, Modality::Image],
+            cost: Default::default(),
+            context_window: 200_000,
+            max_tokens: 64_000,
+            headers: None,
+            compat: None,
+        }
+    }
+
+    fn header<'a>(req: &'a HttpRequest, name: &str) -> Option<&'a str> {
+        let mut found = req
+            .headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name));
+        let first = found.next().map(|(_, v)| v.as_str());
+        assert!(found.next().is_none(), "header {name} sent twice");
+        first
+    }
+
+    fn build(options: &StreamOptions, key: Option<&str>) -> HttpRequest {
+        AnthropicMessages
+            .build_request(&model(), &Context::default(), options, key)
+            .unwrap()
+    }
+
+    #[test]
+    fn url_strips_trailing_slash() {
+        let req = build(&StreamOptions::default(), Some("sk-ant-api-1"));
+        assert_eq!(req.url, "https://api.anthropic.com/v1/messages");
+    }
+
+    #[test]
+    fn api_key_goes_in_x_api_key() {
+        let req = build(&StreamOptions::default(), Some("sk-ant-api-1"));
+        assert_eq!(header(&req, "x-api-key"), Some("sk-ant-api-1"));
+        assert_eq!(header(&req, "anthropic-version"), Some("2023-06-01"));
+        assert_eq!(header(&req, "authorization"), None);
+        assert_eq!(header(&req, "anthropic-beta"), None);
+    }
+
+    #[test]
+    fn oauth_token_goes_in_bearer_with_beta() {
+        let req = build(&StreamOptions::default(), Some("sk-ant-oat01-abc"));
+        assert_eq!(
+            header(&req, "authorization"),
+            Some("Bearer sk-ant-oat01-abc")
+        );
+        assert_eq!(header(&req, "anthropic-beta"), Some("oauth-2025-04-20"));
+        assert_eq!(header(&req, "x-api-key"), None);
+    }
+
+    #[test]
+    fn no_key_sends_no_auth_header() {
+        let req = build(&StreamOptions::default(), None);
+        assert_eq!(header(&req, "x-api-key"), None);
+        assert_eq!(header(&req, "authorization"), None);
+        assert_eq!(header(&req, "anthropic-version"), Some("2023-06-01"));
+    }
+
+    #[test]
+    fn explicit_headers_win_over_model_and_adapter() {
+        let mut m = model();
+        m.headers = Some(BTreeMap::from([
+            ("X-Api-Key".to_owned(), "from-model".to_owned()),
+            ("x-team".to_owned(), "model-team".to_owned()),
+        ]));
+        let mut options = StreamOptions::default();
+        options
+            .headers
+            .insert("Anthropic-Version".into(), "2099-01-01".into());
+        let req = AnthropicMessages
+            .build_request(&m, &Context::default(), &options, Some("sk-ant-api-1"))
+            .unwrap();
+        // The adapter's key replaces the model's header; the caller's version replaces ours.
+        assert_eq!(header(&req, "x-api-key"), Some("sk-ant-api-1"));
+        assert_eq!(header(&req, "x-team"), Some("model-team"));
+        assert_eq!(header(&req, "anthropic-version"), Some("2099-01-01"));
+    }
+
+    #[test]
+    fn tool_call_ids_are_normalized() {
+        let p = AnthropicMessages;
+        assert_eq!(p.normalize_tool_call_id("call_abc-1"), "call_abc-1");
+        assert_eq!(p.normalize_tool_call_id("fc|item.1:é"), "fc_item_1__");
+        let long = "x".repeat(100);
+        assert_eq!(p.normalize_tool_call_id(&long).len(), 64);
+    }
+}

@@ -1,0 +1,156 @@
+//! The `openai-completions` adapter: OpenAI Chat Completions and the many servers that copy it
+//! (OpenRouter, DeepSeek, Groq, Mistral, xAI, llama.cpp, vLLM, Ollama…). Their differences are
+//! resolved once per request in [`compat`].
+
+pub mod compat;
+mod decode;
+mod request;
+
+use crate::options::StreamOptions;
+use crate::protocol::{Decoder, HttpRequest, Protocol};
+use crate::types::{Context, Model};
+
+pub use compat::{ResolvedCompat, detect_compat};
+pub(crate) use request::effort;
+
+pub struct OpenAiCompletions;
+
+impl Protocol for OpenAiCompletions {
+    fn api(&self) -> &'static str {
+        "openai-completions"
+    }
+
+    fn build_request(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: &StreamOptions,
+        api_key: Option<&str>,
+    ) -> Result<HttpRequest, String> {
+        let compat = detect_compat(model);
+        Ok(HttpRequest {
+            url: endpoint(&model.base_url, "chat/completions"),
+            headers: request_headers(model, options, api_key),
+            body: request::build_body(model, context, options, &compat),
+        })
+    }
+
+    fn decoder(&self, _model: &Model) -> Box<dyn Decoder> {
+        Box::new(decode::CompletionsDecoder::default())
+    }
+
+    /// Responses-style ids (`{call_id}|{item_id}`) keep only their call id.
+    fn normalize_tool_call_id(&self, id: &str) -> String {
+        sanitize_id(id.split('|').next().unwrap_or(id))
+    }
+}
+
+/// `{base_url}/{path}`, tolerating a trailing slash on the base.
+pub(crate) fn endpoint(base_url: &str, path: &str) -> String {
+    format!("{}/{path}", base_url.trim_end_matches('/'))
+}
+
+/// Model headers, then the bearer key (when there is one: local servers have none), then the
+/// per-request headers. A later header replaces an earlier one of the same name, whatever case.
+pub(crate) fn request_headers(
+    model: &Model,
+    options: &StreamOptions,
+    api_key: Option<&str>,
+) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = Vec::new();
+    let mut set = |name: &str, value: &str| {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name.to_owned(), value.to_owned()));
+    };
+    for (name, value) in model.headers.iter().flatten() {
+        set(name, value);
+    }
+    if let Some(key) = api_key.filter(|k| !k.is_empty()) {
+        set("authorization", &format!("Bearer {key}"));
+    }
+    for (name, value) in &options.headers {
+        set(name, value);
+    }
+    headers
+}
+
+/// OpenAI accepts tool-call ids of at most 64 characters from `[a-zA-Z0-9_-]`.
+pub(crate) fn sanitize_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+/// A short, char-boundary-safe excerpt of a bad payload for error messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX: usize = 120;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_sanitized_and_capped() {
+        let p = OpenAiCompletions;
+        assert_eq!(p.normalize_tool_call_id("call_abc-1"), "call_abc-1");
+        assert_eq!(p.normalize_tool_call_id("toolu.01 x"), "toolu_01_x");
+        assert_eq!(p.normalize_tool_call_id("call_1|fc_1"), "call_1");
+        assert_eq!(p.normalize_tool_call_id(&"a".repeat(80)).len(), 64);
+    }
+
+    #[test]
+    fn headers_model_then_key_then_options() {
+        let mut m = compat::tests::model("openai", "https://api.openai.com/v1/");
+        m.headers = Some([("x-org".to_owned(), "o".to_owned())].into());
+        let mut options = StreamOptions::default();
+        options.headers.insert("X-Org".into(), "explicit".into());
+        let context = Context::default();
+        let r = OpenAiCompletions
+            .build_request(&m, &context, &options, Some("sk-1"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.url, "https://api.openai.com/v1/chat/completions");
+        assert_eq!(
+            r.headers,
+            vec![
+                ("authorization".to_owned(), "Bearer sk-1".to_owned()),
+                ("X-Org".to_owned(), "explicit".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_key_no_authorization_header() {
+        let m = compat::tests::model("llama", "http://127.0.0.1:8080/v1");
+        let r = OpenAiCompletions
+            .build_request(&m, &Context::default(), &StreamOptions::default(), None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(r.headers.is_empty());
+    }
+
+    #[test]
+    fn endpoint_strips_trailing_slash() {
+        assert_eq!(
+            endpoint("https://api.openai.com/v1/", "chat/completions"),
+            "https://api.openai.com/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn excerpt_cuts_on_char_boundary() {
+        let long = "é".repeat(300);
+        assert!(excerpt(&long).chars().count() <= 121);
+        assert_eq!(excerpt("short"), "short");
+    }
+}

@@ -1,0 +1,561 @@
+//! The built-in catalog, models.json loading and errors, pattern resolution, thinking levels.
+
+use pi_ai::models::catalog::{builtin_models, catalog_error};
+use pi_ai::models::{ModelRegistry, ModelsError, SUPPORTED_APIS};
+use pi_ai::{AuthStorage, Credential, Modality, ThinkingLevel};
+use pi_ai::{clamp_thinking_level, supported_thinking_levels};
+use std::collections::HashSet;
+use std::path::Path;
+
+const PATH: &str = "/home/u/.pi/agent/models.json";
+
+fn load(text: &str) -> Result<ModelRegistry, ModelsError> {
+    ModelRegistry::from_models_json_str(text, Path::new(PATH))
+}
+
+#[test]
+fn catalog_parses_with_unique_ids_and_known_apis() {
+    assert_eq!(catalog_error(), None);
+    let models = builtin_models();
+    assert!(models.len() > 100, "only {} models", models.len());
+    let mut seen = HashSet::new();
+    for model in models {
+        assert!(
+            seen.insert((&model.provider, &model.id)),
+            "duplicate {}/{}",
+            model.provider,
+            model.id
+        );
+        assert!(
+            SUPPORTED_APIS.contains(&model.api.as_str()),
+            "{}: {}",
+            model.id,
+            model.api
+        );
+        assert!(model.base_url.starts_with("https://"), "{}", model.id);
+        assert!(
+            model.context_window > 0 && model.max_tokens > 0,
+            "{}",
+            model.id
+        );
+        assert!(model.input.contains(&Modality::Text), "{}", model.id);
+        assert!(!model.name.is_empty());
+    }
+    let providers: HashSet<&str> = models.iter().map(|m| m.provider.as_str()).collect();
+    for p in [
+        "anthropic",
+        "openai",
+        "google",
+        "xai",
+        "groq",
+        "cerebras",
+        "mistral",
+        "deepseek",
+        "openrouter",
+        "zai",
+    ] {
+        assert!(providers.contains(p), "no models for {p}");
+    }
+}
+
+#[test]
+fn catalog_spot_values() {
+    let registry = ModelRegistry::builtin();
+    let sonnet = registry.find("anthropic", "claude-sonnet-4-5").unwrap();
+    assert_eq!(sonnet.api, "anthropic-messages");
+    assert_eq!(sonnet.base_url, "https://api.anthropic.com");
+    assert!(sonnet.reasoning);
+    assert_eq!(sonnet.input, [Modality::Text, Modality::Image]);
+    let c = sonnet.cost;
+    assert_eq!(
+        (c.input, c.output, c.cache_read, c.cache_write),
+        (3.0, 15.0, 0.3, 3.75)
+    );
+    assert_eq!(
+        (sonnet.context_window, sonnet.max_tokens),
+        (200_000, 64_000)
+    );
+
+    for (provider, id, api, base) in [
+        (
+            "anthropic",
+            "claude-opus-4-1",
+            "anthropic-messages",
+            "https://api.anthropic.com",
+        ),
+        (
+            "anthropic",
+            "claude-haiku-4-5",
+            "anthropic-messages",
+            "https://api.anthropic.com",
+        ),
+        (
+            "openai",
+            "gpt-5",
+            "openai-responses",
+            "https://api.openai.com/v1",
+        ),
+        (
+            "openai",
+            "gpt-4.1",
+            "openai-responses",
+            "https://api.openai.com/v1",
+        ),
+        (
+            "openai",
+            "o4-mini",
+            "openai-responses",
+            "https://api.openai.com/v1",
+        ),
+        (
+            "google",
+            "gemini-2.5-pro",
+            "google-generative-ai",
+            "https://generativelanguage.googleapis.com/v1beta",
+        ),
+        (
+            "google",
+            "gemini-2.5-flash-lite",
+            "google-generative-ai",
+            "https://generativelanguage.googleapis.com/v1beta",
+        ),
+        (
+            "google",
+            "gemini-3-pro-preview",
+            "google-generative-ai",
+            "https://generativelanguage.googleapis.com/v1beta",
+        ),
+        ("xai", "grok-4", "openai-completions", "https://api.x.ai/v1"),
+        (
+            "groq",
+            "openai/gpt-oss-120b",
+            "openai-completions",
+            "https://api.groq.com/openai/v1",
+        ),
+        (
+            "cerebras",
+            "gpt-oss-120b",
+            "openai-completions",
+            "https://api.cerebras.ai/v1",
+        ),
+        (
+            "mistral",
+            "devstral-medium-latest",
+            "openai-completions",
+            "https://api.mistral.ai/v1",
+        ),
+        (
+            "deepseek",
+            "deepseek-chat",
+            "openai-completions",
+            "https://api.deepseek.com",
+        ),
+        (
+            "openrouter",
+            "anthropic/claude-sonnet-4.5",
+            "openai-completions",
+            "https://openrouter.ai/api/v1",
+        ),
+        (
+            "zai",
+            "glm-4.6",
+            "openai-completions",
+            "https://api.z.ai/api/coding/paas/v4",
+        ),
+    ] {
+        let model = registry
+            .find(provider, id)
+            .unwrap_or_else(|| panic!("{provider}/{id} missing"));
+        assert_eq!(
+            (model.api.as_str(), model.base_url.as_str()),
+            (api, base),
+            "{provider}/{id}"
+        );
+    }
+    let gpt5 = registry.find("openai", "gpt-5").unwrap();
+    assert!(gpt5.reasoning);
+    assert_eq!((gpt5.cost.input, gpt5.cost.output), (1.25, 10.0));
+    assert_eq!((gpt5.context_window, gpt5.max_tokens), (400_000, 128_000));
+    assert!(!registry.find("openai", "gpt-4o").unwrap().reasoning);
+}
+
+#[test]
+fn missing_models_json_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = ModelRegistry::load(Some(&dir.path().join("models.json"))).unwrap();
+    assert_eq!(registry.all().len(), builtin_models().len());
+    assert_eq!(
+        ModelRegistry::load(None).unwrap().all().len(),
+        builtin_models().len()
+    );
+}
+
+#[test]
+fn custom_provider_models_get_pi_defaults() {
+    let registry = load(
+        r#"{"providers": {"ollama": {
+            "baseUrl": "http://localhost:11434/v1", "api": "openai-completions", "apiKey": "ollama",
+            "compat": {"supportsDeveloperRole": false, "maxTokensField": "max_tokens"},
+            "models": [
+              {"id": "qwen3-coder:30b"},
+              {"id": "llava", "name": "LLaVA", "reasoning": true, "input": ["text", "image"],
+               "contextWindow": 32768, "maxTokens": 4096, "cost": {"input": 1, "output": 2},
+               "compat": {"supportsDeveloperRole": true, "supportsStore": false}}
+            ]}}}"#,
+    )
+    .unwrap();
+    let plain = registry.find("ollama", "qwen3-coder:30b").unwrap();
+    assert_eq!(plain.name, "qwen3-coder:30b");
+    assert_eq!(plain.api, "openai-completions");
+    assert_eq!(plain.base_url, "http://localhost:11434/v1");
+    assert!(!plain.reasoning);
+    assert_eq!(plain.input, [Modality::Text]);
+    assert_eq!((plain.context_window, plain.max_tokens), (128_000, 16_384));
+    assert_eq!(
+        plain.cost.input + plain.cost.output + plain.cost.cache_read + plain.cost.cache_write,
+        0.0
+    );
+    assert_eq!(
+        plain.compat.as_ref().unwrap().supports_developer_role,
+        Some(false)
+    );
+
+    let llava = registry.find("ollama", "llava").unwrap();
+    assert_eq!(llava.name, "LLaVA");
+    assert!(llava.reasoning && llava.supports_images());
+    assert_eq!((llava.context_window, llava.max_tokens), (32_768, 4_096));
+    assert_eq!(
+        (llava.cost.input, llava.cost.output, llava.cost.cache_read),
+        (1.0, 2.0, 0.0)
+    );
+    // Model compat is merged over the provider's: its own keys win, the others are inherited.
+    let compat = llava.compat.as_ref().unwrap();
+    assert_eq!(compat.supports_developer_role, Some(true));
+    assert_eq!(compat.supports_store, Some(false));
+    assert_eq!(
+        compat.max_tokens_field,
+        Some(pi_ai::MaxTokensField::MaxTokens)
+    );
+
+    assert_eq!(registry.provider_api_key("ollama"), Some("ollama"));
+    assert_eq!(registry.providers().last(), Some(&"ollama"));
+}
+
+#[test]
+fn builtin_provider_with_only_base_url_reroutes_its_models() {
+    let registry =
+        load(r#"{"providers": {"anthropic": {"baseUrl": "https://proxy.example/anthropic"}}}"#)
+            .unwrap();
+    let anthropic: Vec<_> = registry
+        .all()
+        .iter()
+        .filter(|m| m.provider == "anthropic")
+        .collect();
+    assert!(!anthropic.is_empty());
+    assert!(
+        anthropic
+            .iter()
+            .all(|m| m.base_url == "https://proxy.example/anthropic")
+    );
+    assert_eq!(
+        registry.find("openai", "gpt-5").unwrap().base_url,
+        "https://api.openai.com/v1"
+    );
+    assert_eq!(registry.all().len(), builtin_models().len());
+}
+
+#[test]
+fn model_overrides_and_custom_models_on_builtin_providers() {
+    let registry = load(
+        r#"{"providers": {"openai": {
+            "headers": {"X-Org": "acme"},
+            "modelOverrides": {"gpt-5": {"name": "GPT-5 (team)", "maxTokens": 1000, "cost": {"input": 9}}},
+            "models": [{"id": "gpt-5-internal"}, {"id": "gpt-4o", "name": "replaced"}]
+        }}}"#,
+    )
+    .unwrap();
+    let gpt5 = registry.find("openai", "gpt-5").unwrap();
+    assert_eq!(gpt5.name, "GPT-5 (team)");
+    assert_eq!(gpt5.max_tokens, 1000);
+    assert_eq!((gpt5.cost.input, gpt5.cost.output), (9.0, 10.0));
+    assert_eq!(gpt5.headers.as_ref().unwrap()["X-Org"], "acme");
+    // A custom model on a built-in provider inherits its api and base URL.
+    let internal = registry.find("openai", "gpt-5-internal").unwrap();
+    assert_eq!(
+        (internal.api.as_str(), internal.base_url.as_str()),
+        ("openai-responses", "https://api.openai.com/v1")
+    );
+    // Same provider and id as a built-in: the custom one replaces it in place.
+    assert_eq!(registry.find("openai", "gpt-4o").unwrap().name, "replaced");
+    assert_eq!(
+        registry
+            .all()
+            .iter()
+            .filter(|m| m.id == "gpt-4o" && m.provider == "openai")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn auth_header_and_header_values_are_resolved() {
+    let registry = load(
+        r#"{"providers": {"corp": {"baseUrl": "https://llm.corp/v1", "api": "openai-completions",
+            "apiKey": "$$literal-key", "authHeader": true,
+            "headers": {"X-Path": "${PATH}", "X-Missing": "$PI_TEST_SURELY_UNSET_VAR_42"},
+            "models": [{"id": "m"}]}}}"#,
+    )
+    .unwrap();
+    let headers = registry.find("corp", "m").unwrap().headers.clone().unwrap();
+    assert_eq!(headers["Authorization"], "Bearer $literal-key");
+    assert_eq!(headers["X-Path"], std::env::var("PATH").unwrap());
+    assert!(!headers.contains_key("X-Missing"));
+}
+
+#[test]
+fn syntax_errors_name_the_file_line_and_column() {
+    let err = load("{\n  \"providers\": {\n    \"x\": {,}\n  }\n}").unwrap_err();
+    let ModelsError::Syntax { line, column, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((*line, *column), (3, 11));
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!("{PATH}:3:11: invalid JSON")),
+        "{text}"
+    );
+}
+
+#[test]
+fn wrong_types_are_reported_with_position() {
+    let err = load(
+        "{\"providers\": {\"x\": {\"models\": [{\"id\": \"m\", \"contextWindow\": \"big\"}]}}}",
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, ModelsError::Invalid { line: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(PATH));
+}
+
+#[test]
+fn unknown_api_names_the_provider_and_lists_supported_ones() {
+    let err = load(r#"{"providers": {"local": {"baseUrl": "http://x", "api": "openai-chat", "models": [{"id": "m"}]}}}"#).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, ModelsError::UnknownApi { .. }), "{err:?}");
+    assert!(
+        text.contains("\"local\"") && text.contains("\"openai-chat\""),
+        "{text}"
+    );
+    for api in SUPPORTED_APIS {
+        assert!(text.contains(api), "{text}");
+    }
+    let err = load(r#"{"providers": {"local": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "m", "api": "bogus"}]}}}"#).unwrap_err();
+    assert!(err.to_string().contains("model \"m\""), "{err}");
+}
+
+#[test]
+fn missing_required_fields_say_which_provider_and_model() {
+    let err = load(r#"{"providers": {"local": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "a"}, {"name": "no id"}]}}}"#).unwrap_err();
+    assert!(
+        matches!(&err, ModelsError::MissingModelId { provider, index: 1, .. } if provider == "local"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("model #1"), "{err}");
+
+    let err =
+        load(r#"{"providers": {"local": {"api": "openai-completions", "models": [{"id": "a"}]}}}"#)
+            .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ModelsError::MissingProviderField {
+                field: "baseUrl",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+
+    let err = load(r#"{"providers": {"local": {"baseUrl": "http://x", "models": [{"id": "a"}]}}}"#)
+        .unwrap_err();
+    assert!(
+        matches!(&err, ModelsError::MissingModelApi { model, .. } if model == "a"),
+        "{err:?}"
+    );
+
+    let err =
+        load(r#"{"providers": {"local": {"baseUrl": "http://x", "api": "openai-completions"}}}"#)
+            .unwrap_err();
+    assert!(matches!(&err, ModelsError::NoModels { .. }), "{err:?}");
+
+    let err = load(r#"{"providers": {"local": {"baseUrl": "http://x", "api": "openai-completions", "models": [{"id": "a", "maxTokens": 0}]}}}"#).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            ModelsError::InvalidLimit {
+                field: "maxTokens",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn load_reads_the_file_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("models.json");
+    std::fs::write(&path, r#"{"providers": {"lm": {"baseUrl": "http://127.0.0.1:1234/v1", "api": "openai-completions", "models": [{"id": "local-model"}]}}}"#).unwrap();
+    let registry = ModelRegistry::load(Some(&path)).unwrap();
+    assert!(registry.find("lm", "local-model").is_some());
+    std::fs::write(&path, "{").unwrap();
+    let err = ModelRegistry::load(Some(&path)).unwrap_err();
+    assert!(
+        err.to_string().contains(&path.display().to_string()),
+        "{err}"
+    );
+}
+
+#[test]
+fn available_models_need_a_credential() {
+    let registry = load(
+        r#"{"providers": {"keyed": {"baseUrl": "http://x", "api": "openai-completions", "apiKey": "k", "models": [{"id": "a"}]},
+                          "bare": {"baseUrl": "http://y", "api": "openai-completions", "models": [{"id": "b"}]}}}"#,
+    )
+    .unwrap();
+    let auth = AuthStorage::in_memory();
+    auth.set("bare", &Credential::api_key("stored")).unwrap();
+    let available: Vec<(&str, &str)> = registry
+        .available(&auth)
+        .iter()
+        .map(|m| (m.provider.as_str(), m.id.as_str()))
+        .collect();
+    assert!(available.contains(&("keyed", "a")));
+    assert!(available.contains(&("bare", "b")));
+    // Built-in providers count only with a credential in the environment.
+    for model in registry.available(&auth) {
+        assert!(
+            ["keyed", "bare"].contains(&model.provider.as_str())
+                || pi_ai::auth::env_api_key(&model.provider).is_some(),
+            "{} listed without a credential",
+            model.provider
+        );
+    }
+    let empty = AuthStorage::in_memory();
+    assert!(
+        !registry
+            .available(&empty)
+            .iter()
+            .any(|m| m.provider == "bare")
+    );
+}
+
+fn pattern(registry: &ModelRegistry, text: &str) -> Option<(String, Option<ThinkingLevel>)> {
+    registry
+        .find_by_pattern(text)
+        .map(|(m, level)| (format!("{}/{}", m.provider, m.id), level))
+}
+
+#[test]
+fn pattern_resolution_exact_partial_and_thinking_suffix() {
+    let registry = load(
+        r#"{"providers": {"router": {"baseUrl": "http://r", "api": "openai-completions", "models": [
+            {"id": "vendor/model-x:free"}, {"id": "claude-sonnet-4-5", "name": "Proxy Sonnet"}]}}}"#,
+    )
+    .unwrap();
+    let some = |id: &str, level| Some((id.to_owned(), level));
+    // Exact provider/id, case-insensitive.
+    assert_eq!(
+        pattern(&registry, "Anthropic/Claude-Sonnet-4-5"),
+        some("anthropic/claude-sonnet-4-5", None)
+    );
+    // Exact bare id that only one provider has.
+    assert_eq!(
+        pattern(&registry, "gpt-4.1-mini"),
+        some("openai/gpt-4.1-mini", None)
+    );
+    // An id with a colon is tried whole before splitting.
+    assert_eq!(
+        pattern(&registry, "vendor/model-x:free"),
+        some("router/vendor/model-x:free", None)
+    );
+    assert_eq!(
+        pattern(&registry, "vendor/model-x:free:high"),
+        some("router/vendor/model-x:free", Some(ThinkingLevel::High))
+    );
+    assert_eq!(
+        pattern(&registry, "openai/gpt-5:minimal"),
+        some("openai/gpt-5", Some(ThinkingLevel::Minimal))
+    );
+    // Substring: aliases beat dated ids; the highest id wins.
+    assert_eq!(
+        pattern(&registry, "opus-4-1"),
+        some("anthropic/claude-opus-4-1", None)
+    );
+    assert_eq!(
+        pattern(&registry, "haiku-4-5:low"),
+        some("anthropic/claude-haiku-4-5", Some(ThinkingLevel::Low))
+    );
+    // A name match counts too.
+    assert_eq!(
+        pattern(&registry, "proxy sonnet"),
+        some("router/claude-sonnet-4-5", None)
+    );
+    // A suffix that is not a thinking level does not split.
+    assert_eq!(pattern(&registry, "gpt-5:turbo"), None);
+    assert_eq!(pattern(&registry, "no-such-model-anywhere"), None);
+    assert_eq!(pattern(&registry, "   "), None);
+}
+
+#[test]
+fn ambiguous_bare_id_falls_back_to_partial_matching() {
+    // "claude-sonnet-4-5" is both anthropic's and router's: no exact match, then substring
+    // matching picks among the candidates (deterministically).
+    let registry = load(
+        r#"{"providers": {"router": {"baseUrl": "http://r", "api": "openai-completions", "models": [{"id": "claude-sonnet-4-5"}]}}}"#,
+    )
+    .unwrap();
+    let (model, _) = registry.find_by_pattern("claude-sonnet-4-5").unwrap();
+    assert_eq!(model.id, "claude-sonnet-4-5");
+    let (again, _) = registry.find_by_pattern("claude-sonnet-4-5").unwrap();
+    assert_eq!(model.provider, again.provider);
+}
+
+#[test]
+fn thinking_levels_follow_model_capabilities() {
+    let registry = ModelRegistry::builtin();
+    let reasoning = registry.find("anthropic", "claude-sonnet-4-5").unwrap();
+    let plain = registry.find("openai", "gpt-4o").unwrap();
+    assert_eq!(supported_thinking_levels(plain), [ThinkingLevel::Off]);
+    assert_eq!(
+        supported_thinking_levels(reasoning),
+        [
+            ThinkingLevel::Off,
+            ThinkingLevel::Minimal,
+            ThinkingLevel::Low,
+            ThinkingLevel::Medium,
+            ThinkingLevel::High
+        ]
+    );
+    for level in ThinkingLevel::ALL {
+        assert_eq!(clamp_thinking_level(plain, level), ThinkingLevel::Off);
+    }
+    assert_eq!(
+        clamp_thinking_level(reasoning, ThinkingLevel::Medium),
+        ThinkingLevel::Medium
+    );
+    assert_eq!(
+        clamp_thinking_level(reasoning, ThinkingLevel::Xhigh),
+        ThinkingLevel::High
+    );
+    assert_eq!(
+        clamp_thinking_level(reasoning, ThinkingLevel::Max),
+        ThinkingLevel::High
+    );
+    assert_eq!(
+        clamp_thinking_level(reasoning, ThinkingLevel::Off),
+        ThinkingLevel::Off
+    );
+}

@@ -1,0 +1,282 @@
+//! System prompt composition (SPEC §8).
+//!
+//! Parts, in order: the base prompt (a custom one, or the built-in template with the tool list
+//! and guidelines), appended content, project rules (`<project_context>`), the skill list (only
+//! with the `read` tool), an optional date line, and the working directory.
+//!
+//! [`PromptSources::load`] does the file lookups; [`render`] is pure, so the same inputs always
+//! give the same text.
+
+use std::path::{Path, PathBuf};
+
+use crate::context_files::{ContextFile, load_context_files};
+use crate::skills::{Skill, escape_xml_attr, format_skills_for_prompt};
+
+/// A tool as the system prompt sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptTool {
+    pub name: String,
+    /// One line for "Available tools"; tools without one are not listed there.
+    pub snippet: Option<String>,
+    /// Lines for the "Guidelines" section.
+    pub guidelines: Vec<String>,
+}
+
+impl PromptTool {
+    pub fn new(name: &str, snippet: &str, guidelines: &[&str]) -> Self {
+        PromptTool {
+            name: name.to_string(),
+            snippet: Some(snippet.to_string()),
+            guidelines: guidelines.iter().map(|g| g.to_string()).collect(),
+        }
+    }
+}
+
+/// Where pi's own documentation is installed (shown in the built-in template).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocPaths {
+    pub readme: PathBuf,
+    pub docs: PathBuf,
+    pub examples: PathBuf,
+}
+
+/// Everything the system prompt depends on.
+#[derive(Debug, Clone)]
+pub struct SystemPromptOptions {
+    /// The working directory: start of the rule-file walk, and the last line of the prompt.
+    pub cwd: PathBuf,
+    /// The global agent directory (`~/.pi/agent`): `SYSTEM.md`, `APPEND_SYSTEM.md`, `AGENTS.md`.
+    pub agent_dir: PathBuf,
+    /// Whether `<cwd>/.pi/SYSTEM.md` and `<cwd>/.pi/APPEND_SYSTEM.md` may be used. Default: false.
+    pub project_trusted: bool,
+    /// The tools enabled for the run, in display order. Default: none.
+    pub tools: Vec<PromptTool>,
+    /// `--system-prompt`: text, or the path of a file holding it. Replaces the base prompt.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt` values (text or file paths) and extension additions. When any
+    /// is given, `APPEND_SYSTEM.md` files are not consulted.
+    pub append_system_prompt: Vec<String>,
+    /// `--no-context-files`: skip the rule files. Default: false.
+    pub no_context_files: bool,
+    /// Registered skills; only the ones visible to the model are listed.
+    pub skills: Vec<Skill>,
+    pub docs: DocPaths,
+    /// A `Current date: …` line before the working directory line. Default: none (pi ≥ 0.84
+    /// has no date line; callers that want one inject it, which keeps output deterministic).
+    pub date: Option<String>,
+}
+
+impl SystemPromptOptions {
+    pub fn new(cwd: impl Into<PathBuf>, agent_dir: impl Into<PathBuf>) -> Self {
+        SystemPromptOptions {
+            cwd: cwd.into(),
+            agent_dir: agent_dir.into(),
+            project_trusted: false,
+            tools: Vec::new(),
+            system_prompt: None,
+            append_system_prompt: Vec::new(),
+            no_context_files: false,
+            skills: Vec::new(),
+            docs: DocPaths::default(),
+            date: None,
+        }
+    }
+
+    fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+}
+
+/// The file-backed parts of the prompt, resolved from disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptSources {
+    /// A custom base prompt; `None` means the built-in template.
+    pub custom_base: Option<String>,
+    /// Appended content (already joined); `None` when there is none.
+    pub append: Option<String>,
+    pub context_files: Vec<ContextFile>,
+}
+
+impl PromptSources {
+    /// Resolves the custom base prompt (`--system-prompt`, trusted `.pi/SYSTEM.md`, global
+    /// `SYSTEM.md`), the appended content (`--append-system-prompt` values, else trusted
+    /// `.pi/APPEND_SYSTEM.md`, else global `APPEND_SYSTEM.md`) and the rule files.
+    pub fn load(options: &SystemPromptOptions) -> Self {
+        let custom_base = match &options.system_prompt {
+            Some(value) => non_empty(text_or_file(value, &options.cwd)),
+            None => first_file(options, "SYSTEM.md"),
+        };
+        let append = if options.append_system_prompt.is_empty() {
+            first_file(options, "APPEND_SYSTEM.md")
+        } else {
+            let parts: Vec<String> = options
+                .append_system_prompt
+                .iter()
+                .filter_map(|v| non_empty(text_or_file(v, &options.cwd)))
+                .collect();
+            non_empty(parts.join("\n\n"))
+        };
+        let context_files = if options.no_context_files {
+            Vec::new()
+        } else {
+            load_context_files(&options.agent_dir, &options.cwd)
+        };
+        PromptSources {
+            custom_base,
+            append,
+            context_files,
+        }
+    }
+}
+
+/// Builds the system prompt for `options`, reading the files it refers to.
+pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
+    render(options, &PromptSources::load(options))
+}
+
+/// Assembles the prompt from already-loaded sources.
+pub fn render(options: &SystemPromptOptions, sources: &PromptSources) -> String {
+    let mut out = match &sources.custom_base {
+        Some(custom) => custom.clone(),
+        None => builtin_base(options),
+    };
+    if let Some(append) = &sources.append {
+        out.push_str("\n\n");
+        out.push_str(append);
+    }
+    out.push_str(&project_context(&sources.context_files));
+    if options.has_tool("read") {
+        out.push_str(&format_skills_for_prompt(&options.skills));
+    }
+    if let Some(date) = &options.date {
+        out.push_str("\nCurrent date: ");
+        out.push_str(date);
+    }
+    out.push_str("\nCurrent working directory: ");
+    out.push_str(&options.cwd.to_string_lossy().replace('\\', "/"));
+    out
+}
+
+/// The `<project_context>` block with one `<project_instructions>` per rule file, or `""`.
+pub fn project_context(files: &[ContextFile]) -> String {
+    if files.is_empty() {
+        return String::new();
+    }
+    let mut out =
+        String::from("\n\n<project_context>\n\nInstructions and guidelines for this project:\n\n");
+    for file in files {
+        out.push_str(&format!(
+            "<project_instructions path=\"{}\">\n{}\n</project_instructions>\n\n",
+            escape_xml_attr(&file.path.to_string_lossy()),
+            file.content
+        ));
+    }
+    out.push_str("</project_context>\n");
+    out
+}
+
+/// The built-in base prompt for the enabled tools.
+pub fn builtin_base(options: &SystemPromptOptions) -> String {
+    let tools: Vec<String> = options
+        .tools
+        .iter()
+        .filter_map(|t| t.snippet.as_ref().map(|s| format!("- {}: {}", t.name, s)))
+        .collect();
+    let tools = if tools.is_empty() {
+        "(none)".to_string()
+    } else {
+        tools.join("\n")
+    };
+    let guidelines: Vec<String> = guidelines(options)
+        .iter()
+        .map(|g| format!("- {g}"))
+        .collect();
+    let docs = &options.docs;
+    format!(
+        "You are an expert coding assistant working inside pi, a coding agent harness. You help users by \
+reading files, running commands, editing code and writing new files.
+
+Available tools:
+{tools}
+
+Besides the tools above, the project may provide further custom tools.
+
+Guidelines:
+{guidelines}
+
+Pi documentation (read it only when the user asks about pi itself, its SDK, extensions, themes, skills or the TUI):
+- Main documentation: {readme}
+- Additional docs: {docs_dir}
+- Examples: {examples} (extensions, custom tools, SDK)
+- Look up docs/... paths in the \"Additional docs\" directory and examples/... paths in the \"Examples\" directory, \
+not in the current working directory.
+- Where to look per topic: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md), skills \
+(docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md), keybindings \
+(docs/keybindings.md), SDK integration (docs/sdk.md), custom providers (docs/custom-provider.md), adding models \
+(docs/models.md), pi packages (docs/packages.md), environment variables (docs/environment-variables.md).
+- For pi-related work, read the relevant docs and examples first and follow the links between the Markdown docs \
+before implementing anything.
+- Read pi's Markdown files in full, then the related docs they link to (for example tui.md when the TUI API is \
+involved).",
+        guidelines = guidelines.join("\n"),
+        readme = docs.readme.display(),
+        docs_dir = docs.docs.display(),
+        examples = docs.examples.display(),
+    )
+}
+
+/// Guideline lines: a bash hint when bash is the only way to explore files, each tool's own
+/// guidelines in tool order without repeats, then the two fixed lines.
+pub fn guidelines(options: &SystemPromptOptions) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let explorers = ["grep", "find", "ls"];
+    if options.has_tool("bash") && !explorers.iter().any(|t| options.has_tool(t)) {
+        lines.push("Use bash for file operations such as ls, rg and find.".to_string());
+    }
+    for tool in &options.tools {
+        for line in &tool.guidelines {
+            let line = line.trim();
+            if !line.is_empty() && !lines.iter().any(|l| l == line) {
+                lines.push(line.to_string());
+            }
+        }
+    }
+    lines.push("Keep responses concise.".to_string());
+    lines.push("Show file paths clearly when working with files.".to_string());
+    lines
+}
+
+/// A command-line value is a file path when such a file exists (relative to `cwd`), else text.
+fn text_or_file(value: &str, cwd: &Path) -> String {
+    let path = cwd.join(value);
+    if !value.contains('\n') && path.is_file() {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => return text,
+            Err(err) => tracing::warn!(path = %path.display(), %err, "cannot read prompt file"),
+        }
+    }
+    value.to_string()
+}
+
+/// `<cwd>/.pi/<name>` if the project is trusted and it exists, else `<agentDir>/<name>`.
+fn first_file(options: &SystemPromptOptions, name: &str) -> Option<String> {
+    let project = options
+        .project_trusted
+        .then(|| options.cwd.join(".pi").join(name));
+    let global = Some(options.agent_dir.join(name));
+    [project, global]
+        .into_iter()
+        .flatten()
+        .filter(|p| p.is_file())
+        .find_map(|p| match std::fs::read_to_string(&p) {
+            Ok(text) => non_empty(text),
+            Err(err) => {
+                tracing::warn!(path = %p.display(), %err, "cannot read prompt file");
+                None
+            }
+        })
+}
+
+fn non_empty(text: String) -> Option<String> {
+    (!text.trim().is_empty()).then_some(text)
+}
