@@ -100,7 +100,11 @@ fn main() {
     let counter = requests.clone();
     options.hooks.stream_fn = Arc::new(move |model: &Model, _: &Context, _: StreamOptions| {
         let n = counter.fetch_add(1, Ordering::Relaxed);
-        let events = if (n + 1) % TURNS_PER_RUN == 0 { &final_answer } else { &with_call };
+        let events = if (n + 1).is_multiple_of(TURNS_PER_RUN) {
+            &final_answer
+        } else {
+            &with_call
+        };
         let (tx, stream) = AssistantMessageEventStream::channel(model);
         for event in events.iter() {
             tx.send(event.clone());
@@ -124,6 +128,7 @@ fn main() {
     for _ in 0..20 {
         run_once(&agent);
     }
+    events.store(0, Ordering::Relaxed);
     let mut best = Duration::MAX;
     let started = Instant::now();
     for _ in 0..RUNS {
@@ -137,8 +142,9 @@ fn main() {
     let best_us = best.as_secs_f64() * 1e6 / TURNS_PER_RUN as f64;
     println!(
         "turn_overhead: {mean_us:.1} µs/turn mean, {best_us:.1} µs/turn best run \
-         ({RUNS} runs × {TURNS_PER_RUN} turns, tool call + immediate tool per turn, {} events)",
-        events.load(Ordering::Relaxed)
+         ({RUNS} runs × {TURNS_PER_RUN} turns, tool call + immediate tool per turn, \
+         {:.1} events/turn)",
+        events.load(Ordering::Relaxed) as f64 / turns
     );
     println!(
         "target ≤ 1000 µs/turn: {}",

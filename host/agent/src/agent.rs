@@ -234,6 +234,11 @@ impl Agent {
         lock(&self.inner.options).hooks = hooks;
     }
 
+    /// How tool calls of one response are scheduled (default parallel).
+    pub fn set_tool_execution(&self, mode: ToolExecution) {
+        lock(&self.inner.options).tool_execution = mode;
+    }
+
     pub fn set_queue_modes(&self, steering: QueueMode, follow_up: QueueMode) {
         self.inner.queues.set_modes(steering, follow_up);
     }

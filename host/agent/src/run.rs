@@ -306,9 +306,10 @@ impl Run {
         options.cancel = self.cancel.clone();
         options.reasoning = Some(self.config.thinking_level).filter(|l| *l != ThinkingLevel::Off);
         if let Some(get_api_key) = &self.config.hooks.get_api_key
-            && let Some(key) = get_api_key(&self.config.model.provider).await {
-                options.api_key = Some(key);
-            }
+            && let Some(key) = get_api_key(&self.config.model.provider).await
+        {
+            options.api_key = Some(key);
+        }
         let mut stream = (self.config.hooks.stream_fn)(&self.config.model, &request, options);
         drop(request);
         let mut partial: Option<Arc<AssistantMessage>> = None;

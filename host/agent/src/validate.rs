@@ -98,16 +98,16 @@ fn coerce(schema: &Value, value: &mut Value) {
         return;
     };
     let types = declared_types(schema);
-    if !types.is_empty() && !types.iter().any(|t| has_type(value, t))
-        && let Some(converted) = types.iter().find_map(|t| coerce_scalar(value, t)) {
-            *value = converted;
-        }
+    if !types.is_empty()
+        && !types.iter().any(|t| has_type(value, t))
+        && let Some(converted) = types.iter().find_map(|t| coerce_scalar(value, t))
+    {
+        *value = converted;
+    }
     coerce_children(schema, value);
-    for key in ["allOf"] {
-        if let Some(Value::Array(members)) = schema.get(key) {
-            for member in members {
-                coerce(member, value);
-            }
+    if let Some(Value::Array(members)) = schema.get("allOf") {
+        for member in members {
+            coerce(member, value);
         }
     }
     for key in ["anyOf", "oneOf"] {
@@ -268,9 +268,10 @@ fn check_string(schema: &Map<String, Value>, s: &str, path: &str, failures: &mut
     }
     if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
         && let Ok(re) = regex::Regex::new(pattern)
-            && !re.is_match(s) {
-                fail(failures, path, format!("must match pattern \"{pattern}\""));
-            }
+        && !re.is_match(s)
+    {
+        fail(failures, path, format!("must match pattern \"{pattern}\""));
+    }
 }
 
 fn check_number(schema: &Map<String, Value>, n: &Number, path: &str, failures: &mut Vec<Failure>) {
@@ -286,9 +287,10 @@ fn check_number(schema: &Map<String, Value>, n: &Number, path: &str, failures: &
     ];
     for (key, op, ok) in bounds {
         if let Some(bound) = schema.get(key).filter(|b| b.is_number())
-            && !bound.as_f64().is_some_and(|b| ok(x, b)) {
-                fail(failures, path, format!("must be {op} {bound}"));
-            }
+            && !bound.as_f64().is_some_and(|b| ok(x, b))
+        {
+            fail(failures, path, format!("must be {op} {bound}"));
+        }
     }
 }
 
@@ -394,17 +396,19 @@ fn check_values(
     failures: &mut Vec<Failure>,
 ) {
     if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.iter().any(|a| json_equal(a, value)) {
-            fail(
-                failures,
-                path,
-                "must be equal to one of the allowed values".to_owned(),
-            );
-        }
+        && !allowed.iter().any(|a| json_equal(a, value))
+    {
+        fail(
+            failures,
+            path,
+            "must be equal to one of the allowed values".to_owned(),
+        );
+    }
     if let Some(constant) = schema.get("const")
-        && !json_equal(constant, value) {
-            fail(failures, path, "must be equal to constant".to_owned());
-        }
+        && !json_equal(constant, value)
+    {
+        fail(failures, path, "must be equal to constant".to_owned());
+    }
 }
 
 fn check_combinators(
@@ -414,17 +418,19 @@ fn check_combinators(
     failures: &mut Vec<Failure>,
 ) {
     if let Some(Value::Array(members)) = schema.get("anyOf")
-        && !members.iter().any(|m| is_valid(m, value)) {
-            fail(failures, path, "must match a schema in anyOf".to_owned());
-        }
+        && !members.iter().any(|m| is_valid(m, value))
+    {
+        fail(failures, path, "must match a schema in anyOf".to_owned());
+    }
     if let Some(Value::Array(members)) = schema.get("oneOf")
-        && members.iter().filter(|m| is_valid(m, value)).count() != 1 {
-            fail(
-                failures,
-                path,
-                "must match exactly one schema in oneOf".to_owned(),
-            );
-        }
+        && members.iter().filter(|m| is_valid(m, value)).count() != 1
+    {
+        fail(
+            failures,
+            path,
+            "must match exactly one schema in oneOf".to_owned(),
+        );
+    }
     if let Some(Value::Array(members)) = schema.get("allOf") {
         for member in members {
             check(member, value, path, failures);

@@ -4,153 +4,11 @@ use pi_agent::{
     Agent, AgentEvent, AgentOptions, AgentTool, BoxFuture, ExecutionMode, StreamFn, ToolError,
     ToolOutput, ToolUpdateFn,
 };
-use pi_ai::{
-    AssistantMessage, AssistantMessageEventStream, Context, MessageBuilder, Modality, Model,
-    StopReason, StreamOptions,
-};
+use pi_ai::{Context, Model};
 use serde_json::{Value, json};
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-
-pub fn fake_model() -> Model {
-    Model {
-        id: "fake-1".into(),
-        name: "Fake".into(),
-        api: "fake".into(),
-        provider: "fake".into(),
-        base_url: "http://127.0.0.1:9".into(),
-        reasoning: false,
-        input: vec![Modality::Text],
-        cost: Default::default(),
-        context_window: 100_000,
-        max_tokens: 4_096,
-        headers: None,
-        compat: None,
-    }
-}
-
-/// One scripted model response.
-#[derive(Debug, Clone, Default)]
-pub struct FakeTurn {
-    text: Option<String>,
-    calls: Vec<(String, String, Value)>,
-    stop: Option<StopReason>,
-    error: Option<String>,
-    /// Stream the text, then wait for cancellation.
-    hang: bool,
-}
-
-impl FakeTurn {
-    pub fn text(text: &str) -> Self {
-        FakeTurn {
-            text: Some(text.to_owned()),
-            ..Default::default()
-        }
-    }
-
-    pub fn calls() -> Self {
-        FakeTurn::default()
-    }
-
-    pub fn tool_call(mut self, id: &str, name: &str, args: Value) -> Self {
-        self.calls.push((id.to_owned(), name.to_owned(), args));
-        self
-    }
-
-    pub fn stop(mut self, reason: StopReason) -> Self {
-        self.stop = Some(reason);
-        self
-    }
-
-    pub fn error(message: &str) -> Self {
-        FakeTurn {
-            error: Some(message.to_owned()),
-            ..Default::default()
-        }
-    }
-
-    pub fn hang(text: &str) -> Self {
-        FakeTurn {
-            text: Some(text.to_owned()),
-            hang: true,
-            ..Default::default()
-        }
-    }
-}
-
-/// A stream function answering from a script and recording each request context.
-#[derive(Clone, Default)]
-pub struct FakeLlm {
-    turns: Arc<Mutex<VecDeque<FakeTurn>>>,
-    pub requests: Arc<Mutex<Vec<Context>>>,
-}
-
-impl FakeLlm {
-    pub fn new(turns: Vec<FakeTurn>) -> Self {
-        FakeLlm {
-            turns: Arc::new(Mutex::new(turns.into())),
-            requests: Arc::default(),
-        }
-    }
-
-    pub fn requests(&self) -> Vec<Context> {
-        self.requests.lock().unwrap().clone()
-    }
-
-    pub fn stream_fn(&self) -> StreamFn {
-        let this = self.clone();
-        Arc::new(
-            move |model: &Model, context: &Context, options: StreamOptions| {
-                this.requests.lock().unwrap().push(context.clone());
-                let turn = this.turns.lock().unwrap().pop_front();
-                let (tx, stream) = AssistantMessageEventStream::channel(model);
-                let model = model.clone();
-                tokio::spawn(async move {
-                    let Some(turn) = turn else {
-                        let events = failing(&model, "script exhausted");
-                        events.into_iter().for_each(|e| tx.send(e));
-                        return;
-                    };
-                    let mut builder = MessageBuilder::new(AssistantMessage::empty_for(&model));
-                    builder.start();
-                    if let Some(text) = &turn.text {
-                        let index = builder.start_text();
-                        for piece in text.split_inclusive(' ') {
-                            builder.push_text(index, piece);
-                        }
-                        if !turn.hang {
-                            builder.end_block(index);
-                        }
-                    }
-                    for (id, name, args) in &turn.calls {
-                        let index = builder.start_tool_call(id, name);
-                        builder.push_tool_args(index, &args.to_string());
-                        builder.end_block(index);
-                    }
-                    if turn.hang {
-                        builder.take_events().into_iter().for_each(|e| tx.send(e));
-                        options.cancel.cancelled().await;
-                        builder.fail(StopReason::Aborted, "Request was aborted".into());
-                    } else if let Some(error) = &turn.error {
-                        builder.fail(StopReason::Error, error.clone());
-                    } else {
-                        builder.finish(turn.stop.unwrap_or(StopReason::Stop));
-                    }
-                    builder.take_events().into_iter().for_each(|e| tx.send(e));
-                });
-                stream
-            },
-        )
-    }
-}
-
-fn failing(model: &Model, message: &str) -> Vec<pi_ai::AssistantMessageEvent> {
-    let mut builder = MessageBuilder::new(AssistantMessage::empty_for(model));
-    builder.fail(StopReason::Error, message.to_owned());
-    builder.take_events()
-}
 
 type ToolFn = dyn Fn(Value, CancellationToken, ToolUpdateFn) -> BoxFuture<'static, Result<ToolOutput, ToolError>>
     + Send
@@ -279,10 +137,15 @@ pub fn describe(event: &AgentEvent) -> String {
         AgentEvent::ToolExecutionStart { tool_call_id, .. }
         | AgentEvent::ToolExecutionEnd { tool_call_id, .. }
         | AgentEvent::ToolExecutionUpdate { tool_call_id, .. } => {
-            format!("{}:{tool_call_id}", event.kind())
+            format!("{}:{}", event.kind(), call_id(tool_call_id))
         }
         other => other.kind().to_owned(),
     }
+}
+
+/// The call id without the Responses item id (`call_1|fc_1` → `call_1`).
+pub fn call_id(id: &str) -> &str {
+    id.split('|').next().unwrap_or(id)
 }
 
 /// Collapses runs of `message_update` into one `message_update*N` entry.
@@ -304,15 +167,6 @@ pub fn squash(kinds: &[String]) -> Vec<String> {
         out.push(format!("message_update*{count}"));
     }
     out
-}
-
-/// An agent answering from `llm`'s script.
-pub fn fake_agent(llm: &FakeLlm, tools: Vec<Arc<dyn AgentTool>>) -> Agent {
-    let mut options = AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    let agent = Agent::new(fake_model(), options);
-    agent.set_tools(tools);
-    agent
 }
 
 pub fn strs(items: &[&str]) -> Vec<String> {
@@ -347,5 +201,93 @@ impl Latch {
             self.waiting.send_modify(|n| *n -= 1);
         }
         met
+    }
+}
+
+/// The protocol most loop tests speak (any of the four works; see `mock_protocols.rs`).
+pub const API: pi_mock_llm::Api = pi_mock_llm::Api::AnthropicMessages;
+
+/// An agent talking to a real loopback mock server through pi-ai's HTTP adapters. The stream
+/// function records the `Context` of each request, then calls `pi_ai::stream`.
+pub struct Rig {
+    pub mock: pi_mock_llm::MockLlm,
+    pub agent: Agent,
+    pub rec: Recorder,
+    contexts: Arc<Mutex<Vec<Context>>>,
+    stream_fn: StreamFn,
+}
+
+impl Rig {
+    pub fn new(tools: Vec<Arc<dyn AgentTool>>) -> Self {
+        Rig::with_options(AgentOptions::default(), tools)
+    }
+
+    pub fn with_options(options: AgentOptions, tools: Vec<Arc<dyn AgentTool>>) -> Self {
+        Rig::build(API, options, tools)
+    }
+
+    pub fn build(
+        api: pi_mock_llm::Api,
+        mut options: AgentOptions,
+        tools: Vec<Arc<dyn AgentTool>>,
+    ) -> Self {
+        let mock = pi_mock_llm::MockLlm::start();
+        let contexts: Arc<Mutex<Vec<Context>>> = Arc::default();
+        let log = contexts.clone();
+        let stream_fn: StreamFn = Arc::new(move |model: &Model, context: &Context, opts| {
+            log.lock().unwrap().push(context.clone());
+            pi_ai::stream(model, context, opts)
+        });
+        options.hooks.stream_fn = stream_fn.clone();
+        options.stream_options.api_key = Some("mock-key".into());
+        options.stream_options.header_timeout = Duration::from_secs(20);
+        options.stream_options.idle_timeout = Duration::from_secs(20);
+        let agent = Agent::new(mock.model(api), options);
+        agent.set_tools(tools);
+        let rec = Recorder::attach(&agent);
+        Rig {
+            mock,
+            agent,
+            rec,
+            contexts,
+            stream_fn,
+        }
+    }
+
+    /// A rig with default options, no tools, and `replies` queued.
+    pub fn new_script(replies: Vec<pi_mock_llm::Reply>) -> Self {
+        let rig = Rig::new(Vec::new());
+        rig.mock.push_all(replies);
+        rig
+    }
+
+    /// Default hooks with the rig's recording stream function.
+    pub fn hooks(&self) -> pi_agent::Hooks {
+        pi_agent::Hooks {
+            stream_fn: self.stream_fn.clone(),
+            ..Default::default()
+        }
+    }
+
+    pub fn push(&self, reply: impl Into<pi_mock_llm::Reply>) {
+        self.mock.push(reply);
+    }
+
+    /// The context of each model request, in order.
+    pub fn contexts(&self) -> Vec<Context> {
+        self.contexts.lock().unwrap().clone()
+    }
+
+    /// Event kinds with `message_update` runs collapsed.
+    pub fn kinds(&self) -> Vec<String> {
+        squash(&self.rec.kinds())
+    }
+
+    /// Runs `prompt` with a 30 s guard against hangs.
+    pub async fn prompt(&self, text: &str) {
+        tokio::time::timeout(Duration::from_secs(30), self.agent.prompt(text))
+            .await
+            .expect("the run hung")
+            .expect("prompt refused");
     }
 }

@@ -5,6 +5,7 @@ use pi_agent::{
     AgentError, AgentEvent, AgentMessage, HostMessage, NextTurnUpdate, ToolError, ToolOutput,
 };
 use pi_ai::{Message, StopReason, UserBlock, UserContent, UserMessage};
+use pi_mock_llm::{Reply, Turn};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,9 +27,10 @@ fn tool_result_texts(agent: &pi_agent::Agent) -> Vec<(String, String, bool)> {
 
 #[tokio::test]
 async fn text_only_run() {
-    let llm = FakeLlm::new(vec![FakeTurn::text("hello")]);
-    let agent = fake_agent(&llm, vec![]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Turn::text("hello")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("hi").await.unwrap();
     assert_eq!(
         squash(&rec.kinds()),
@@ -56,12 +58,13 @@ async fn text_only_run() {
 
 #[tokio::test]
 async fn one_tool_then_answer() {
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "echo", json!({"x": 1})),
-        FakeTurn::text("done"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({"x": 1})),
+        Turn::text("done"),
     ]);
-    let agent = fake_agent(&llm, vec![echo_tool()]);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
     assert_eq!(
         squash(&rec.kinds()),
@@ -87,11 +90,11 @@ async fn one_tool_then_answer() {
         ])
     );
     assert_eq!(
-        tool_result_texts(&agent),
+        tool_result_texts(agent),
         vec![("c1".into(), "echo: {\"x\":1}".into(), false)]
     );
     // The second request carries the call and its result.
-    let second = &llm.requests()[1];
+    let second = &rig.contexts()[1];
     assert_eq!(second.messages.len(), 3);
     assert!(matches!(second.messages[2], Message::ToolResult(_)));
     assert_eq!(second.tools.len(), 1);
@@ -112,17 +115,18 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
         "required": ["path"]
     }))
     .arc();
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls()
+    let rig = Rig::new_script(script![
+        Turn::new()
             .tool_call("c1", "nope", json!({}))
             .tool_call("c2", "read", json!({"limit": "many"}))
             .tool_call("c3", "fail", json!({})),
-        FakeTurn::text("ok"),
+        Turn::text("ok"),
     ]);
-    let agent = fake_agent(&llm, vec![failing, strict]);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(vec![failing, strict]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
-    let results = tool_result_texts(&agent);
+    let results = tool_result_texts(agent);
     assert_eq!(
         results[0],
         ("c1".into(), "Tool nope not found".into(), true)
@@ -148,7 +152,7 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
     assert_eq!(ends.len(), 3);
     assert!(ends.iter().all(|(_, e)| *e));
     // The run went on to the model's answer.
-    assert_eq!(llm.requests().len(), 2);
+    assert_eq!(rig.contexts().len(), 2);
 }
 
 #[tokio::test]
@@ -161,20 +165,22 @@ async fn tool_arguments_are_coerced_before_execution() {
     })
     .schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
     .arc();
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "count", json!({"n": "42"})),
-        FakeTurn::text("ok"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "count", json!({"n": "42"})),
+        Turn::text("ok"),
     ]);
-    let agent = fake_agent(&llm, vec![tool]);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
     agent.prompt("go").await.unwrap();
     assert_eq!(seen.lock().unwrap().clone(), Some(json!({"n": 42})));
 }
 
 #[tokio::test]
 async fn error_stop_reason_ends_the_run_without_running_tools() {
-    let llm = FakeLlm::new(vec![FakeTurn::error("500 Internal Server Error: boom")]);
-    let agent = fake_agent(&llm, vec![echo_tool()]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Reply::server_error(API, 500)]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("hi").await.unwrap();
     assert_eq!(
         squash(&rec.kinds()),
@@ -190,9 +196,11 @@ async fn error_stop_reason_ends_the_run_without_running_tools() {
         ])
     );
     let state = agent.state();
-    assert_eq!(
-        state.error_message.as_deref(),
-        Some("500 Internal Server Error: boom")
+    let error = state.error_message.clone().unwrap();
+    assert!(error.starts_with("500 Internal Server Error: "), "{error}");
+    assert!(
+        error.contains(pi_mock_llm::errors::server_error_message(API, 500)),
+        "{error}"
     );
     let last = state
         .messages
@@ -205,17 +213,56 @@ async fn error_stop_reason_ends_the_run_without_running_tools() {
 }
 
 #[tokio::test]
+async fn a_stream_that_breaks_after_a_tool_call_runs_no_tool() {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    let tool = FnTool::new("echo", move |_, _, _| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(ToolOutput::text("ran")) })
+    })
+    .arc();
+    let turn = Turn::text("Calling.")
+        .tool_call("c1", "echo", json!({"a": 1}))
+        .tool_call("c2", "echo", json!({"b": 2}));
+    // Anthropic: message_start, text block (3 events), first tool block (3), then the cut.
+    let rig = Rig::new_script(script![Reply::drop_mid_stream(turn, 8)]);
+    rig.agent.set_tools(vec![tool]);
+    rig.prompt("go").await;
+    let kinds = rig.kinds();
+    assert!(
+        !kinds.iter().any(|k| k.starts_with("tool_execution")),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds[kinds.len() - 3..],
+        strs(&["message_end:assistant", "turn_end", "agent_end"])[..]
+    );
+    let last = rig
+        .agent
+        .messages()
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Error);
+    assert!(last.tool_calls().count() >= 1, "{last:?}");
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
 async fn length_stop_fails_every_tool_call() {
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls()
+    let rig = Rig::new_script(script![
+        Turn::new()
             .tool_call("c1", "echo", json!({"a": 1}))
-            .stop(StopReason::Length),
-        FakeTurn::text("retry"),
+            .length(),
+        Turn::text("retry"),
     ]);
-    let agent = fake_agent(&llm, vec![echo_tool()]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
     agent.prompt("go").await.unwrap();
     assert_eq!(
-        tool_result_texts(&agent),
+        tool_result_texts(agent),
         vec![(
             "c1".into(),
             "Tool call \"echo\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.".into(),
@@ -226,9 +273,13 @@ async fn length_stop_fails_every_tool_call() {
 
 #[tokio::test]
 async fn abort_during_streaming() {
-    let llm = FakeLlm::new(vec![FakeTurn::hang("partial answer")]);
-    let agent = fake_agent(&llm, vec![]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Reply::hang_after_headers(
+        Turn::text("partial answer"),
+        4
+    )]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     let runner = agent.clone();
     let run = tokio::spawn(async move { runner.prompt("hi").await });
     rec.wait_for(|e| matches!(e, AgentEvent::MessageUpdate { .. }))
@@ -262,12 +313,13 @@ async fn abort_during_slow_tool_records_aborted_result() {
         })
     })
     .arc();
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "slow", json!({})),
-        FakeTurn::text("never requested"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "slow", json!({})),
+        Turn::text("never requested"),
     ]);
-    let agent = fake_agent(&llm, vec![slow]);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(vec![slow]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     let runner = agent.clone();
     let run = tokio::spawn(async move { runner.prompt("go").await });
     rec.wait_for(|e| matches!(e, AgentEvent::ToolExecutionStart { .. }))
@@ -276,11 +328,11 @@ async fn abort_during_slow_tool_records_aborted_result() {
     agent.abort();
     run.await.unwrap().unwrap();
     assert_eq!(
-        tool_result_texts(&agent),
+        tool_result_texts(agent),
         vec![("c1".into(), "Operation aborted".into(), true)]
     );
     // No second request: the next turn ends as aborted at once.
-    assert_eq!(llm.requests().len(), 1);
+    assert_eq!(rig.contexts().len(), 1);
     let last = agent
         .messages()
         .last()
@@ -304,12 +356,13 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
         })
     })
     .arc();
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "wait", json!({})),
-        FakeTurn::text("steered"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "wait", json!({})),
+        Turn::text("steered"),
     ]);
-    let agent = fake_agent(&llm, vec![tool]);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     let runner = agent.clone();
     let run = tokio::spawn(async move { runner.prompt("go").await });
     rec.wait_for(|e| matches!(e, AgentEvent::ToolExecutionStart { .. }))
@@ -339,7 +392,7 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
             "agent_end",
         ])
     );
-    let second = &llm.requests()[1];
+    let second = &rig.contexts()[1];
     let roles: Vec<&str> = second
         .messages
         .iter()
@@ -354,9 +407,10 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
 
 #[tokio::test]
 async fn follow_up_runs_after_the_final_answer() {
-    let llm = FakeLlm::new(vec![FakeTurn::text("first"), FakeTurn::text("second")]);
-    let agent = fake_agent(&llm, vec![]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Turn::text("first"), Turn::text("second")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.follow_up(AgentMessage::user_text("and then?"));
     agent.prompt("start").await.unwrap();
     assert_eq!(
@@ -386,33 +440,32 @@ async fn follow_up_runs_after_the_final_answer() {
 
 #[tokio::test]
 async fn queue_modes_deliver_one_or_all() {
-    let llm = FakeLlm::new(vec![
-        FakeTurn::text("a"),
-        FakeTurn::text("b"),
-        FakeTurn::text("c"),
-    ]);
-    let agent = fake_agent(&llm, vec![]);
+    let rig = Rig::new_script(script![Turn::text("a"), Turn::text("b"), Turn::text("c"),]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
     agent.follow_up(AgentMessage::user_text("f1"));
     agent.follow_up(AgentMessage::user_text("f2"));
     agent.prompt("start").await.unwrap();
     // one-at-a-time: two extra turns
-    assert_eq!(llm.requests().len(), 3);
+    assert_eq!(rig.contexts().len(), 3);
 
-    let llm = FakeLlm::new(vec![FakeTurn::text("a"), FakeTurn::text("b")]);
-    let agent = fake_agent(&llm, vec![]);
+    let rig = Rig::new_script(script![Turn::text("a"), Turn::text("b")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
     agent.set_queue_modes(pi_agent::QueueMode::All, pi_agent::QueueMode::All);
     agent.follow_up(AgentMessage::user_text("f1"));
     agent.follow_up(AgentMessage::user_text("f2"));
     agent.prompt("start").await.unwrap();
-    assert_eq!(llm.requests().len(), 2);
-    assert_eq!(llm.requests()[1].messages.len(), 4);
+    assert_eq!(rig.contexts().len(), 2);
+    assert_eq!(rig.contexts()[1].messages.len(), 4);
 }
 
 #[tokio::test]
 async fn continue_runs_from_current_messages() {
-    let llm = FakeLlm::new(vec![FakeTurn::text("continued"), FakeTurn::text("again")]);
-    let agent = fake_agent(&llm, vec![]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Turn::text("continued"), Turn::text("again")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     assert_eq!(
         agent.continue_run().await,
         Err(AgentError::NothingToContinue)
@@ -431,7 +484,7 @@ async fn continue_runs_from_current_messages() {
             "agent_end",
         ])
     );
-    assert_eq!(llm.requests()[0].messages.len(), 1);
+    assert_eq!(rig.contexts()[0].messages.len(), 1);
     // Last message is the assistant's: an error unless something is queued.
     let err = agent.continue_run().await.unwrap_err();
     assert_eq!(
@@ -440,15 +493,16 @@ async fn continue_runs_from_current_messages() {
     );
     agent.follow_up(AgentMessage::user_text("more"));
     agent.continue_run().await.unwrap();
-    assert_eq!(llm.requests().len(), 2);
+    assert_eq!(rig.contexts().len(), 2);
     assert_eq!(agent.messages().len(), 4);
 }
 
 #[tokio::test]
 async fn prompt_while_running_is_refused() {
-    let llm = FakeLlm::new(vec![FakeTurn::hang("slow")]);
-    let agent = fake_agent(&llm, vec![]);
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![Reply::hang_after_headers(Turn::text("slow"), 4)]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     let runner = agent.clone();
     let run = tokio::spawn(async move { runner.prompt("one").await });
     rec.wait_for(|e| matches!(e, AgentEvent::MessageUpdate { .. }))
@@ -462,10 +516,9 @@ async fn prompt_while_running_is_refused() {
 
 #[tokio::test]
 async fn transform_context_and_convert_to_llm_shape_the_request() {
-    let llm = FakeLlm::new(vec![FakeTurn::text("ok")]);
-    let mut options = pi_agent::AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    options.hooks.transform_context = Some(Arc::new(|mut messages, _cancel| {
+    let rig = Rig::new_script(script![Turn::text("ok")]);
+    let mut hooks = rig.hooks();
+    hooks.transform_context = Some(Arc::new(|mut messages, _cancel| {
         Box::pin(async move {
             let mut fields = serde_json::Map::new();
             fields.insert("note".into(), json!("injected"));
@@ -473,7 +526,7 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
             Ok(messages)
         })
     }));
-    options.hooks.convert_to_llm = Arc::new(|messages| {
+    hooks.convert_to_llm = Arc::new(|messages| {
         messages
             .iter()
             .map(|m| match m {
@@ -489,10 +542,11 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
             })
             .collect()
     });
-    let agent = pi_agent::Agent::new(fake_model(), options);
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
     agent.set_system_prompt("be brief");
     agent.prompt("question").await.unwrap();
-    let request = &llm.requests()[0];
+    let request = &rig.contexts()[0];
     assert_eq!(request.system_prompt.as_deref(), Some("be brief"));
     assert_eq!(request.messages.len(), 2);
     let Message::User(first) = &request.messages[0] else {
@@ -506,16 +560,16 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
 
 #[tokio::test]
 async fn failing_transform_becomes_a_synthetic_error_message() {
-    let llm = FakeLlm::new(vec![FakeTurn::text("unused")]);
-    let mut options = pi_agent::AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    options.hooks.transform_context = Some(Arc::new(|_, _| {
+    let rig = Rig::new_script(script![Turn::text("unused")]);
+    let mut hooks = rig.hooks();
+    hooks.transform_context = Some(Arc::new(|_, _| {
         Box::pin(async { Err("context store offline".to_owned()) })
     }));
-    let agent = pi_agent::Agent::new(fake_model(), options);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("q").await.unwrap();
-    assert_eq!(llm.requests().len(), 0);
+    assert_eq!(rig.contexts().len(), 0);
     let kinds = rec.kinds();
     assert_eq!(kinds.last().map(String::as_str), Some("agent_end"));
     let last = agent
@@ -535,13 +589,12 @@ async fn failing_transform_becomes_a_synthetic_error_message() {
 
 #[tokio::test]
 async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "echo", json!({})),
-        FakeTurn::text("after compaction"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({})),
+        Turn::text("after compaction"),
     ]);
-    let mut options = pi_agent::AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    options.hooks.prepare_next_turn = Some(Arc::new(|info| {
+    let mut hooks = rig.hooks();
+    hooks.prepare_next_turn = Some(Arc::new(|info| {
         let keep = info.messages.len();
         Box::pin(async move {
             let summary = AgentMessage::user_text(format!("summary of {keep} messages"));
@@ -551,10 +604,11 @@ async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
             })
         })
     }));
-    let agent = pi_agent::Agent::new(fake_model(), options);
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
     agent.set_tools(vec![echo_tool()]);
     agent.prompt("go").await.unwrap();
-    let second = &llm.requests()[1];
+    let second = &rig.contexts()[1];
     assert_eq!(second.messages.len(), 1);
     let Message::User(summary) = &second.messages[0] else {
         panic!("expected the summary")
@@ -566,18 +620,18 @@ async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
     // The agent's state follows the replacement, then gets the new answer.
     assert_eq!(agent.messages().len(), 2);
 
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "echo", json!({})),
-        FakeTurn::text("unreached"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({})),
+        Turn::text("unreached"),
     ]);
-    let mut options = pi_agent::AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    options.hooks.should_stop_after_turn = Some(Arc::new(|info| !info.tool_results.is_empty()));
-    let agent = pi_agent::Agent::new(fake_model(), options);
+    let mut hooks = rig.hooks();
+    hooks.should_stop_after_turn = Some(Arc::new(|info| !info.tool_results.is_empty()));
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
     agent.set_tools(vec![echo_tool()]);
-    let rec = Recorder::attach(&agent);
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
-    assert_eq!(llm.requests().len(), 1);
+    assert_eq!(rig.contexts().len(), 1);
     let kinds = rec.kinds();
     assert_eq!(
         kinds[kinds.len() - 2..],
@@ -601,12 +655,13 @@ async fn tool_updates_become_events_until_the_result() {
         })
     })
     .arc();
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls().tool_call("c1", "progress", json!({})),
-        FakeTurn::text("ok"),
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "progress", json!({})),
+        Turn::text("ok"),
     ]);
-    let agent = fake_agent(&llm, vec![tool]);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
     tokio::time::sleep(Duration::from_millis(60)).await;
     let updates = rec

@@ -3,6 +3,7 @@
 use crate::support::*;
 use pi_agent::{AgentEvent, AgentMessage, AgentTool, ToolOutput};
 use pi_ai::Message;
+use pi_mock_llm::Turn;
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -23,8 +24,8 @@ pub fn latch_tool(name: &str, latch: Latch, delay_ms: u64, timeout_ms: u64) -> A
     .arc()
 }
 
-pub fn three_call_turn() -> FakeTurn {
-    FakeTurn::calls()
+pub fn three_call_turn() -> Turn {
+    Turn::new()
         .tool_call("c1", "slow", json!({"n": 1}))
         .tool_call("c2", "medium", json!({"n": 2}))
         .tool_call("c3", "fast", json!({"n": 3}))
@@ -64,16 +65,17 @@ pub fn assert_parallel_results(messages: &[AgentMessage]) {
         .iter()
         .filter_map(AgentMessage::as_tool_result)
         .collect();
-    let ids: Vec<&str> = results.iter().map(|r| r.tool_call_id.as_str()).collect();
+    let ids: Vec<&str> = results.iter().map(|r| call_id(&r.tool_call_id)).collect();
     assert_eq!(ids, ["c1", "c2", "c3"]);
     assert!(results.iter().all(|r| !r.is_error), "{results:?}");
 }
 
 #[tokio::test]
 async fn three_tools_run_in_parallel() {
-    let llm = FakeLlm::new(vec![three_call_turn(), FakeTurn::text("all done")]);
-    let agent = fake_agent(&llm, three_latch_tools());
-    let rec = Recorder::attach(&agent);
+    let rig = Rig::new_script(script![three_call_turn(), Turn::text("all done")]);
+    rig.agent.set_tools(three_latch_tools());
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
     let kinds = squash(&rec.kinds());
     let from = kinds
@@ -82,7 +84,7 @@ async fn three_tools_run_in_parallel() {
         .unwrap();
     assert_eq!(kinds[from..from + 13], three_parallel_tool_events()[..]);
     assert_parallel_results(&agent.messages());
-    let second = &llm.requests()[1];
+    let second = &rig.contexts()[1];
     let result_ids: Vec<&str> = second
         .messages
         .iter()
@@ -117,15 +119,16 @@ async fn a_sequential_tool_makes_the_batch_sequential() {
         }
     };
     let tools = vec![make("a", false), make("b", true), make("c", false)];
-    let llm = FakeLlm::new(vec![
-        FakeTurn::calls()
+    let rig = Rig::new_script(script![
+        Turn::new()
             .tool_call("c1", "a", json!({}))
             .tool_call("c2", "b", json!({}))
             .tool_call("c3", "c", json!({})),
-        FakeTurn::text("ok"),
+        Turn::text("ok"),
     ]);
-    let agent = fake_agent(&llm, tools);
-    let rec = Recorder::attach(&agent);
+    rig.agent.set_tools(tools);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
     assert_eq!(
         *log.lock().unwrap(),
@@ -151,18 +154,17 @@ async fn a_sequential_tool_makes_the_batch_sequential() {
 async fn forced_sequential_execution_cannot_open_the_latch() {
     // Control for the latch proof: forced sequential execution cannot open the latch, so
     // each tool reports the timeout as its error.
-    let llm = FakeLlm::new(vec![three_call_turn(), FakeTurn::text("x")]);
-    let mut options = pi_agent::AgentOptions::default();
-    options.hooks.stream_fn = llm.stream_fn();
-    options.tool_execution = pi_agent::ToolExecution::Sequential;
-    let agent = pi_agent::Agent::new(fake_model(), options);
+    let rig = Rig::new_script(script![three_call_turn(), Turn::text("x")]);
+    rig.agent
+        .set_tool_execution(pi_agent::ToolExecution::Sequential);
+    let agent = &rig.agent;
     let latch = Latch::new(3);
     agent.set_tools(vec![
         latch_tool("slow", latch.clone(), 0, 100),
         latch_tool("medium", latch.clone(), 0, 100),
         latch_tool("fast", latch, 0, 100),
     ]);
-    let rec = Recorder::attach(&agent);
+    let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
     let errors = rec
         .events()
