@@ -1,11 +1,12 @@
 //! `AgentEvent`: progress of a run, in pi's names and JSON shapes (it is part of pi's public
 //! `--mode json` output).
 //!
-//! `message_update` carries the partial assistant message rebuilt by the loop and the pi-ai
-//! stream event. That event is the delta form (no `partial` snapshot inside it): copying the
-//! whole message into every delta would make long answers quadratic, and pi's own JSON mode drops
-//! `assistantMessageEvent.partial` too. The cumulative message is shared through an [`Arc`], so
-//! emitting an update does not copy it unless a listener still holds the previous one.
+//! `message_update` carries the partial assistant message rebuilt by the loop with
+//! `pi_ai::apply_event`, and the pi-ai stream event. That event is the delta form (no `partial`
+//! snapshot inside it): pi's own JSON mode drops `assistantMessageEvent.partial` too, and
+//! copying the message into every delta would make long answers quadratic twice over. The
+//! cumulative message is an [`Arc`]; since the `Agent` state keeps the latest one as its
+//! streaming message, the loop copies the partial once per delta (pi's `{...partial}`).
 
 use crate::message::{AgentMessage, WithRole};
 use crate::tool::ToolOutput;

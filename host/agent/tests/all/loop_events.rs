@@ -287,6 +287,12 @@ async fn abort_during_streaming() {
     assert!(agent.state().streaming_message.is_some());
     agent.abort();
     run.await.unwrap().unwrap();
+    // The HTTP request itself was cancelled.
+    assert!(
+        rig.mock
+            .wait_for_client_gone(0, Duration::from_secs(5))
+            .await
+    );
     let kinds = squash(&rec.kinds());
     assert_eq!(
         kinds[kinds.len() - 3..],
@@ -670,4 +676,18 @@ async fn tool_updates_become_events_until_the_result() {
         .filter(|k| k.starts_with("tool_execution_update"))
         .count();
     assert_eq!(updates, 2);
+}
+
+#[tokio::test]
+async fn get_api_key_supplies_the_key_of_each_request() {
+    let rig = Rig::new_script(script![Turn::text("ok")]);
+    let mut hooks = rig.hooks();
+    hooks.get_api_key = Some(Arc::new(|provider| {
+        let key = format!("key-for-{provider}");
+        Box::pin(async move { Some(key) })
+    }));
+    rig.agent.set_hooks(hooks);
+    rig.prompt("hi").await;
+    let request = &rig.mock.requests()[0];
+    assert_eq!(request.header("x-api-key"), Some("key-for-mock"));
 }
