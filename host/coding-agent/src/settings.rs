@@ -215,9 +215,13 @@ impl SettingsManager {
 
     /// Settings from values (tests, `--no-settings` style callers). Nothing is saved.
     pub fn from_values(global: Value, project: Value) -> Self {
-        let as_map = |v: Value| match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
+        let as_map = |v: Value| {
+            let mut map = match v {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            migrate_settings(&mut map);
+            map
         };
         let mut manager = SettingsManager {
             global_path: PathBuf::new(),

@@ -129,7 +129,10 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
         tracing::warn!(file = %path.display(), "{w}");
     }
     let Some(mut header) = header else {
-        if saw_content {
+        // A file whose only content is a cut first line was interrupted while being created:
+        // treat it as empty (the fragment is cut on the first write).
+        let cut_at_start = repair == Some(Repair::TruncateTo(0)) && warnings.len() == 1;
+        if saw_content && !cut_at_start {
             return Err(SessionError::NotASession {
                 path: path.to_path_buf(),
             });
@@ -145,7 +148,7 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
             },
             entries,
             warnings,
-            repair: None,
+            repair,
             empty: true,
         });
     };
