@@ -156,31 +156,10 @@ impl AgentMessage {
     /// does not model (kept so they can be written back). A known role whose fields do not
     /// parse is kept as `Unknown`.
     pub fn from_json(value: Value) -> (AgentMessage, Map<String, Value>) {
-        let Value::Object(mut map) = value else {
-            return (AgentMessage::Unknown(value), Map::new());
+        let (role, value, extra) = match split_known(value) {
+            Ok(parts) => parts,
+            Err(unknown) => return (AgentMessage::Unknown(unknown), Map::new()),
         };
-        let role = map.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
-        let Some(known) = known_fields(&role) else {
-            return (AgentMessage::Unknown(Value::Object(map)), Map::new());
-        };
-        let mut extra = Map::new();
-        let unknown_keys: Vec<String> = map
-            .keys()
-            .filter(|k| !known.contains(&k.as_str()))
-            .cloned()
-            .collect();
-        for key in unknown_keys {
-            if let Some(v) = map.shift_remove(&key) {
-                extra.insert(key, v);
-            }
-        }
-        // pi treats a null content of the three model roles as an empty list.
-        if matches!(role.as_str(), "user" | "assistant" | "toolResult")
-            && map.get("content").is_none_or(Value::is_null)
-        {
-            map.insert("content".into(), Value::Array(Vec::new()));
-        }
-        let value = Value::Object(map);
         match parse_known(&role, &value) {
             Ok(message) => (message, extra),
             Err(err) => {
@@ -191,6 +170,16 @@ impl AgentMessage {
                 map.extend(extra);
                 (AgentMessage::Unknown(Value::Object(map)), Map::new())
             }
+        }
+    }
+
+    /// Like [`from_json`](Self::from_json) but moves the strings out of `value` instead of
+    /// copying them (the session loader's fast path). `None` when a known role's fields do not
+    /// parse: `value` is then gone and the caller reads its text again with `from_json`.
+    pub fn from_json_owned(value: Value) -> Option<(AgentMessage, Map<String, Value>)> {
+        match split_known(value) {
+            Ok((role, value, extra)) => parse_known(&role, value).ok().map(|m| (m, extra)),
+            Err(unknown) => Some((AgentMessage::Unknown(unknown), Map::new())),
         }
     }
 
@@ -249,7 +238,43 @@ impl From<Message> for AgentMessage {
     }
 }
 
-fn parse_known(role: &str, value: &Value) -> Result<AgentMessage, serde_json::Error> {
+/// Splits a stored message into its role, the fields its type models, and the rest. `Err` for
+/// a role this version does not know.
+fn split_known(value: Value) -> Result<(String, Value, Map<String, Value>), Value> {
+    let Value::Object(mut map) = value else {
+        return Err(value);
+    };
+    let role = map
+        .get("role")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let Some(known) = known_fields(&role) else {
+        return Err(Value::Object(map));
+    };
+    let mut extra = Map::new();
+    if map.keys().any(|k| !known.contains(&k.as_str())) {
+        let unknown_keys: Vec<String> = map
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for key in unknown_keys {
+            if let Some(v) = map.shift_remove(&key) {
+                extra.insert(key, v);
+            }
+        }
+    }
+    // pi treats a null content of the three model roles as an empty list.
+    if matches!(role.as_str(), "user" | "assistant" | "toolResult")
+        && map.get("content").is_none_or(Value::is_null)
+    {
+        map.insert("content".into(), Value::Array(Vec::new()));
+    }
+    Ok((role, Value::Object(map), extra))
+}
+
+fn parse_known<'de, D: Deserializer<'de>>(role: &str, value: D) -> Result<AgentMessage, D::Error> {
     Ok(match role {
         "user" => AgentMessage::User(UserMessage::deserialize(value)?),
         "assistant" => AgentMessage::Assistant(AssistantMessage::deserialize(value)?),

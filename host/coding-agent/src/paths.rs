@@ -61,7 +61,13 @@ pub fn encode_cwd(cwd: &Path) -> String {
         .unwrap_or(&text);
     let encoded: String = trimmed
         .chars()
-        .map(|c| if matches!(c, '/' | '\\' | ':') { '-' } else { c })
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
         .collect();
     format!("--{encoded}--")
 }
@@ -140,7 +146,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
-    let tmp_name = format!(".{name}.{}.{:08x}.tmp", std::process::id(), fastrand::u32(..));
+    let tmp_name = format!(
+        ".{name}.{}.{:08x}.tmp",
+        std::process::id(),
+        fastrand::u32(..)
+    );
     let tmp = match dir {
         Some(dir) => dir.join(tmp_name),
         None => PathBuf::from(tmp_name),

@@ -283,7 +283,12 @@ impl SettingsManager {
     fn get_strings(&self, path: &str) -> Vec<String> {
         self.get(path)
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -475,7 +480,11 @@ impl SettingsManager {
 
     /// `defaultProjectTrust` from the **global** file only (a project cannot trust itself).
     pub fn default_project_trust(&self) -> DefaultProjectTrust {
-        match self.global.get("defaultProjectTrust").and_then(Value::as_str) {
+        match self
+            .global
+            .get("defaultProjectTrust")
+            .and_then(Value::as_str)
+        {
             Some("always") => DefaultProjectTrust::Always,
             Some("never") => DefaultProjectTrust::Never,
             _ => DefaultProjectTrust::Ask,

@@ -1,8 +1,10 @@
 //! pi's `buildSessionContext`: the messages, thinking level and model of one branch.
 
 use super::entry::{EntryKind, SessionEntry};
-use crate::messages::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
 use super::ids::parse_iso_ms;
+use crate::messages::{
+    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
+};
 
 /// The model a branch last used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +30,9 @@ pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
     let mut compaction_at = None;
     for (i, entry) in path.iter().enumerate() {
         match &entry.kind {
-            EntryKind::ThinkingLevelChange { thinking_level: level } => {
+            EntryKind::ThinkingLevelChange {
+                thinking_level: level,
+            } => {
                 thinking_level = level.clone();
             }
             EntryKind::ModelChange { provider, model_id } => {
@@ -92,11 +96,13 @@ pub fn entry_message(entry: &SessionEntry) -> Option<AgentMessage> {
                 timestamp: timestamp(),
             }))
         }
-        EntryKind::Compaction(c) => Some(AgentMessage::CompactionSummary(CompactionSummaryMessage {
-            summary: c.summary.clone(),
-            tokens_before: c.tokens_before,
-            timestamp: timestamp(),
-        })),
+        EntryKind::Compaction(c) => {
+            Some(AgentMessage::CompactionSummary(CompactionSummaryMessage {
+                summary: c.summary.clone(),
+                tokens_before: c.tokens_before,
+                timestamp: timestamp(),
+            }))
+        }
         _ => None,
     }
 }

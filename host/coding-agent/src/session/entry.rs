@@ -205,6 +205,8 @@ pub struct SessionEntry {
 pub enum EntryError {
     #[error("not a JSON object")]
     NotAnObject,
+    #[error("message needs the careful reader")]
+    Retry,
     #[error("missing string field `{0}`")]
     Missing(&'static str),
     #[error("invalid `{entry_type}` entry: {message}")]
@@ -247,6 +249,17 @@ fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
 impl SessionEntry {
     /// Reads one entry object.
     pub fn from_json(value: Value) -> Result<SessionEntry, EntryError> {
+        Self::from_json_with(value, false)
+    }
+
+    /// Reads one entry object, moving strings out of it. `Err(EntryError::Retry)` when a
+    /// message did not parse this way: read the line again with [`from_json`](Self::from_json)
+    /// (which keeps such a message verbatim).
+    pub fn from_json_owned(value: Value) -> Result<SessionEntry, EntryError> {
+        Self::from_json_with(value, true)
+    }
+
+    fn from_json_with(value: Value, owned: bool) -> Result<SessionEntry, EntryError> {
         let Value::Object(mut map) = value else {
             return Err(EntryError::NotAnObject);
         };
@@ -273,7 +286,7 @@ impl SessionEntry {
                 fields.insert((*key).to_owned(), v);
             }
         }
-        let (kind, extra, message_extra) = parse_kind(&entry_type, fields, map)?;
+        let (kind, extra, message_extra) = parse_kind(&entry_type, fields, map, owned)?;
         Ok(SessionEntry {
             id,
             parent_id,
@@ -364,15 +377,23 @@ fn invalid(entry_type: &str, err: impl std::fmt::Display) -> EntryError {
     }
 }
 
+/// The kind, entry-level unknown fields, message-level unknown fields.
+type ParsedKind = (EntryKind, Map<String, Value>, Map<String, Value>);
+
 fn parse_kind(
     entry_type: &str,
     mut fields: Map<String, Value>,
     extra: Map<String, Value>,
-) -> Result<(EntryKind, Map<String, Value>, Map<String, Value>), EntryError> {
+    owned: bool,
+) -> Result<ParsedKind, EntryError> {
     let kind = match entry_type {
         "message" => {
             let value = fields.shift_remove("message").unwrap_or(Value::Null);
-            let (message, message_extra) = AgentMessage::from_json(value);
+            let (message, message_extra) = if owned {
+                AgentMessage::from_json_owned(value).ok_or(EntryError::Retry)?
+            } else {
+                AgentMessage::from_json(value)
+            };
             return Ok((EntryKind::Message(message), extra, message_extra));
         }
         "model_change" => EntryKind::ModelChange {
@@ -383,7 +404,8 @@ fn parse_kind(
             thinking_level: take_string(&mut fields, "thinkingLevel").unwrap_or_default(),
         },
         "compaction" => EntryKind::Compaction(
-            CompactionEntry::deserialize(Value::Object(fields)).map_err(|e| invalid(entry_type, e))?,
+            CompactionEntry::deserialize(Value::Object(fields))
+                .map_err(|e| invalid(entry_type, e))?,
         ),
         "branch_summary" => EntryKind::BranchSummary(
             BranchSummaryEntry::deserialize(Value::Object(fields))

@@ -6,13 +6,14 @@
 //! and repaired before the next append.
 
 use super::SessionError;
-use super::entry::{CURRENT_SESSION_VERSION, SessionEntry, SessionHeader};
+use super::entry::{CURRENT_SESSION_VERSION, EntryError, SessionEntry, SessionHeader};
 use super::migrate::migrate;
 use crate::paths::write_atomic;
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, mpsc};
 
 /// A line that could not be read; the rest of the file still loads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +54,189 @@ struct RawLine {
     value: Value,
 }
 
+/// Reads a file line by line, tracking line numbers and byte offsets.
+struct LineReader {
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+    offset: u64,
+    number: usize,
+}
+
+/// Where the line in `LineReader::buf` is.
+#[derive(Debug, Clone, Copy)]
+struct LineInfo {
+    number: usize,
+    start: u64,
+    /// Ends with a newline (only the last line of a file may not).
+    complete: bool,
+}
+
+impl LineReader {
+    fn next(&mut self) -> std::io::Result<Option<LineInfo>> {
+        self.buf.clear();
+        let read = self.reader.read_until(b'\n', &mut self.buf)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.number += 1;
+        let start = self.offset;
+        self.offset += read as u64;
+        Ok(Some(LineInfo {
+            number: self.number,
+            start,
+            complete: self.buf.last() == Some(&b'\n'),
+        }))
+    }
+
+    fn text(&self) -> &[u8] {
+        trim_line(&self.buf)
+    }
+}
+
+fn is_blank(text: &[u8]) -> bool {
+    text.iter().all(u8::is_ascii_whitespace)
+}
+
+/// What one line gave.
+#[derive(Debug, Default)]
+struct LineOutcome {
+    entry: Option<SessionEntry>,
+    warning: Option<LoadWarning>,
+    repair: Option<Repair>,
+}
+
+/// Parses a line as JSON, deciding the repair an incomplete last line needs.
+fn parse_value_line(text: &[u8], line: LineInfo) -> (Option<Value>, LineOutcome) {
+    let parsed: Result<Value, String> = std::str::from_utf8(text)
+        .map_err(|e| format!("invalid UTF-8: {e}"))
+        .and_then(|s| serde_json::from_str(s).map_err(|e| e.to_string()));
+    let mut outcome = LineOutcome::default();
+    match parsed {
+        Ok(value) => {
+            if !line.complete {
+                outcome.repair = Some(Repair::AddNewline);
+            }
+            (Some(value), outcome)
+        }
+        Err(message) => {
+            let message = if line.complete {
+                message
+            } else {
+                outcome.repair = Some(Repair::TruncateTo(line.start));
+                format!("incomplete last line (interrupted write?): {message}")
+            };
+            outcome.warning = Some(LoadWarning {
+                line: line.number,
+                message,
+            });
+            (None, outcome)
+        }
+    }
+}
+
+/// Parses a v3 entry line.
+fn parse_entry_line(text: &[u8], line: LineInfo) -> LineOutcome {
+    let (value, mut outcome) = parse_value_line(text, line);
+    let Some(value) = value else {
+        return outcome;
+    };
+    let parsed = match SessionEntry::from_json_owned(value) {
+        // Rare: a message whose fields do not parse; read it again, keeping it verbatim.
+        Err(EntryError::Retry) => {
+            SessionEntry::from_json(serde_json::from_slice(text).unwrap_or(Value::Null))
+        }
+        other => other,
+    };
+    match parsed {
+        Ok(entry) => outcome.entry = Some(entry),
+        Err(err) => {
+            outcome.warning = Some(LoadWarning {
+                line: line.number,
+                message: err.to_string(),
+            })
+        }
+    }
+    outcome
+}
+
+/// Lines handed to a parsing thread.
+#[derive(Default)]
+struct Batch {
+    data: Vec<u8>,
+    lines: Vec<(std::ops::Range<usize>, LineInfo)>,
+}
+
+impl Batch {
+    fn parse(&self) -> Vec<LineOutcome> {
+        self.lines
+            .iter()
+            .map(|(range, line)| parse_entry_line(&self.data[range.clone()], *line))
+            .collect()
+    }
+}
+
+const BATCH_BYTES: usize = 1 << 20;
+
+/// Parses the entry lines after the header on worker threads (JSON parsing dominates loading;
+/// reading is cheap), keeping file order.
+fn parse_entries_parallel(lines: &mut LineReader) -> std::io::Result<Vec<LineOutcome>> {
+    let workers = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1)
+        .clamp(1, 4);
+    let mut results: Vec<(usize, Vec<LineOutcome>)> = Vec::new();
+    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Batch)>(workers * 2);
+    let work_rx = Mutex::new(work_rx);
+    let (result_tx, result_rx) = mpsc::channel();
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        for _ in 0..workers {
+            let result_tx = result_tx.clone();
+            let work_rx = &work_rx;
+            scope.spawn(move || {
+                loop {
+                    let next = match work_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => break,
+                    };
+                    let Ok((seq, batch)) = next else { break };
+                    if result_tx.send((seq, batch.parse())).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(result_tx);
+        let read = (|| -> std::io::Result<()> {
+            let mut seq = 0;
+            let mut batch = Batch::default();
+            while let Some(line) = lines.next()? {
+                let text = lines.text();
+                if is_blank(text) {
+                    continue;
+                }
+                let at = batch.data.len();
+                batch.data.extend_from_slice(text);
+                batch.lines.push((at..batch.data.len(), line));
+                if batch.data.len() >= BATCH_BYTES {
+                    if work_tx.send((seq, std::mem::take(&mut batch))).is_err() {
+                        return Ok(());
+                    }
+                    seq += 1;
+                }
+            }
+            if !batch.lines.is_empty() {
+                let _ = work_tx.send((seq, batch));
+            }
+            Ok(())
+        })();
+        drop(work_tx);
+        results = result_rx.iter().collect();
+        read
+    })?;
+    results.sort_by_key(|(seq, _)| *seq);
+    Ok(results.into_iter().flat_map(|(_, batch)| batch).collect())
+}
+
 /// Loads `path`, migrating (and atomically rewriting) a v1/v2 file.
 pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
     let io_err = |source| SessionError::Io {
@@ -60,73 +244,33 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
         source,
     };
     let file = File::open(path).map_err(io_err)?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let mut buf = Vec::with_capacity(64 * 1024);
-    let mut offset: u64 = 0;
-    let mut number = 0usize;
-    let mut header: Option<SessionHeader> = None;
-    let mut entries = Vec::new();
-    let mut old_lines: Vec<RawLine> = Vec::new();
+    let mut lines = LineReader {
+        reader: BufReader::with_capacity(1 << 20, file),
+        buf: Vec::with_capacity(64 * 1024),
+        offset: 0,
+        number: 0,
+    };
     let mut warnings = Vec::new();
     let mut repair = None;
     let mut saw_content = false;
-    loop {
-        buf.clear();
-        let read = reader.read_until(b'\n', &mut buf).map_err(io_err)?;
-        if read == 0 {
-            break;
-        }
-        number += 1;
-        let start = offset;
-        offset += read as u64;
-        let complete = buf.last() == Some(&b'\n');
-        let text = trim_line(&buf);
-        if text.iter().all(u8::is_ascii_whitespace) {
+    let mut header = None;
+    while let Some(line) = lines.next().map_err(io_err)? {
+        if is_blank(lines.text()) {
             continue;
         }
         saw_content = true;
-        let parsed: Result<Value, String> = std::str::from_utf8(text)
-            .map_err(|e| format!("invalid UTF-8: {e}"))
-            .and_then(|s| serde_json::from_str(s).map_err(|e| e.to_string()));
-        let value = match parsed {
-            Ok(value) => {
-                if !complete {
-                    repair = Some(Repair::AddNewline);
-                }
-                value
-            }
-            Err(message) => {
-                if !complete {
-                    repair = Some(Repair::TruncateTo(start));
-                    warnings.push(LoadWarning {
-                        line: number,
-                        message: format!("incomplete last line (interrupted write?): {message}"),
-                    });
-                } else {
-                    warnings.push(LoadWarning {
-                        line: number,
-                        message,
-                    });
-                }
-                continue;
-            }
-        };
-        let Some(head) = &header else {
-            header = Some(
-                SessionHeader::from_json(value).ok_or_else(|| SessionError::NotASession {
-                    path: path.to_path_buf(),
-                })?,
-            );
-            continue;
-        };
-        if head.version.unwrap_or(1) >= CURRENT_SESSION_VERSION {
-            push_entry(&mut entries, &mut warnings, number, value);
-        } else {
-            old_lines.push(RawLine { number, value });
+        let (value, outcome) = parse_value_line(lines.text(), line);
+        warnings.extend(outcome.warning);
+        repair = outcome.repair.or(repair);
+        if let Some(value) = value {
+            header =
+                Some(
+                    SessionHeader::from_json(value).ok_or_else(|| SessionError::NotASession {
+                        path: path.to_path_buf(),
+                    })?,
+                );
+            break;
         }
-    }
-    for w in &warnings {
-        tracing::warn!(file = %path.display(), "{w}");
     }
     let Some(mut header) = header else {
         // A file whose only content is a cut first line was interrupted while being created:
@@ -146,17 +290,43 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
                 parent_session: None,
                 extra: Default::default(),
             },
-            entries,
+            entries: Vec::new(),
             warnings,
             repair,
             empty: true,
         });
     };
-    if header.version.unwrap_or(1) < CURRENT_SESSION_VERSION {
-        let rewritten = migrate_file(path, &mut header, old_lines, &mut entries, &mut warnings)?;
-        if rewritten {
+    let mut entries = Vec::new();
+    if header.version.unwrap_or(1) >= CURRENT_SESSION_VERSION {
+        let outcomes = parse_entries_parallel(&mut lines).map_err(io_err)?;
+        entries.reserve_exact(outcomes.len());
+        for outcome in outcomes {
+            entries.extend(outcome.entry);
+            warnings.extend(outcome.warning);
+            repair = outcome.repair.or(repair);
+        }
+    } else {
+        let mut old_lines = Vec::new();
+        while let Some(line) = lines.next().map_err(io_err)? {
+            if is_blank(lines.text()) {
+                continue;
+            }
+            let (value, outcome) = parse_value_line(lines.text(), line);
+            warnings.extend(outcome.warning);
+            repair = outcome.repair.or(repair);
+            if let Some(value) = value {
+                old_lines.push(RawLine {
+                    number: line.number,
+                    value,
+                });
+            }
+        }
+        if migrate_file(path, &mut header, old_lines, &mut entries, &mut warnings)? {
             repair = None;
         }
+    }
+    for w in &warnings {
+        tracing::warn!(file = %path.display(), "{w}");
     }
     Ok(LoadedFile {
         header,

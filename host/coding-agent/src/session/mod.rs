@@ -98,7 +98,10 @@ impl SessionManager {
     /// until the first assistant message.
     pub fn create(cwd: &Path, session_dir: &Path) -> Self {
         let header = new_header(cwd, None);
-        let path = session_dir.join(crate::paths::session_file_name(&header.timestamp, &header.id));
+        let path = session_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
         Self::new_at(header, path)
     }
 
@@ -146,7 +149,10 @@ impl SessionManager {
 
     /// Continues the most recently modified session in `dir` (for a custom dir: only sessions
     /// whose header `cwd` is `cwd`), or starts a new one.
-    pub fn continue_recent(cwd: &Path, dir: &crate::paths::SessionDir) -> Result<Self, SessionError> {
+    pub fn continue_recent(
+        cwd: &Path,
+        dir: &crate::paths::SessionDir,
+    ) -> Result<Self, SessionError> {
         let cwd_text = cwd.to_string_lossy();
         let newest = list_session_files(&dir.path).into_iter().find(|(path, _)| {
             !dir.custom || file::read_header(path).is_some_and(|h| h.cwd == cwd_text)
@@ -159,11 +165,18 @@ impl SessionManager {
 
     /// pi's `forkFrom`: a new session in `target_dir` for `target_cwd` holding a copy of every
     /// entry of `source`, with `parentSession` pointing at it.
-    pub fn fork_from(source: &Path, target_cwd: &Path, target_dir: &Path) -> Result<Self, SessionError> {
+    pub fn fork_from(
+        source: &Path,
+        target_cwd: &Path,
+        target_dir: &Path,
+    ) -> Result<Self, SessionError> {
         let loaded = file::load(source)?;
         let parent = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
         let header = new_header(target_cwd, Some(parent.to_string_lossy().into_owned()));
-        let path = target_dir.join(crate::paths::session_file_name(&header.timestamp, &header.id));
+        let path = target_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
         let mut manager = Self::new_at(header, path);
         manager.entries = loaded.entries;
         manager.reindex();
@@ -203,7 +216,13 @@ impl SessionManager {
 
     /// Whether the file exists on disk yet (false until the first assistant message).
     pub fn is_persisted(&self) -> bool {
-        matches!(self.storage, Storage::File { persisted: true, .. })
+        matches!(
+            self.storage,
+            Storage::File {
+                persisted: true,
+                ..
+            }
+        )
     }
 
     /// Lines that could not be read when the file was opened.
@@ -306,13 +325,19 @@ impl SessionManager {
         })
     }
 
-    pub fn append_thinking_level_change(&mut self, level: impl Into<String>) -> Result<String, SessionError> {
+    pub fn append_thinking_level_change(
+        &mut self,
+        level: impl Into<String>,
+    ) -> Result<String, SessionError> {
         self.append(EntryKind::ThinkingLevelChange {
             thinking_level: level.into(),
         })
     }
 
-    pub fn append_compaction(&mut self, compaction: CompactionEntry) -> Result<String, SessionError> {
+    pub fn append_compaction(
+        &mut self,
+        compaction: CompactionEntry,
+    ) -> Result<String, SessionError> {
         self.append(EntryKind::Compaction(compaction))
     }
 
@@ -345,7 +370,11 @@ impl SessionManager {
     }
 
     /// Sets (or with `None`/empty, clears) the label of `target_id`.
-    pub fn append_label(&mut self, target_id: &str, label: Option<String>) -> Result<String, SessionError> {
+    pub fn append_label(
+        &mut self,
+        target_id: &str,
+        label: Option<String>,
+    ) -> Result<String, SessionError> {
         if !self.index.contains_key(target_id) {
             return Err(SessionError::UnknownEntry(target_id.to_owned()));
         }
@@ -388,10 +417,14 @@ impl SessionManager {
     }
 
     fn persist_new(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
-        let ready = entry.is_assistant_message() || self.entries.iter().any(SessionEntry::is_assistant_message);
+        let ready = entry.is_assistant_message()
+            || self.entries.iter().any(SessionEntry::is_assistant_message);
         match &mut self.storage {
             Storage::Memory => Ok(()),
-            Storage::File { writer, persisted: true } => writer.append(&[entry.to_line()]),
+            Storage::File {
+                writer,
+                persisted: true,
+            } => writer.append(&[entry.to_line()]),
             Storage::File { writer, persisted } => {
                 if !ready {
                     return Ok(());
@@ -426,7 +459,10 @@ impl SessionManager {
     /// root → `leaf_id` (labels dropped from the path, the rest re-chained, then the labels of
     /// the kept entries re-added at the end), with `parentSession` = the current file. Returns
     /// the new file (written now only if it holds an assistant message).
-    pub fn create_branched_session(&mut self, leaf_id: &str) -> Result<Option<PathBuf>, SessionError> {
+    pub fn create_branched_session(
+        &mut self,
+        leaf_id: &str,
+    ) -> Result<Option<PathBuf>, SessionError> {
         if !self.index.contains_key(leaf_id) {
             return Err(SessionError::UnknownEntry(leaf_id.to_owned()));
         }
@@ -440,11 +476,14 @@ impl SessionManager {
             entry.parent_id = kept.last().map(|e| e.id.clone());
             kept.push(entry);
         }
-        let mut taken: std::collections::HashSet<String> = kept.iter().map(|e| e.id.clone()).collect();
+        let mut taken: std::collections::HashSet<String> =
+            kept.iter().map(|e| e.id.clone()).collect();
         let now = ids::iso_now();
         let targets: Vec<String> = kept.iter().map(|e| e.id.clone()).collect();
         for target in targets {
-            let Some(label) = labels.get(&target) else { continue };
+            let Some(label) = labels.get(&target) else {
+                continue;
+            };
             let id = ids::new_entry_id_in(&taken);
             taken.insert(id.clone());
             kept.push(SessionEntry {
@@ -459,14 +498,23 @@ impl SessionManager {
                 message_extra: Map::new(),
             });
         }
-        let parent = self.session_file().map(|p| p.to_string_lossy().into_owned());
+        let parent = self
+            .session_file()
+            .map(|p| p.to_string_lossy().into_owned());
         let cwd = PathBuf::from(&self.header.cwd);
         let header = new_header(&cwd, parent);
         let storage = match &self.storage {
             Storage::Memory => Storage::Memory,
             Storage::File { writer, .. } => {
-                let dir = writer.path().parent().map(Path::to_path_buf).unwrap_or_default();
-                let path = dir.join(crate::paths::session_file_name(&header.timestamp, &header.id));
+                let dir = writer
+                    .path()
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let path = dir.join(crate::paths::session_file_name(
+                    &header.timestamp,
+                    &header.id,
+                ));
                 Storage::File {
                     writer: SessionWriter::new(path, None),
                     persisted: false,

@@ -46,7 +46,10 @@ fn matches_in(dir: &Path, prefix: &str, local: bool) -> Vec<FoundSession> {
         .into_iter()
         .filter_map(|(path, _)| {
             let header = read_header(&path)?;
-            header.id.starts_with(prefix).then(|| FoundSession {
+            if !header.id.starts_with(prefix) {
+                return None;
+            }
+            Some(FoundSession {
                 path,
                 id: header.id,
                 cwd: header.cwd,

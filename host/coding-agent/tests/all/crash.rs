@@ -5,6 +5,9 @@
 //! The child is this test binary itself, re-run on `crash_child_process` with an environment
 //! variable naming the session file.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use super::sessions::assistant;
 use pi_coding_agent::session::SessionManager;
 use std::collections::HashSet;
@@ -52,7 +55,12 @@ fn crash_child_process() {
 
 fn run_child_and_kill(path: &Path) -> Vec<String> {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash::crash_child_process", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "crash::crash_child_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -100,10 +108,16 @@ fn appends_survive_sigkill() {
         }
         let present: HashSet<&str> = session.entries().iter().map(|e| e.id.as_str()).collect();
         for id in &acked[file] {
-            assert!(present.contains(id.as_str()), "round {round}: acked entry {id} lost");
+            assert!(
+                present.contains(id.as_str()),
+                "round {round}: acked entry {id} lost"
+            );
         }
     }
-    assert!(total_acks >= ROUNDS, "the child barely ran: {total_acks} acks");
+    assert!(
+        total_acks >= ROUNDS,
+        "the child barely ran: {total_acks} acks"
+    );
     // After one more append through our writer, every file is valid JSONL from end to end.
     for path in files.iter().filter(|p| p.exists()) {
         let mut session = SessionManager::open(path, Path::new("/crash")).unwrap();
@@ -115,5 +129,7 @@ fn appends_survive_sigkill() {
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1));
         }
     }
-    eprintln!("crash test: {ROUNDS} kills, {total_acks} acked entries, {repaired} loads with a cut line");
+    eprintln!(
+        "crash test: {ROUNDS} kills, {total_acks} acked entries, {repaired} loads with a cut line"
+    );
 }

@@ -1,5 +1,8 @@
 //! `convertToLlm` text formats.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use pi_ai::{ImageContent, Message, UserBlock, UserContent};
 use pi_coding_agent::messages::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
@@ -98,7 +101,10 @@ fn summaries_and_custom_messages() {
     ];
     let before = messages.clone();
     let llm = convert_to_llm(&messages);
-    assert_eq!(messages, before, "conversion must not change stored messages");
+    assert_eq!(
+        messages, before,
+        "conversion must not change stored messages"
+    );
     assert_eq!(llm.len(), 4);
     assert_eq!(
         only_text(&llm[0]),
@@ -109,7 +115,9 @@ fn summaries_and_custom_messages() {
         "The following is a summary of a branch that this conversation came back from:\n\n<summary>\nS2</summary>"
     );
     assert_eq!(only_text(&llm[2]), "hello");
-    let Message::User(image) = &llm[3] else { panic!() };
+    let Message::User(image) = &llm[3] else {
+        panic!()
+    };
     assert!(matches!(image.content.to_blocks()[0], UserBlock::Image(_)));
     assert_eq!(image.timestamp, 4);
 }

@@ -1,5 +1,8 @@
 //! Session files: round trip, pi fixtures (v1 → v3), tree, fork/clone, repair, lookup.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use pi_ai::{
     AssistantBlock, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
     ToolResultMessage, Usage, UserBlock, UserContent, UserMessage,
@@ -118,8 +121,13 @@ fn append_everything(s: &mut SessionManager) -> String {
     ))
     .unwrap();
     s.append_custom("state", Some(json!({"k": "v"}))).unwrap();
-    s.append_custom_message("hint", UserContent::Text("custom message".into()), false, None)
-        .unwrap();
+    s.append_custom_message(
+        "hint",
+        UserContent::Text("custom message".into()),
+        false,
+        None,
+    )
+    .unwrap();
     s.append_label(&first, Some("start".into())).unwrap();
     s.append_session_info(Some("my session".into())).unwrap();
     let kept = s.append_message(user("kept after compaction")).unwrap();
@@ -160,7 +168,14 @@ fn round_trip_every_entry_type() {
     let roles: Vec<&str> = context.messages.iter().map(AgentMessage::role).collect();
     assert_eq!(
         roles,
-        ["compactionSummary", "user", "assistant", "user", "branchSummary", "assistant"]
+        [
+            "compactionSummary",
+            "user",
+            "assistant",
+            "user",
+            "branchSummary",
+            "assistant"
+        ]
     );
     // Each line: type, id (8 hex), parentId, timestamp; header first.
     let lines = lines_of(&path);
@@ -173,7 +188,10 @@ fn round_trip_every_entry_type() {
         assert!(line.get("parentId").is_some());
         assert!(line["timestamp"].as_str().unwrap().ends_with('Z'));
     }
-    let types: Vec<&str> = lines[1..].iter().map(|l| l["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l["type"].as_str().unwrap())
+        .collect();
     for t in [
         "message",
         "model_change",
@@ -253,8 +271,15 @@ fn fixture_before_compaction_migrates_and_rebuilds() {
     let AgentMessage::CompactionSummary(summary) = &context.messages[0] else {
         panic!("first message is {:?}", context.messages[0].role());
     };
-    let last_compaction = original.iter().rev().find(|l| l["type"] == "compaction").unwrap();
-    assert_eq!(summary.summary, last_compaction["summary"].as_str().unwrap());
+    let last_compaction = original
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "compaction")
+        .unwrap();
+    assert_eq!(
+        summary.summary,
+        last_compaction["summary"].as_str().unwrap()
+    );
     assert_eq!(
         context.messages[1].timestamp(),
         original[551]["message"]["timestamp"].as_i64().unwrap()
@@ -279,7 +304,10 @@ fn fixture_large_session_loads() {
     assert_eq!(s.entries().len(), 1018);
     let context = s.build_session_context();
     assert_eq!(context.messages.len(), 914);
-    assert_eq!(context.model.as_ref().unwrap().model_id, "claude-sonnet-4-5");
+    assert_eq!(
+        context.model.as_ref().unwrap().model_id,
+        "claude-sonnet-4-5"
+    );
     // An empty assistant message without totalTokens still reads.
     assert!(matches!(context.messages[1], AgentMessage::Assistant(_)));
 }
@@ -293,8 +321,12 @@ fn tree_with_three_branches() {
     let mut leaves = Vec::new();
     for name in ["a", "b", "c"] {
         s.branch(&answer).unwrap();
-        s.append_message(user(&format!("follow-up {name}"))).unwrap();
-        leaves.push(s.append_message(assistant(&format!("reply {name}"))).unwrap());
+        s.append_message(user(&format!("follow-up {name}")))
+            .unwrap();
+        leaves.push(
+            s.append_message(assistant(&format!("reply {name}")))
+                .unwrap(),
+        );
     }
     let tree = s.tree();
     assert_eq!(tree.roots, vec![root.clone()]);
@@ -371,7 +403,10 @@ fn clone_branch_keeps_only_the_path_and_its_labels() {
         Some(old_path.to_str().unwrap())
     );
     let lines = lines_of(&new_path);
-    let types: Vec<&str> = lines[1..].iter().map(|l| l["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l["type"].as_str().unwrap())
+        .collect();
     // q, a, y, y done, then q's label re-added; x's label is not on the path.
     assert_eq!(types, ["message", "message", "message", "message", "label"]);
     for pair in lines[1..].windows(2) {
@@ -422,7 +457,10 @@ fn write_session(path: &Path, tail: &str) {
 fn truncated_last_line_is_reported_and_cut_on_next_append() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    write_session(&path, r#"{"type":"message","id":"abcd1234","parentId":null,"timest"#);
+    write_session(
+        &path,
+        r#"{"type":"message","id":"abcd1234","parentId":null,"timest"#,
+    );
     let mut s = SessionManager::open(&path, Path::new("/p")).unwrap();
     assert_eq!(s.warnings().len(), 1);
     assert_eq!(s.warnings()[0].line, 4);
@@ -430,7 +468,12 @@ fn truncated_last_line_is_reported_and_cut_on_next_append() {
     s.append_message(user("three")).unwrap();
     let lines = lines_of(&path);
     assert_eq!(lines.len(), 4);
-    assert_eq!(SessionManager::open(&path, Path::new("/p")).unwrap().warnings(), &[]);
+    assert_eq!(
+        SessionManager::open(&path, Path::new("/p"))
+            .unwrap()
+            .warnings(),
+        &[]
+    );
 }
 
 #[test]
@@ -485,7 +528,8 @@ fn continue_recent_and_find_by_id_prefix() {
     let mut ids = Vec::new();
     for i in 0..3 {
         let mut s = SessionManager::create(cwd, &dir.path);
-        s.append_message(assistant(&format!("session {i}"))).unwrap();
+        s.append_message(assistant(&format!("session {i}")))
+            .unwrap();
         ids.push(s.session_id().to_owned());
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -508,7 +552,10 @@ fn continue_recent_and_find_by_id_prefix() {
 
 #[test]
 fn path_rules() {
-    assert_eq!(paths::encode_cwd(Path::new("/home/u/proj")), "--home-u-proj--");
+    assert_eq!(
+        paths::encode_cwd(Path::new("/home/u/proj")),
+        "--home-u-proj--"
+    );
     assert_eq!(paths::encode_cwd(Path::new(r"C:\x\y")), "--C--x-y--");
     assert_eq!(
         paths::session_file_name("2024-12-03T14:00:00.000Z", "abc"),
@@ -517,10 +564,16 @@ fn path_rules() {
     let agent = Path::new("/agent");
     let cwd = Path::new("/w");
     let pick = |cli, env, set| paths::resolve_session_dir(cli, env, set, agent, cwd).path;
-    assert_eq!(pick(Some("/c"), Some("/e"), Some("/s")), PathBuf::from("/c"));
+    assert_eq!(
+        pick(Some("/c"), Some("/e"), Some("/s")),
+        PathBuf::from("/c")
+    );
     assert_eq!(pick(None, Some("/e"), Some("/s")), PathBuf::from("/e"));
     assert_eq!(pick(None, None, Some("/s")), PathBuf::from("/s"));
-    assert_eq!(pick(None, None, None), PathBuf::from("/agent/sessions/--w--"));
+    assert_eq!(
+        pick(None, None, None),
+        PathBuf::from("/agent/sessions/--w--")
+    );
     assert_eq!(
         paths::agent_dir_from(Some("/custom/agent")),
         PathBuf::from("/custom/agent")
@@ -533,11 +586,42 @@ fn path_rules() {
 #[test]
 fn entry_kind_names_match_pi() {
     let kinds = [
-        (EntryKind::ModelChange { provider: "p".into(), model_id: "m".into() }, "model_change"),
-        (EntryKind::ThinkingLevelChange { thinking_level: "off".into() }, "thinking_level_change"),
+        (
+            EntryKind::ModelChange {
+                provider: "p".into(),
+                model_id: "m".into(),
+            },
+            "model_change",
+        ),
+        (
+            EntryKind::ThinkingLevelChange {
+                thinking_level: "off".into(),
+            },
+            "thinking_level_change",
+        ),
         (EntryKind::SessionInfo { name: None }, "session_info"),
     ];
     for (kind, name) in kinds {
         assert_eq!(kind.type_name(), name);
     }
+}
+
+#[test]
+fn message_with_unreadable_fields_is_kept_verbatim() {
+    // A stop reason from a newer pi: the assistant message cannot be typed, so it is kept raw
+    // (and out of the model context) instead of being lost.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let header = json!({"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"});
+    let odd = json!({"type":"message","id":"0000000a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z",
+        "message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","stopReason":"deferred","timestamp":1}});
+    std::fs::write(&path, format!("{header}\n{odd}\n")).unwrap();
+    let s = SessionManager::open(&path, Path::new("/p")).unwrap();
+    assert!(s.warnings().is_empty());
+    assert!(matches!(
+        s.entries()[0].message(),
+        Some(AgentMessage::Unknown(_))
+    ));
+    assert_eq!(s.entries()[0].to_json(), odd);
+    assert!(convert_to_llm(&s.build_session_context().messages).is_empty());
 }

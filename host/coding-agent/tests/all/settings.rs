@@ -1,5 +1,8 @@
 //! Settings: defaults, deep merge, invalid JSON, trust, saving.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use pi_coding_agent::settings::{DefaultProjectTrust, SettingsError, SettingsManager};
 use pi_coding_agent::trust::{TrustDecision, TrustStore, resolve_trust};
 use serde_json::{Value, json};
@@ -74,7 +77,10 @@ fn project_overrides_global_with_deep_merge() {
     let s = SettingsManager::load(&d.agent, &d.cwd, true);
     assert_eq!(s.default_provider().as_deref(), Some("anthropic"));
     assert_eq!(s.default_model().as_deref(), Some("claude-opus-4-5"));
-    assert_eq!(s.default_thinking_level(), Some(pi_ai::ThinkingLevel::Medium));
+    assert_eq!(
+        s.default_thinking_level(),
+        Some(pi_ai::ThinkingLevel::Medium)
+    );
     assert_eq!(s.compaction().reserve_tokens, 2000);
     assert_eq!(s.compaction().keep_recent_tokens, 500);
     assert_eq!(s.retry().provider.max_retries, 5);
@@ -96,7 +102,10 @@ fn untrusted_project_settings_are_ignored() {
 
     let mut store = TrustStore::load(&d.agent).unwrap();
     let default = DefaultProjectTrust::Ask;
-    assert_eq!(resolve_trust(&d.cwd, None, &store, default), TrustDecision::Ask);
+    assert_eq!(
+        resolve_trust(&d.cwd, None, &store, default),
+        TrustDecision::Ask
+    );
     assert_eq!(
         resolve_trust(&d.cwd, Some(true), &store, default),
         TrustDecision::Trusted
@@ -108,7 +117,10 @@ fn untrusted_project_settings_are_ignored() {
     // A saved decision for a parent folder applies to the project; --no-approve still wins.
     store.set(d.cwd.parent().unwrap(), true).unwrap();
     let store = TrustStore::load(&d.agent).unwrap();
-    assert_eq!(resolve_trust(&d.cwd, None, &store, default), TrustDecision::Trusted);
+    assert_eq!(
+        resolve_trust(&d.cwd, None, &store, default),
+        TrustDecision::Trusted
+    );
     assert_eq!(
         resolve_trust(&d.cwd, Some(false), &store, default),
         TrustDecision::Untrusted
@@ -131,7 +143,10 @@ fn invalid_json_names_file_line_and_column_and_is_never_overwritten() {
     let d = dirs(Some(broken), None);
     let mut s = SettingsManager::load(&d.agent, &d.cwd, true);
     assert_eq!(s.errors().len(), 1);
-    let SettingsError::Parse { path, line, column, .. } = &s.errors()[0] else {
+    let SettingsError::Parse {
+        path, line, column, ..
+    } = &s.errors()[0]
+    else {
         panic!("{:?}", s.errors()[0]);
     };
     assert_eq!(path, &d.agent.join("settings.json"));
@@ -141,7 +156,10 @@ fn invalid_json_names_file_line_and_column_and_is_never_overwritten() {
     // Defaults still apply, and saving refuses to replace the broken file.
     assert!(s.compaction().enabled);
     s.set("defaultModel", json!("y"));
-    assert!(matches!(s.save(), Err(SettingsError::RefuseOverwrite { .. })));
+    assert!(matches!(
+        s.save(),
+        Err(SettingsError::RefuseOverwrite { .. })
+    ));
     assert_eq!(
         std::fs::read_to_string(d.agent.join("settings.json")).unwrap(),
         broken
