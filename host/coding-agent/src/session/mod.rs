@@ -15,7 +15,10 @@ pub use entry::{
     FileOpsDetails, SessionEntry, SessionHeader,
 };
 pub use file::{LoadWarning, Repair};
-pub use open::{FoundSession, find_session_by_id, is_session_path, list_session_files};
+pub use open::{
+    FoundSession, SessionInfo, find_session_by_id, is_session_path, list_session_files,
+    list_sessions, session_info,
+};
 pub use tree::{Label, SessionTree};
 
 use crate::messages::AgentMessage;
@@ -103,6 +106,32 @@ impl SessionManager {
             &header.id,
         ));
         Self::new_at(header, path)
+    }
+
+    /// pi's `--session-id <id>`: the session with exactly this id in `session_dir`, or a new
+    /// one with this id. `None` when the id is not valid
+    /// (`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`).
+    pub fn open_or_create_with_id(
+        cwd: &Path,
+        session_dir: &Path,
+        id: &str,
+    ) -> Option<Result<Self, SessionError>> {
+        if !ids::is_valid_session_id(id) {
+            return None;
+        }
+        let existing = list_session_files(session_dir)
+            .into_iter()
+            .find(|(path, _)| file::read_header(path).is_some_and(|h| h.id == id));
+        if let Some((path, _)) = existing {
+            return Some(Self::open(&path, cwd));
+        }
+        let mut header = new_header(cwd, None);
+        header.id = id.to_owned();
+        let path = session_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
+        Some(Ok(Self::new_at(header, path)))
     }
 
     /// A new session written to exactly `path` (pi's `--session <path>` to a missing file).
@@ -417,8 +446,6 @@ impl SessionManager {
     }
 
     fn persist_new(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
-        let ready = entry.is_assistant_message()
-            || self.entries.iter().any(SessionEntry::is_assistant_message);
         match &mut self.storage {
             Storage::Memory => Ok(()),
             Storage::File {
@@ -426,6 +453,9 @@ impl SessionManager {
                 persisted: true,
             } => writer.append(&[entry.to_line()]),
             Storage::File { writer, persisted } => {
+                // Only checked while buffering: the buffer is small.
+                let ready = entry.is_assistant_message()
+                    || self.entries.iter().any(SessionEntry::is_assistant_message);
                 if !ready {
                     return Ok(());
                 }

@@ -625,3 +625,30 @@ fn message_with_unreadable_fields_is_kept_verbatim() {
     assert_eq!(s.entries()[0].to_json(), odd);
     assert!(convert_to_llm(&s.build_session_context().messages).is_empty());
 }
+
+#[test]
+fn custom_session_id_and_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = Path::new("/p");
+    assert!(SessionManager::open_or_create_with_id(cwd, dir.path(), "-bad").is_none());
+    let mut s = SessionManager::open_or_create_with_id(cwd, dir.path(), "my-id.1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.session_id(), "my-id.1");
+    s.append_message(user("first question")).unwrap();
+    s.append_message(assistant("an answer")).unwrap();
+    s.append_session_info(Some("named".into())).unwrap();
+    let again = SessionManager::open_or_create_with_id(cwd, dir.path(), "my-id.1")
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.entries().len(), 3);
+
+    let infos = pi_coding_agent::session::list_sessions(dir.path());
+    assert_eq!(infos.len(), 1);
+    let info = &infos[0];
+    assert_eq!(info.id, "my-id.1");
+    assert_eq!(info.name.as_deref(), Some("named"));
+    assert_eq!(info.message_count, 2);
+    assert_eq!(info.first_message, "first question");
+    assert!(info.all_messages_text.contains("an answer"));
+}
