@@ -1,6 +1,9 @@
 //! pi-coding-agent integration tests: one binary, modules per area.
 
-// System prompt, skills and prompt templates.
+mod crash;
+mod messages;
+mod sessions;
+mod settings;
 mod skills;
 mod system_prompt;
 mod templates;
