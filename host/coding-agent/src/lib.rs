@@ -1,8 +1,12 @@
 //! pi-coding-agent: the coding agent built on pi-agent and pi-ai.
 
+pub mod cli;
 pub mod context_files;
+pub mod export_html;
 pub mod frontmatter;
+pub mod list_models;
 pub mod messages;
+pub mod modes;
 pub mod paths;
 pub mod prompt_templates;
 pub mod session;

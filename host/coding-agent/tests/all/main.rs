@@ -1,5 +1,8 @@
 //! pi-coding-agent integration tests: one binary, modules per area.
 
+mod cli_faults;
+mod cli_print;
+mod cli_support;
 mod crash;
 mod messages;
 mod sessions;

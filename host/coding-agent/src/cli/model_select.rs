@@ -1,0 +1,279 @@
+//! Which model a run starts with (pi-facts §6.4): `--provider`/`--model` > scoped models >
+//! the model a resumed session last used > settings `defaultProvider`/`defaultModel` > each
+//! provider's preferred default > the first model with credentials. Thinking levels are
+//! clamped to what the chosen model supports.
+
+use pi_ai::{AuthStorage, Model, ModelRegistry, ThinkingLevel, clamp_thinking_level};
+
+/// The thinking level when nothing chooses one.
+pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
+
+/// Each provider's preferred model, in pi's provider order (used for the initial pick).
+pub const DEFAULT_MODEL_PER_PROVIDER: [(&str, &str); 14] = [
+    ("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"),
+    ("anthropic", "claude-opus-4-8"),
+    ("openai", "gpt-5.5"),
+    ("openai-codex", "gpt-5.5"),
+    ("deepseek", "deepseek-v4-pro"),
+    ("google", "gemini-3.1-pro-preview"),
+    ("google-vertex", "gemini-3.1-pro-preview"),
+    ("github-copilot", "gpt-5.4"),
+    ("xai", "grok-4.5"),
+    ("openrouter", "moonshotai/kimi-k2.6"),
+    ("zai", "glm-5.1"),
+    ("mistral", "devstral-medium-latest"),
+    ("groq", "openai/gpt-oss-120b"),
+    ("cerebras", "zai-glm-4.7"),
+];
+
+/// A model chosen from a pattern, with the thinking level the pattern asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopedModel {
+    pub model: Model,
+    pub thinking: Option<ThinkingLevel>,
+}
+
+/// Why no model could be chosen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelSelectError {
+    #[error("Unknown provider \"{0}\". Known providers: {1}")]
+    UnknownProvider(String, String),
+    #[error(
+        "No model matches \"{pattern}\"{scope}. Run `pi --list-models` to see the models you can use."
+    )]
+    NoMatch { pattern: String, scope: String },
+}
+
+/// Resolves `--provider` / `--model`. `Ok(None)` when neither was given.
+pub fn cli_model(
+    registry: &ModelRegistry,
+    provider: Option<&str>,
+    pattern: Option<&str>,
+) -> Result<Option<ScopedModel>, ModelSelectError> {
+    if let Some(provider) = provider
+        && !registry.providers().contains(&provider)
+    {
+        return Err(ModelSelectError::UnknownProvider(
+            provider.to_owned(),
+            registry.providers().join(", "),
+        ));
+    }
+    match (provider, pattern) {
+        (None, None) => Ok(None),
+        (Some(provider), None) => {
+            Ok(
+                provider_default(registry, provider).map(|model| ScopedModel {
+                    model,
+                    thinking: None,
+                }),
+            )
+        }
+        (provider, Some(pattern)) => {
+            let pattern = match provider {
+                // `--provider p --model p/id` must not become `p/p/id`.
+                Some(p) if !pattern.starts_with(&format!("{p}/")) => format!("{p}/{pattern}"),
+                _ => pattern.to_owned(),
+            };
+            let found = registry.find_by_pattern(&pattern).or_else(|| {
+                // `--provider p --model part-of-a-name`: search that provider's models only.
+                let provider = provider?;
+                let (_, rest) = pattern.split_once('/')?;
+                find_in_provider(registry, provider, rest)
+            });
+            match found {
+                Some((model, thinking)) => Ok(Some(ScopedModel { model, thinking })),
+                None => Err(ModelSelectError::NoMatch {
+                    pattern: pattern.clone(),
+                    scope: String::new(),
+                }),
+            }
+        }
+    }
+}
+
+/// Pattern search among `provider`'s models only.
+fn find_in_provider(
+    registry: &ModelRegistry,
+    provider: &str,
+    pattern: &str,
+) -> Option<(Model, Option<ThinkingLevel>)> {
+    let mine: Vec<Model> = registry
+        .all()
+        .iter()
+        .filter(|m| m.provider == provider)
+        .cloned()
+        .collect();
+    pi_ai::models::resolve::find_by_pattern(&mine, pattern)
+        .map(|(model, level)| (model.clone(), level))
+}
+
+/// The preferred model of `provider`: its entry in [`DEFAULT_MODEL_PER_PROVIDER`], else its
+/// first model.
+pub fn provider_default(registry: &ModelRegistry, provider: &str) -> Option<Model> {
+    let preferred = DEFAULT_MODEL_PER_PROVIDER
+        .iter()
+        .find(|(p, _)| *p == provider)
+        .and_then(|(p, id)| registry.find(p, id));
+    preferred
+        .or_else(|| registry.all().iter().find(|m| m.provider == provider))
+        .cloned()
+}
+
+/// Resolves `--models` / `enabledModels` patterns; globs (`*`, `?`) match `provider/id` or the
+/// id. Patterns matching nothing are returned as warnings.
+pub fn scoped_models(
+    registry: &ModelRegistry,
+    patterns: &[String],
+) -> (Vec<ScopedModel>, Vec<String>) {
+    let mut out: Vec<ScopedModel> = Vec::new();
+    let mut warnings = Vec::new();
+    for raw in patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        let before = out.len();
+        if raw.contains('*') || raw.contains('?') {
+            let (glob, thinking) = split_thinking(raw);
+            for model in registry.all() {
+                let full = format!("{}/{}", model.provider, model.id);
+                if glob_match(glob, &full) || glob_match(glob, &model.id) {
+                    push_unique(&mut out, model.clone(), thinking);
+                }
+            }
+        } else if let Some((model, thinking)) = registry.find_by_pattern(raw) {
+            push_unique(&mut out, model, thinking);
+        }
+        if out.len() == before {
+            warnings.push(format!("No models match pattern \"{raw}\""));
+        }
+    }
+    (out, warnings)
+}
+
+fn push_unique(out: &mut Vec<ScopedModel>, model: Model, thinking: Option<ThinkingLevel>) {
+    if !out
+        .iter()
+        .any(|s| s.model.provider == model.provider && s.model.id == model.id)
+    {
+        out.push(ScopedModel { model, thinking });
+    }
+}
+
+/// `pattern:level` → (`pattern`, level) when the suffix is a thinking level.
+fn split_thinking(pattern: &str) -> (&str, Option<ThinkingLevel>) {
+    match pattern.rsplit_once(':') {
+        Some((head, tail)) => match ThinkingLevel::parse(&tail.to_ascii_lowercase()) {
+            Some(level) => (head, Some(level)),
+            None => (pattern, None),
+        },
+        None => (pattern, None),
+    }
+}
+
+/// Case-insensitive glob with `*` (any run) and `?` (one character).
+pub fn glob_match(glob: &str, text: &str) -> bool {
+    let glob: Vec<char> = glob.to_lowercase().chars().collect();
+    let text: Vec<char> = text.to_lowercase().chars().collect();
+    let (mut g, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if g < glob.len() && (glob[g] == '?' || glob[g] == text[t]) {
+            g += 1;
+            t += 1;
+        } else if g < glob.len() && glob[g] == '*' {
+            star = Some((g, t));
+            g += 1;
+        } else if let Some((sg, st)) = star {
+            g = sg + 1;
+            t = st + 1;
+            star = Some((sg, st + 1));
+        } else {
+            return false;
+        }
+    }
+    glob[g..].iter().all(|c| *c == '*')
+}
+
+/// Everything the initial choice depends on.
+pub struct InitialModelInputs<'a> {
+    pub registry: &'a ModelRegistry,
+    pub auth: &'a AuthStorage,
+    pub cli: Option<ScopedModel>,
+    pub scoped: &'a [ScopedModel],
+    /// Continuing or resuming: the session's own model wins over the scope.
+    pub resuming: bool,
+    /// The provider and id a resumed session last used.
+    pub session_model: Option<(String, String)>,
+    pub default_provider: Option<String>,
+    pub default_model: Option<String>,
+}
+
+/// The initial model, or `None` when no model has a credential.
+pub fn initial_model(inputs: &InitialModelInputs<'_>) -> Option<ScopedModel> {
+    if let Some(cli) = &inputs.cli {
+        return Some(cli.clone());
+    }
+    let usable = |m: &Model| inputs.registry.has_credential(&m.provider, inputs.auth);
+    let plain = |model: &Model| ScopedModel {
+        model: model.clone(),
+        thinking: None,
+    };
+    if !inputs.resuming && !inputs.scoped.is_empty() {
+        let saved = inputs.scoped.iter().find(|s| {
+            Some(&s.model.provider) == inputs.default_provider.as_ref()
+                && Some(&s.model.id) == inputs.default_model.as_ref()
+        });
+        return Some(saved.unwrap_or(&inputs.scoped[0]).clone());
+    }
+    if let Some((provider, id)) = &inputs.session_model
+        && let Some(model) = inputs.registry.find(provider, id).filter(|m| usable(m))
+    {
+        return Some(plain(model));
+    }
+    if let (Some(provider), Some(id)) = (&inputs.default_provider, &inputs.default_model)
+        && let Some(model) = inputs.registry.find(provider, id).filter(|m| usable(m))
+    {
+        return Some(plain(model));
+    }
+    let preferred = DEFAULT_MODEL_PER_PROVIDER
+        .iter()
+        .filter_map(|(p, id)| inputs.registry.find(p, id))
+        .find(|m| usable(m));
+    preferred
+        .or_else(|| inputs.registry.all().iter().find(|m| usable(m)))
+        .map(plain)
+}
+
+/// The starting thinking level: `--thinking` > the model pattern's `:level` > the session's >
+/// settings `defaultThinkingLevel` > medium, clamped to the model.
+pub fn initial_thinking(
+    model: &Model,
+    cli: Option<ThinkingLevel>,
+    from_pattern: Option<ThinkingLevel>,
+    from_session: Option<ThinkingLevel>,
+    from_settings: Option<ThinkingLevel>,
+) -> ThinkingLevel {
+    let wanted = cli
+        .or(from_pattern)
+        .or(from_session)
+        .or(from_settings)
+        .unwrap_or(DEFAULT_THINKING_LEVEL);
+    clamp_thinking_level(model, wanted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("anthropic/*", "anthropic/claude-x"));
+        assert!(glob_match("*SONNET*", "claude-sonnet-4"));
+        assert!(glob_match("gpt-?", "gpt-5"));
+        assert!(!glob_match("gpt-?", "gpt-55"));
+        assert!(!glob_match("openai/*", "anthropic/x"));
+    }
+
+    #[test]
+    fn thinking_suffix() {
+        assert_eq!(split_thinking("a*:high"), ("a*", Some(ThinkingLevel::High)));
+        assert_eq!(split_thinking("x:free"), ("x:free", None));
+    }
+}

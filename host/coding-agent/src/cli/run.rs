@@ -1,0 +1,200 @@
+//! The top-level flow of the `pi` binary: parse, handle the exit-early flags (`--version`,
+//! `--help`, `--export`, `--list-models`), resolve the mode, start up, run the mode.
+
+use crate::cli::args::Args;
+use crate::cli::file_args::{build_prompts, read_file_args};
+use crate::cli::startup::{Base, StartupEnv, StartupError, prepare};
+use crate::modes::json::JsonLines;
+use crate::modes::session_glue::RunSession;
+use crate::modes::{print, rpc};
+use pi_agent::AgentTool;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use tokio_util::sync::CancellationToken;
+
+/// The version `pi --version` prints.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How the run talks to its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Interactive,
+    Print,
+    Json,
+    Rpc,
+}
+
+/// pi's `resolveAppMode`: `--mode rpc|json` win; `-p`, `--mode text`, or a non-terminal stdin
+/// or stdout mean print; otherwise interactive.
+pub fn resolve_mode(args: &Args, stdin_tty: bool, stdout_tty: bool) -> Mode {
+    use crate::cli::args::ModeArg;
+    match args.mode {
+        Some(ModeArg::Rpc) => Mode::Rpc,
+        Some(ModeArg::Json) => Mode::Json,
+        Some(ModeArg::Text) => Mode::Print,
+        None if args.print || !stdin_tty || !stdout_tty => Mode::Print,
+        None => Mode::Interactive,
+    }
+}
+
+/// Runs pi with `argv` (program name first) and returns the process exit code.
+pub fn main(argv: Vec<OsString>) -> i32 {
+    let args = match Args::try_parse_argv(argv) {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return error.exit_code();
+        }
+    };
+    if args.version {
+        println!("{VERSION}");
+        return 0;
+    }
+    if let Some(input) = &args.export {
+        return export(input, args.messages.first().map(String::as_str));
+    }
+    match run(args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+fn export(input: &str, output: Option<&str>) -> i32 {
+    match crate::export_html::export_file(
+        std::path::Path::new(input),
+        output.map(std::path::Path::new),
+    ) {
+        Ok(path) => {
+            println!("Session exported to: {}", path.display());
+            0
+        }
+        Err(error) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+fn run(args: Args) -> Result<i32, StartupError> {
+    let env = StartupEnv::from_process()
+        .map_err(|e| StartupError::NoModel(format!("Cannot read the working directory: {e}")))?;
+    let base = Base::load(&args, env)?;
+    if let Some(search) = &args.list_models {
+        print!(
+            "{}",
+            crate::list_models::render(&base.registry, &base.auth, search)
+        );
+        return Ok(0);
+    }
+    let stdin_tty = std::io::stdin().is_terminal();
+    let mode = resolve_mode(&args, stdin_tty, std::io::stdout().is_terminal());
+    if mode == Mode::Interactive {
+        eprintln!(
+            "The interactive UI is not part of this build yet. Pass a message with -p \
+             (pi -p \"your task\"), pipe input, or use --mode json / --mode rpc."
+        );
+        return Ok(1);
+    }
+    let files = args.file_args();
+    if mode == Mode::Rpc && !files.is_empty() {
+        eprintln!("Error: @file arguments are not supported in RPC mode");
+        return Ok(1);
+    }
+    let stdin = if mode != Mode::Rpc && !stdin_tty {
+        read_stdin()
+    } else {
+        None
+    };
+    let attachments = read_file_args(&files, &base.env.cwd)?;
+    let messages = args.text_messages();
+    let prompts = build_prompts(stdin.as_deref(), &attachments, &messages);
+    if mode != Mode::Rpc && prompts.is_empty() {
+        eprintln!("Error: nothing to do. Pass a message (pi -p \"...\"), an @file, or pipe input.");
+        return Ok(1);
+    }
+    let prepared = prepare(&args, base)?;
+    for warning in &prepared.base.warnings {
+        eprintln!("{warning}");
+    }
+    let tools = builtin_tools(&prepared.tool_names);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| StartupError::NoModel(format!("Cannot start the runtime: {e}")))?;
+    let mut images = Some(attachments.images);
+    let prompts: Vec<print::Prompt> = prompts
+        .into_iter()
+        .map(|text| (text, images.take().unwrap_or_default()))
+        .collect();
+    Ok(runtime.block_on(async move {
+        let session = Arc::new(RunSession::new(prepared, tools));
+        let signalled = Arc::new(AtomicI32::new(0));
+        let shutdown = CancellationToken::new();
+        watch_signals(
+            Arc::clone(&session),
+            Arc::clone(&signalled),
+            shutdown.clone(),
+        );
+        let code = match mode {
+            Mode::Print => print::run(&session, prompts, None).await,
+            Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout())).await,
+            Mode::Rpc => rpc::run(Arc::clone(&session), JsonLines::stdout(), shutdown).await,
+            Mode::Interactive => 1,
+        };
+        match signalled.load(Ordering::SeqCst) {
+            0 => code,
+            signal_code => signal_code,
+        }
+    }))
+}
+
+/// The enabled built-in tools. Empty until the tool components are wired in.
+fn builtin_tools(names: &[String]) -> Vec<Arc<dyn AgentTool>> {
+    tracing::debug!("tools requested: {names:?}");
+    Vec::new()
+}
+
+/// Reads piped stdin fully; trimmed, `None` when empty.
+fn read_stdin() -> Option<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).ok()?;
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}
+
+/// SIGINT / SIGTERM / SIGHUP abort the run (the session file keeps everything finished so far)
+/// and set the exit code (130 / 143 / 129). A second signal exits at once.
+fn watch_signals(session: Arc<RunSession>, code: Arc<AtomicI32>, shutdown: CancellationToken) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        loop {
+            let received = tokio::select! {
+                _ = int.recv() => 130,
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            };
+            if code.swap(received, Ordering::SeqCst) != 0 {
+                std::process::exit(received);
+            }
+            session.abort();
+            shutdown.cancel();
+        }
+    });
+    #[cfg(not(unix))]
+    {
+        let _ = (session, code, shutdown);
+    }
+}

@@ -1,0 +1,176 @@
+//! Running the real `pi` binary against the mock LLM server: a temp agent dir whose
+//! models.json points provider `mock` at the server, a temp workspace as the working
+//! directory, and an environment without any real credentials.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pi_mock_llm::{Api, MockLlm};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use tempfile::TempDir;
+
+pub const PI: &str = env!("CARGO_BIN_EXE_pi");
+
+/// One isolated pi installation plus a mock server.
+pub struct PiEnv {
+    pub mock: MockLlm,
+    pub root: TempDir,
+}
+
+impl PiEnv {
+    /// A mock speaking `api`, a models.json pointing provider `mock` at it.
+    pub fn new(api: Api) -> PiEnv {
+        let env = PiEnv::empty();
+        let models = json!({"providers": {"mock": {
+            "baseUrl": env.mock.base_url(api),
+            "api": api.as_str(),
+            "apiKey": "mock-key",
+            "compat": {"thinkingFormat": "openai"},
+            "models": [{"id": "mock-model", "name": "Mock model", "reasoning": true,
+                        "input": ["text", "image"], "contextWindow": 200000, "maxTokens": 32000}]
+        }}});
+        env.write_agent_file("models.json", &models.to_string());
+        env
+    }
+
+    /// No models.json, no credentials.
+    pub fn empty() -> PiEnv {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("agent")).unwrap();
+        std::fs::create_dir_all(root.path().join("work")).unwrap();
+        std::fs::create_dir_all(root.path().join("home")).unwrap();
+        PiEnv {
+            mock: MockLlm::start(),
+            root,
+        }
+    }
+
+    pub fn agent_dir(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    pub fn cwd(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    pub fn write_agent_file(&self, name: &str, text: &str) {
+        std::fs::write(self.agent_dir().join(name), text).unwrap();
+    }
+
+    /// `settings.json` of the agent dir.
+    pub fn settings(&self, value: Value) {
+        self.write_agent_file("settings.json", &value.to_string());
+    }
+
+    /// The command with a clean environment (PATH kept for the shell tool).
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(PI);
+        cmd.args(args)
+            .current_dir(self.cwd())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path().join("home"))
+            .env("PI_CODING_AGENT_DIR", self.agent_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs with `stdin` piped in.
+    pub fn run_with_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        let mut child = self.command(args).stdin(Stdio::piped()).spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Starts pi in the background (stdin empty).
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args).spawn().unwrap()
+    }
+
+    /// Starts pi with stdin as a pipe the test writes to (RPC mode).
+    pub fn spawn_piped(&self, args: &[&str]) -> Child {
+        self.command(args).stdin(Stdio::piped()).spawn().unwrap()
+    }
+
+    /// Every session file written under the agent dir.
+    pub fn session_files(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        collect_jsonl(&self.agent_dir().join("sessions"), &mut out);
+        out.sort();
+        out
+    }
+
+    /// The only session file, parsed line by line (each line must be JSON).
+    pub fn session_lines(&self) -> Vec<Value> {
+        let files = self.session_files();
+        assert_eq!(files.len(), 1, "expected one session file: {files:?}");
+        read_jsonl(&files[0])
+    }
+}
+
+fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_jsonl(&path, out);
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.ends_with('\n'), "last line not terminated: {path:?}");
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad line {l}: {e}")))
+        .collect()
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The `message` entries' messages, in order.
+pub fn messages(lines: &[Value]) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "message")
+        .map(|l| &l["message"])
+        .collect()
+}
+
+/// Checks the session file is a complete tree: header first, every entry's parent exists.
+pub fn assert_complete_session(lines: &[Value]) {
+    assert_eq!(lines[0]["type"], "session", "header first");
+    let mut seen = std::collections::HashSet::new();
+    for entry in &lines[1..] {
+        let id = entry["id"].as_str().expect("entry id");
+        match &entry["parentId"] {
+            Value::Null => {}
+            Value::String(parent) => assert!(seen.contains(parent.as_str()), "orphan {entry}"),
+            other => panic!("bad parentId {other}"),
+        }
+        seen.insert(id.to_owned());
+    }
+}
