@@ -1,0 +1,217 @@
+//! `pi --mode rpc` end to end: a scripted client drives a session over stdin/stdout.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::cli_support::*;
+use pi_mock_llm::{Api, Reply, Turn};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+struct RpcClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Everything read so far, in order.
+    seen: Vec<Value>,
+}
+
+impl RpcClient {
+    fn start(pi: &PiEnv) -> RpcClient {
+        let mut child = pi.spawn_piped(&["--mode", "rpc"]);
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let value: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        RpcClient {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Reads until a line matches `pred`; returns it.
+    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}; seen {:#?}", self.seen));
+            self.seen.push(line.clone());
+            if pred(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Sends a command and returns its response.
+    fn call(&mut self, command: Value) -> Value {
+        let id = command["id"].clone();
+        self.send_raw(&command.to_string());
+        self.wait_for("response", |l| l["type"] == "response" && l["id"] == id)
+    }
+
+    fn wait_event(&mut self, kind: &str) -> Value {
+        self.wait_for(kind, |l| l["type"] == kind)
+    }
+}
+
+fn ok(response: &Value) -> &Value {
+    assert_eq!(response["success"], true, "{response}");
+    &response["data"]
+}
+
+#[test]
+fn rpc_session_prompt_steer_abort_state_compact_fork() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = RpcClient::start(&pi);
+
+    let state = rpc.call(json!({"id": "s1", "type": "get_state"}));
+    assert_eq!(state["command"], "get_state");
+    let data = ok(&state);
+    assert_eq!(data["isStreaming"], false);
+    assert_eq!(data["model"]["id"], "mock-model");
+    assert_eq!(data["thinkingLevel"], "medium");
+    assert_eq!(data["messageCount"], 0);
+
+    // A plain prompt: response first, then the run's events.
+    pi.mock.push(Turn::text("first answer"));
+    let response = rpc.call(json!({"id": "p1", "type": "prompt", "message": "first question"}));
+    ok(&response);
+    rpc.wait_event("agent_end");
+    let text = rpc.call(json!({"id": "t1", "type": "get_last_assistant_text"}));
+    assert_eq!(ok(&text)["text"], "first answer");
+
+    // Steering while streaming: delivered before the next request of the same run.
+    pi.mock.push(
+        Turn::text("slow answer in many pieces")
+            .chunk(2)
+            .delay_between_events(Duration::from_millis(30)),
+    );
+    pi.mock.push(Turn::text("steered answer"));
+    ok(&rpc.call(json!({"id": "p2", "type": "prompt", "message": "second question"})));
+    rpc.wait_event("message_update");
+    let busy = rpc.call(json!({"id": "p3", "type": "prompt", "message": "no behaviour"}));
+    assert_eq!(busy["success"], false, "{busy}");
+    ok(&rpc.call(json!({"id": "st", "type": "steer", "message": "please steer"})));
+    rpc.wait_event("agent_end");
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 3);
+    let sent = requests[2].body["messages"].to_string();
+    assert!(sent.contains("please steer"), "{sent}");
+    let text = rpc.call(json!({"id": "t2", "type": "get_last_assistant_text"}));
+    assert_eq!(ok(&text)["text"], "steered answer");
+
+    // Abort a stream that never ends.
+    pi.mock.push(Reply::hang_after_headers(
+        Turn::text("never ends").chunk(2),
+        3,
+    ));
+    ok(&rpc.call(json!({"id": "p4", "type": "prompt", "message": "hang please"})));
+    rpc.wait_event("message_update");
+    ok(&rpc.call(json!({"id": "a1", "type": "abort"})));
+    // `abort` answers once the run has ended, so its agent_end came first.
+    let end = rpc
+        .seen
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "agent_end")
+        .cloned()
+        .unwrap();
+    let last = end["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["stopReason"], "aborted");
+    let state = rpc.call(json!({"id": "s2", "type": "get_state"}));
+    assert_eq!(ok(&state)["isStreaming"], false);
+    let file_before = ok(&state)["sessionFile"].as_str().unwrap().to_owned();
+
+    // Compaction is answered (with its id) whatever the build supports.
+    let compact = rpc.call(json!({"id": "c1", "type": "compact"}));
+    assert_eq!(compact["command"], "compact");
+
+    // Fork from the second user message: a new session file with the history before it.
+    let forks = rpc.call(json!({"id": "f0", "type": "get_fork_messages"}));
+    let messages = ok(&forks)["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    assert_eq!(messages[2]["text"], "please steer");
+    assert_eq!(messages[1]["text"], "second question");
+    let entry_id = messages[1]["entryId"].as_str().unwrap();
+    let fork = rpc.call(json!({"id": "f1", "type": "fork", "entryId": entry_id}));
+    assert_eq!(ok(&fork)["text"], "second question");
+    let state = rpc.call(json!({"id": "s3", "type": "get_state"}));
+    let data = ok(&state);
+    assert_ne!(data["sessionFile"].as_str().unwrap(), file_before);
+    assert_eq!(data["messageCount"], 2, "first question + first answer");
+
+    // Bad input never kills the process.
+    rpc.send_raw("{this is not json");
+    let parse = rpc.wait_for("parse error", |l| l["command"] == "parse");
+    assert_eq!(parse["success"], false);
+    let unknown = rpc.call(json!({"id": "u1", "type": "dance"}));
+    assert_eq!(unknown["success"], false);
+    assert_eq!(unknown["error"], "Unknown command: dance");
+    let invalid = rpc.call(json!({"id": "u2", "type": "set_model"}));
+    assert_eq!(invalid["success"], false);
+    ok(&rpc.call(json!({"id": "s4", "type": "get_state"})));
+
+    // End of input ends the process cleanly.
+    drop(rpc.stdin.take());
+    let status = rpc.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let original = read_jsonl(std::path::Path::new(&file_before));
+    assert_complete_session(&original);
+    assert_eq!(messages_of(&original), 8, "3 prompts + 1 steer, 4 answers");
+}
+
+fn messages_of(lines: &[Value]) -> usize {
+    messages(lines).len()
+}
+
+#[test]
+fn rpc_model_and_thinking_commands() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = RpcClient::start(&pi);
+    let levels = rpc.call(json!({"id": 1, "type": "get_available_thinking_levels"}));
+    assert_eq!(
+        ok(&levels)["levels"],
+        json!(["off", "minimal", "low", "medium", "high"])
+    );
+    ok(&rpc.call(json!({"id": 2, "type": "set_thinking_level", "level": "max"})));
+    let state = rpc.call(json!({"id": 3, "type": "get_state"}));
+    assert_eq!(ok(&state)["thinkingLevel"], "high", "clamped");
+    let bad = rpc.call(json!({"id": 4, "type": "set_thinking_level", "level": "loud"}));
+    assert_eq!(bad["success"], false);
+    let models = rpc.call(json!({"id": 5, "type": "get_available_models"}));
+    assert_eq!(ok(&models)["models"][0]["id"], "mock-model");
+    let set = rpc
+        .call(json!({"id": 6, "type": "set_model", "provider": "mock", "modelId": "mock-model"}));
+    assert_eq!(ok(&set)["id"], "mock-model");
+    let missing =
+        rpc.call(json!({"id": 7, "type": "set_model", "provider": "mock", "modelId": "nope"}));
+    assert_eq!(missing["success"], false);
+    ok(&rpc.call(json!({"id": 8, "type": "set_session_name", "name": "My run"})));
+    let state = rpc.call(json!({"id": 9, "type": "get_state"}));
+    assert_eq!(ok(&state)["sessionName"], "My run");
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
