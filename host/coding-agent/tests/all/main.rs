@@ -1,5 +1,8 @@
 //! pi-coding-agent integration tests: one binary, modules per area.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod crash;
 mod messages;
 mod sessions;
@@ -7,3 +10,6 @@ mod settings;
 mod skills;
 mod system_prompt;
 mod templates;
+mod compaction_math;
+mod session_retry;
+mod session_support;
