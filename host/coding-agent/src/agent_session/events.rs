@@ -39,7 +39,9 @@ pub enum SessionEvent {
     },
     /// The session is idle: retries, recovery and compaction after the run are done.
     AgentSettled,
-    CompactionStart { reason: CompactionReason },
+    CompactionStart {
+        reason: CompactionReason,
+    },
     #[serde(rename_all = "camelCase")]
     CompactionEnd {
         reason: CompactionReason,
@@ -73,7 +75,9 @@ pub enum SessionEvent {
         error_message: String,
     },
     /// The thinking level was changed.
-    ThinkingLevelChanged { level: String },
+    ThinkingLevelChanged {
+        level: String,
+    },
 }
 
 impl AgentSessionEvent {

@@ -350,7 +350,10 @@ impl AgentSession {
     }
 
     /// `/compact [focus]`: stops any run, then compacts regardless of the threshold.
-    pub async fn compact(&self, focus: Option<&str>) -> Result<CompactionResult, AgentSessionError> {
+    pub async fn compact(
+        &self,
+        focus: Option<&str>,
+    ) -> Result<CompactionResult, AgentSessionError> {
         if lock(&self.inner.run).compacting {
             return Err(AgentSessionError::Compacting);
         }

@@ -9,7 +9,6 @@ use super::{AgentSession, lock};
 use crate::compaction::tokens::{estimate_tokens, has_valid_usage, usage_tokens};
 use crate::compaction::{CompactionReason, estimate_context_tokens, should_compact};
 use crate::session::EntryKind;
-use crate::session::ids::parse_iso_ms;
 use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
 
 /// Shown when a second overflow follows the one recovery attempt.
@@ -18,7 +17,11 @@ pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed aft
 /// What to do after a run.
 #[derive(Debug, Clone, PartialEq)]
 enum AfterRun {
-    Retry { attempt: u32, max: u32, delay_ms: u64 },
+    Retry {
+        attempt: u32,
+        max: u32,
+        delay_ms: u64,
+    },
     /// The last allowed retry failed too (reported by `auto_retry_end`).
     RetryExhausted,
     Recover,
@@ -40,13 +43,20 @@ fn from_current_model(message: &AssistantMessage, model: &Model) -> bool {
 }
 
 impl AgentSession {
-    /// Milliseconds of the newest compaction on the branch (usage older than it is stale).
-    fn last_compaction_ms(&self) -> Option<i64> {
+    /// Whether the newest reply predates the newest compaction on the branch (its usage was
+    /// measured on a context that no longer exists). Decided by entry order, not timestamps:
+    /// a fast reply can share the compaction's millisecond.
+    fn reply_predates_compaction(&self) -> bool {
         self.with_session(|s| {
-            s.get_branch(None).into_iter().rev().find_map(|e| match e.kind {
-                EntryKind::Compaction(_) => parse_iso_ms(&e.timestamp),
-                _ => None,
-            })
+            s.get_branch(None)
+                .into_iter()
+                .rev()
+                .find_map(|e| match &e.kind {
+                    EntryKind::Compaction(_) => Some(true),
+                    _ if e.is_assistant_message() => Some(false),
+                    _ => None,
+                })
+                .unwrap_or(false)
         })
     }
 
@@ -85,10 +95,7 @@ impl AgentSession {
         if !settings.enabled || !from_current_model(&last, &model) {
             return;
         }
-        if self
-            .last_compaction_ms()
-            .is_some_and(|at| last.timestamp <= at)
-        {
+        if self.reply_predates_compaction() {
             return;
         }
         let tokens = self.tokens_at_check(&last, true);
@@ -120,9 +127,7 @@ impl AgentSession {
         if !from_current_model(last, &model) {
             return AfterRun::Settle;
         }
-        let stale = self
-            .last_compaction_ms()
-            .is_some_and(|at| last.timestamp <= at);
+        let stale = self.reply_predates_compaction();
         let overflow = is_context_overflow(last, Some(model.context_window))
             || is_recoverable_length(last, &model);
         if overflow && !stale {
@@ -134,7 +139,12 @@ impl AgentSession {
             }
             return AfterRun::Recover;
         }
-        if !stale && should_compact(self.tokens_at_check(last, false), model.context_window, &settings)
+        if !stale
+            && should_compact(
+                self.tokens_at_check(last, false),
+                model.context_window,
+                &settings,
+            )
         {
             return AfterRun::Threshold;
         }
@@ -158,9 +168,8 @@ impl AgentSession {
         if attempt == 0 {
             return;
         }
-        let failed = last.is_none_or(|m| {
-            matches!(m.stop_reason, StopReason::Error | StopReason::Aborted)
-        });
+        let failed =
+            last.is_none_or(|m| matches!(m.stop_reason, StopReason::Error | StopReason::Aborted));
         self.emit(SessionEvent::AutoRetryEnd {
             success: !failed,
             attempt,
@@ -196,9 +205,14 @@ impl AgentSession {
             let retrying = matches!(action, AfterRun::Retry { .. });
             self.finish_run_events(last.as_ref(), will_retry, retrying);
             let again = match (action, last) {
-                (AfterRun::Retry { attempt, max, delay_ms }, Some(last)) => {
-                    self.retry(&last, attempt, max, delay_ms).await
-                }
+                (
+                    AfterRun::Retry {
+                        attempt,
+                        max,
+                        delay_ms,
+                    },
+                    Some(last),
+                ) => self.retry(&last, attempt, max, delay_ms).await,
                 (AfterRun::Recover, Some(last)) => self.recover(&last).await,
                 (AfterRun::RecoveryFailed, _) => {
                     self.emit(SessionEvent::CompactionEnd {
@@ -228,7 +242,13 @@ impl AgentSession {
 
     /// One session-level retry: report, drop the failed reply, wait, `continue()`. Returns
     /// whether a new run happened.
-    async fn retry(&self, failed: &AssistantMessage, attempt: u32, max: u32, delay_ms: u64) -> bool {
+    async fn retry(
+        &self,
+        failed: &AssistantMessage,
+        attempt: u32,
+        max: u32,
+        delay_ms: u64,
+    ) -> bool {
         lock(&self.inner.run).retry_attempt = attempt;
         self.emit(SessionEvent::AutoRetryStart {
             attempt,

@@ -48,7 +48,10 @@ pub fn collect_entries_for_branch_summary(
 /// The messages to summarise (newest first until `budget` tokens, returned oldest first) and
 /// the files touched. Tool results are left out; a summary that would overflow the budget is
 /// still taken while the total stays under 90 % of it.
-pub fn prepare_branch_entries(entries: &[SessionEntry], budget: u64) -> (Vec<AgentMessage>, FileOps) {
+pub fn prepare_branch_entries(
+    entries: &[SessionEntry],
+    budget: u64,
+) -> (Vec<AgentMessage>, FileOps) {
     let mut file_ops = FileOps::default();
     for entry in entries {
         if let EntryKind::BranchSummary(b) = &entry.kind

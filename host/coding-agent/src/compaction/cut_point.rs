@@ -72,7 +72,9 @@ pub fn find_cut_point(
     end: usize,
     keep_recent_tokens: u64,
 ) -> CutPoint {
-    let cuts: Vec<usize> = (start..end).filter(|&i| is_valid_cut(&entries[i])).collect();
+    let cuts: Vec<usize> = (start..end)
+        .filter(|&i| is_valid_cut(&entries[i]))
+        .collect();
     let Some(&first_cut) = cuts.first() else {
         return CutPoint {
             first_kept_index: start,

@@ -107,14 +107,18 @@ fn stale_before(messages: &[AgentMessage]) -> Option<i64> {
 /// there is none. Usage older than the newest compaction summary in the list is ignored.
 pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextEstimate {
     let stale = stale_before(messages);
-    let source = messages.iter().enumerate().rev().find_map(|(i, m)| match m {
-        AgentMessage::Assistant(a)
-            if has_valid_usage(a) && stale.is_none_or(|ts| a.timestamp > ts) =>
-        {
-            Some((i, usage_tokens(a)))
-        }
-        _ => None,
-    });
+    let source = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, m)| match m {
+            AgentMessage::Assistant(a)
+                if has_valid_usage(a) && stale.is_none_or(|ts| a.timestamp > ts) =>
+            {
+                Some((i, usage_tokens(a)))
+            }
+            _ => None,
+        });
     let (start, usage, index) = match source {
         Some((i, u)) => (i + 1, u, Some(i)),
         None => (0, 0, None),

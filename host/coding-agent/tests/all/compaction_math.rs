@@ -4,7 +4,9 @@ use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, StopReason, TextContent, ToolCall,
     ToolResultMessage, Usage, UserBlock, UserContent, UserMessage,
 };
-use pi_coding_agent::compaction::tokens::{estimate_context_tokens, estimate_tokens, should_compact};
+use pi_coding_agent::compaction::tokens::{
+    estimate_context_tokens, estimate_tokens, should_compact,
+};
 use pi_coding_agent::compaction::{find_cut_point, prepare_compaction};
 use pi_coding_agent::messages::{AgentMessage, CompactionSummaryMessage};
 use pi_coding_agent::session::{CompactionEntry, SessionEntry, SessionManager};
@@ -180,7 +182,10 @@ fn spec_worked_example_keeps_9000() {
     session.append_message(assistant_n(2_000, 0, 6)).unwrap();
     let entries = branch(&session);
     let cut = find_cut_point(&entries, 0, entries.len(), 20_000);
-    assert_eq!(cut.first_kept_index, 3, "cut just before the second assistant message");
+    assert_eq!(
+        cut.first_kept_index, 3,
+        "cut just before the second assistant message"
+    );
     assert!(cut.is_split_turn);
     assert_eq!(cut.turn_start_index, Some(0));
     let kept: u64 = entries[cut.first_kept_index..]
@@ -191,7 +196,10 @@ fn spec_worked_example_keeps_9000() {
 
     let prep = prepare_compaction(&entries, &settings(16_384, 20_000)).unwrap();
     assert_eq!(prep.first_kept_entry_id, entries[3].id);
-    assert!(prep.messages_to_summarize.is_empty(), "no complete turn before");
+    assert!(
+        prep.messages_to_summarize.is_empty(),
+        "no complete turn before"
+    );
     assert_eq!(prep.turn_prefix_messages.len(), 3);
     assert!(prep.is_split_turn);
 }
@@ -256,8 +264,6 @@ fn repeated_compaction_starts_after_the_previous_one_and_updates_its_summary() {
     // Right after a compaction there is nothing to do.
     let mut again = SessionManager::in_memory(Path::new("/tmp"));
     again.append_message(user_n(1)).unwrap();
-    again
-        .append_compaction(CompactionEntry::default())
-        .unwrap();
+    again.append_compaction(CompactionEntry::default()).unwrap();
     assert!(prepare_compaction(&branch(&again), &settings(16_384, 0)).is_none());
 }

@@ -37,9 +37,12 @@ fn retry_end(rig: &Rig) -> Option<(bool, u32, Option<String>)> {
 #[tokio::test]
 async fn transient_failures_are_retried_with_2_4_8_second_waits() {
     let rig = RigBuilder::new(Api::AnthropicMessages).build();
-    rig.mock.push(Reply::rate_limited(Api::AnthropicMessages, 0));
-    rig.mock.push(Reply::server_error(Api::AnthropicMessages, 500));
-    rig.mock.push(Reply::server_error(Api::AnthropicMessages, 529));
+    rig.mock
+        .push(Reply::rate_limited(Api::AnthropicMessages, 0));
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 500));
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock.push(Turn::text("finally"));
     rig.session.prompt("hi").await.unwrap();
     let starts = retry_starts(&rig);
@@ -72,8 +75,10 @@ async fn overload_and_dropped_streams_are_retried_on_every_protocol() {
     for api in Api::ALL {
         let rig = RigBuilder::new(api).build();
         rig.mock.push(Reply::server_error(api, 503));
-        rig.mock
-            .push(Reply::drop_mid_stream(Turn::text("partial answer").chunk(2), 3));
+        rig.mock.push(Reply::drop_mid_stream(
+            Turn::text("partial answer").chunk(2),
+            3,
+        ));
         rig.mock.push(Turn::text("ok"));
         rig.session.prompt("hi").await.unwrap();
         let starts = retry_starts(&rig);
@@ -87,7 +92,8 @@ async fn overload_and_dropped_streams_are_retried_on_every_protocol() {
 async fn gives_up_after_three_retries() {
     let rig = RigBuilder::new(Api::OpenAiCompletions).build();
     for _ in 0..4 {
-        rig.mock.push(Reply::server_error(Api::OpenAiCompletions, 502));
+        rig.mock
+            .push(Reply::server_error(Api::OpenAiCompletions, 502));
     }
     rig.session.prompt("hi").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 4);
@@ -121,7 +127,8 @@ async fn disabled_retry_does_not_retry() {
     let rig = RigBuilder::new(Api::AnthropicMessages)
         .settings(json!({"retry": {"enabled": false}}))
         .build();
-    rig.mock.push(Reply::server_error(Api::AnthropicMessages, 500));
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 500));
     rig.session.prompt("hi").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 1);
     assert!(retry_starts(&rig).is_empty());
@@ -129,8 +136,11 @@ async fn disabled_retry_does_not_retry() {
 
 #[tokio::test]
 async fn abort_stops_the_retry_wait() {
-    let rig = RigBuilder::new(Api::AnthropicMessages).block_sleep().build();
-    rig.mock.push(Reply::server_error(Api::AnthropicMessages, 529));
+    let rig = RigBuilder::new(Api::AnthropicMessages)
+        .block_sleep()
+        .build();
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock.push(Turn::text("never requested"));
     let session = rig.session.clone();
     let run = tokio::spawn(async move { session.prompt("hi").await });
@@ -159,8 +169,10 @@ async fn real_clock_waits_the_configured_base_delay() {
         .settings(json!({"retry": {"baseDelayMs": 40}}))
         .real_clock()
         .build();
-    rig.mock.push(Reply::server_error(Api::GoogleGenerativeAi, 500));
-    rig.mock.push(Reply::server_error(Api::GoogleGenerativeAi, 500));
+    rig.mock
+        .push(Reply::server_error(Api::GoogleGenerativeAi, 500));
+    rig.mock
+        .push(Reply::server_error(Api::GoogleGenerativeAi, 500));
     rig.mock.push(Turn::text("ok"));
     let started = Instant::now();
     rig.session.prompt("hi").await.unwrap();

@@ -39,13 +39,17 @@ pub struct Rig {
     pub dir: tempfile::TempDir,
 }
 
+type ModelEdit = Box<dyn Fn(&mut Model)>;
+type Seed = Box<dyn Fn(&mut SessionManager)>;
+
 pub struct RigBuilder {
     pub api: Api,
     pub settings: Value,
-    pub model: Option<Box<dyn Fn(&mut Model)>>,
+    pub model: Option<ModelEdit>,
     pub block_sleep: bool,
     pub real_clock: bool,
-    pub seed: Option<Box<dyn Fn(&mut SessionManager)>>,
+    pub seed: Option<Seed>,
+    pub tools: Vec<Arc<dyn pi_agent::AgentTool>>,
 }
 
 impl RigBuilder {
@@ -57,6 +61,7 @@ impl RigBuilder {
             block_sleep: false,
             real_clock: false,
             seed: None,
+            tools: Vec::new(),
         }
     }
 
@@ -72,6 +77,11 @@ impl RigBuilder {
 
     pub fn seed(mut self, f: impl Fn(&mut SessionManager) + 'static) -> Self {
         self.seed = Some(Box::new(f));
+        self
+    }
+
+    pub fn tool(mut self, tool: Arc<dyn pi_agent::AgentTool>) -> Self {
+        self.tools.push(tool);
         self
     }
 
@@ -95,12 +105,7 @@ impl RigBuilder {
         self.build_with(mock, session, dir)
     }
 
-    pub fn build_with(
-        self,
-        mock: MockLlm,
-        session: SessionManager,
-        dir: tempfile::TempDir,
-    ) -> Rig {
+    pub fn build_with(self, mock: MockLlm, session: SessionManager, dir: tempfile::TempDir) -> Rig {
         let mut model = mock.model(self.api);
         if let Some(f) = &self.model {
             f(&mut model);
@@ -114,6 +119,7 @@ impl RigBuilder {
         });
         let mut options = AgentSessionOptions::new(session, settings, model);
         options.auth = Arc::new(auth);
+        options.tools = self.tools.clone();
         if !self.real_clock {
             options.sleeper = Some(sleeper.clone());
         }
@@ -223,4 +229,46 @@ pub fn describe(event: &AgentSessionEvent) -> String {
 
 pub fn strs(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// A tool named `echo` answering `ok`.
+pub struct OkTool(Value);
+
+impl OkTool {
+    pub fn arc() -> Arc<dyn pi_agent::AgentTool> {
+        Arc::new(OkTool(serde_json::json!({"type": "object"})))
+    }
+}
+
+impl pi_agent::AgentTool for OkTool {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn description(&self) -> &str {
+        "answers ok"
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.0
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _call_id: &'a str,
+        _args: Value,
+        _cancel: tokio_util::sync::CancellationToken,
+        _on_update: pi_agent::ToolUpdateFn,
+    ) -> BoxFuture<'a, Result<pi_agent::ToolOutput, pi_agent::ToolError>> {
+        Box::pin(async { Ok(pi_agent::ToolOutput::text("ok")) })
+    }
+}
+
+/// Two earlier exchanges with the mock model's identity (old timestamps, small usage).
+pub fn seed_history(session: &mut SessionManager) {
+    use crate::compaction_math::{assistant_n, user_n};
+    session.append_message(user_n(40)).unwrap();
+    session.append_message(assistant_n(40, 100, 2)).unwrap();
+    session.append_message(user_n(40)).unwrap();
+    session.append_message(assistant_n(40, 200, 4)).unwrap();
 }
