@@ -6,73 +6,98 @@
 //! types, so the hot path builds no `Value` maps and copies no unescaped strings. Unknown
 //! fields are skipped by the parser without being materialized.
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+/// Visitor methods that read every scalar as `None`, for visitors of containers.
+macro_rules! scalars_are_none {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    };
+}
+
 /// Any JSON value, keeping only what the lenient types need.
-enum Any<'a, T> {
+enum Scalar<'a> {
     Str(Cow<'a, str>),
     U64(u64),
     Bool(bool),
-    Map(T),
     Other,
 }
 
-struct AnyVisitor<'a, T>(PhantomData<(&'a (), T)>);
+struct ScalarVisitor<'a>(PhantomData<&'a ()>);
 
-impl<'de: 'a, 'a, T: Deserialize<'de>> de::Visitor<'de> for AnyVisitor<'a, T> {
-    type Value = Any<'a, T>;
+impl<'de: 'a, 'a> de::Visitor<'de> for ScalarVisitor<'a> {
+    type Value = Scalar<'a>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Any::Bool(v))
+        Ok(Scalar::Bool(v))
     }
     fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(u64::try_from(v).map_or(Any::Other, Any::U64))
+        Ok(u64::try_from(v).map_or(Scalar::Other, Scalar::U64))
     }
     fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Any::U64(v))
+        Ok(Scalar::U64(v))
     }
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Any::Other)
+        Ok(Scalar::Other)
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Any::Str(Cow::Borrowed(v)))
+        Ok(Scalar::Str(Cow::Borrowed(v)))
     }
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Any::Str(Cow::Owned(v.to_owned())))
+        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
     }
     fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Any::Str(Cow::Owned(v)))
+        Ok(Scalar::Str(Cow::Owned(v)))
     }
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Any::Other)
+        Ok(Scalar::Other)
     }
     fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(Any::Other)
+        Ok(Scalar::Other)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Any::Other)
+        Ok(Scalar::Other)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Any::Map)
+        IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
+        Ok(Scalar::Other)
     }
 }
 
-fn any<'de: 'a, 'a, T: Deserialize<'de>, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Any<'a, T>, D::Error> {
-    d.deserialize_any(AnyVisitor(PhantomData))
+fn scalar<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Scalar<'a>, D::Error> {
+    d.deserialize_any(ScalarVisitor(PhantomData))
 }
 
 /// A string field; borrowed from the input unless it had escapes.
@@ -95,8 +120,8 @@ impl Str<'_> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Str(match any::<IgnoredAny, _>(d)? {
-            Any::Str(s) => Some(s),
+        Ok(Str(match scalar(d)? {
+            Scalar::Str(s) => Some(s),
             _ => None,
         }))
     }
@@ -108,8 +133,8 @@ pub(crate) struct U64(pub Option<u64>);
 
 impl<'de> Deserialize<'de> for U64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(U64(match any::<IgnoredAny, _>(d)? {
-            Any::U64(n) => Some(n),
+        Ok(U64(match scalar(d)? {
+            Scalar::U64(n) => Some(n),
             _ => None,
         }))
     }
@@ -121,8 +146,8 @@ pub(crate) struct Bool(pub Option<bool>);
 
 impl<'de> Deserialize<'de> for Bool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Bool(match any::<IgnoredAny, _>(d)? {
-            Any::Bool(b) => Some(b),
+        Ok(Bool(match scalar(d)? {
+            Scalar::Bool(b) => Some(b),
             _ => None,
         }))
     }
@@ -144,12 +169,27 @@ impl<T> Obj<T> {
     }
 }
 
+struct ObjVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> de::Visitor<'de> for ObjVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::deserialize(MapAccessDeserializer::new(map)).map(Some)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    scalars_are_none!();
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Obj(match any::<T, _>(d)? {
-            Any::Map(t) => Some(t),
-            _ => None,
-        }))
+        d.deserialize_any(ObjVisitor(PhantomData)).map(Obj)
     }
 }
 
@@ -188,27 +228,7 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for ArrVisitor<T> {
         IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
         Ok(None)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_are_none!();
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Arr<T> {
@@ -240,28 +260,11 @@ impl<'de, T: Deserialize<'de>> de::Visitor<'de> for FirstVisitor<T> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(first)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        IgnoredAny::deserialize(MapAccessDeserializer::new(map))?;
         Ok(None)
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_are_none!();
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for First<T> {

@@ -1,11 +1,11 @@
 //! Anthropic Messages SSE events → [`MessageBuilder`] calls.
 
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::StopReason;
-use super::wire;
-use crate::providers::lenient;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -36,7 +36,11 @@ impl RawUsage {
                 *slot = v;
             }
         }
-        if let Some(v) = usage.output_tokens_details.get().and_then(|d| d.thinking_tokens.0) {
+        if let Some(v) = usage
+            .output_tokens_details
+            .get()
+            .and_then(|d| d.thinking_tokens.0)
+        {
             self.thinking = Some(v);
         }
     }
@@ -130,7 +134,7 @@ impl AnthropicDecoder {
             return;
         };
         let empty = wire::Block::default();
-        let block = json.content_block.get().unwrap_or(&empty);
+        let block = json.content_block.get().map_or(&empty, Box::as_ref);
         let index = match block.kind.or_empty() {
             "text" => {
                 let index = out.start_text();

@@ -4,7 +4,8 @@ use crate::providers::lenient::{Obj, Str, U64};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// One `data:` payload. Fields belong to different event types; absent ones stay empty.
+/// One `data:` payload. Fields belong to different event types; absent ones stay empty. The
+/// parts of rare events are boxed to keep the struct small for the frequent deltas.
 #[derive(Debug, Deserialize)]
 pub(super) struct Event<'a> {
     #[serde(rename = "type", default, borrow)]
@@ -12,13 +13,13 @@ pub(super) struct Event<'a> {
     #[serde(default)]
     pub index: U64,
     #[serde(default, borrow)]
-    pub message: Obj<Message<'a>>,
+    pub message: Obj<Box<Message<'a>>>,
     #[serde(default, borrow)]
-    pub content_block: Obj<Block<'a>>,
+    pub content_block: Obj<Box<Block<'a>>>,
     #[serde(default, borrow)]
     pub delta: Obj<Delta<'a>>,
     #[serde(default)]
-    pub usage: Obj<Usage>,
+    pub usage: Obj<Box<Usage>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

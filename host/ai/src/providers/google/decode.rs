@@ -5,11 +5,11 @@
 //! call arrives whole and is a block of its own.
 
 use super::generated_tool_call_id;
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
-use crate::sse::SseEvent;
-use super::wire;
 use crate::providers::lenient;
+use crate::sse::SseEvent;
 use crate::types::StopReason;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -53,13 +53,15 @@ impl Decoder for GoogleDecoder {
         if let Some(usage) = &json.usage_metadata {
             write_usage(usage.get().unwrap_or(&Default::default()), out);
         }
-        if let Some(reason) = json.prompt_feedback.get().and_then(|f| f.block_reason.get()) {
+        if let Some(reason) = json
+            .prompt_feedback
+            .get()
+            .and_then(|f| f.block_reason.get())
+        {
             self.block_reason = Some(reason.to_owned());
         }
-        if let Some(candidate) = &json.candidates.0 {
-            if let Some(candidate) = candidate.get() {
-                self.candidate(candidate, out);
-            }
+        if let Some(candidate) = json.candidates.0.as_ref().and_then(|c| c.get()) {
+            self.candidate(candidate, out);
         }
         Ok(())
     }
@@ -102,7 +104,11 @@ impl GoogleDecoder {
     }
 
     fn candidate(&mut self, candidate: &wire::Candidate, out: &mut MessageBuilder) {
-        let parts = candidate.content.get().map(|c| c.parts.items()).unwrap_or_default();
+        let parts = candidate
+            .content
+            .get()
+            .map(|c| c.parts.items())
+            .unwrap_or_default();
         for part in parts {
             if let Some(part) = part.get() {
                 self.part(part, out);

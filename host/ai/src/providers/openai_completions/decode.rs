@@ -2,9 +2,9 @@
 
 use super::excerpt;
 use super::wire;
-use crate::providers::lenient::{self, Obj, Str, U64};
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::lenient::{self, Obj, Str, U64};
 use crate::sse::SseEvent;
 use crate::types::{StopReason, Usage};
 use serde_json::Value;

@@ -15,7 +15,7 @@ pub(super) struct Chunk<'a> {
     #[serde(default, borrow)]
     pub model: Str<'a>,
     #[serde(default)]
-    pub usage: Obj<Usage>,
+    pub usage: Obj<Box<Usage>>,
     #[serde(default, borrow)]
     pub choices: Arr<Obj<Choice<'a>>>,
 }
@@ -26,7 +26,7 @@ pub(super) struct Choice<'a> {
     #[serde(default, deserialize_with = "present")]
     pub index: Option<U64>,
     #[serde(default)]
-    pub usage: Obj<Usage>,
+    pub usage: Obj<Box<Usage>>,
     #[serde(default, borrow)]
     pub delta: Obj<Delta<'a>>,
     #[serde(default, borrow)]

@@ -2,9 +2,9 @@
 //! and `response.output_item.done`; the final item of `output_item.done` is authoritative
 //! (`response.completed.output` is not used: some servers send it empty or re-encrypted).
 
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
-use super::wire;
 use crate::providers::lenient;
 use crate::providers::openai_completions::excerpt;
 use crate::sse::SseEvent;
@@ -184,7 +184,10 @@ impl ResponsesDecoder {
         if !out.is_open(index) {
             return;
         }
-        let part = event.summary_index.or(event.content_index).and_then(|i| i.0);
+        let part = event
+            .summary_index
+            .or(event.content_index)
+            .and_then(|i| i.0);
         if state.summary_part.is_some() && state.summary_part != part {
             out.push_thinking(index, "\n\n");
         }
