@@ -5,6 +5,8 @@ pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
 
+mod lenient;
+
 use crate::protocol::Protocol;
 use crate::stream::{ApiProvider, HttpProvider};
 use std::sync::Arc;

@@ -4,6 +4,7 @@
 //! builder calls. This file holds what ties them to HTTP: URL, headers, id rules.
 
 mod decode;
+mod wire;
 mod request;
 
 use crate::options::StreamOptions;

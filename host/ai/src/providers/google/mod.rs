@@ -4,6 +4,7 @@
 //! builder calls. This file holds what ties them to HTTP and the tool-call id scheme.
 
 mod decode;
+mod wire;
 mod request;
 
 use crate::options::StreamOptions;

@@ -4,6 +4,7 @@
 
 pub mod compat;
 mod decode;
+mod wire;
 mod request;
 
 use crate::options::StreamOptions;

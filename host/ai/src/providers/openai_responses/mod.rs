@@ -3,6 +3,7 @@
 //! `response.output_item.*` events and their deltas.
 
 mod decode;
+mod wire;
 mod request;
 
 use crate::options::StreamOptions;
