@@ -3,14 +3,12 @@
 use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
 use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::StopReason;
 use serde_json::Value;
 use serde_json::value::RawValue;
-
-/// Longest piece of an offending payload quoted in an error.
-const EXCERPT_CHARS: usize = 120;
 
 /// Usage as Anthropic reports it; `message_delta` overwrites the `message_start` values.
 #[derive(Debug, Default)]
@@ -253,16 +251,6 @@ fn error_text(data: &str) -> String {
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| excerpt(&json.to_string()))
-}
-
-fn excerpt(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
 }
 
 #[cfg(test)]

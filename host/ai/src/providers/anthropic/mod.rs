@@ -4,8 +4,8 @@
 //! builder calls. This file holds what ties them to HTTP: URL, headers, id rules.
 
 mod decode;
-mod wire;
 mod request;
+mod wire;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};

@@ -8,14 +8,12 @@ use super::generated_tool_call_id;
 use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
 use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::StopReason;
 use serde_json::Value;
 use serde_json::value::RawValue;
-
-/// Longest piece of an offending payload quoted in an error.
-const EXCERPT_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -234,16 +232,6 @@ fn error_text(data: &str) -> String {
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| excerpt(&error.to_string()))
-}
-
-fn excerpt(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! builder calls. This file holds what ties them to HTTP and the tool-call id scheme.
 
 mod decode;
-mod wire;
 mod request;
+mod wire;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};

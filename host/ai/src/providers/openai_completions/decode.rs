@@ -1,9 +1,9 @@
 //! Chat Completions stream decoding: `data:` chunks of choice deltas, ended by `[DONE]`.
 
-use super::excerpt;
 use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
 use crate::providers::lenient::{self, Obj, Str, U64};
 use crate::sse::SseEvent;
 use crate::types::{StopReason, Usage};

@@ -5,8 +5,8 @@
 use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
 use crate::providers::lenient;
-use crate::providers::openai_completions::excerpt;
 use crate::sse::SseEvent;
 use crate::types::{AssistantBlock, StopReason, Usage};
 use serde_json::Value;

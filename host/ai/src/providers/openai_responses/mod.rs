@@ -3,8 +3,8 @@
 //! `response.output_item.*` events and their deltas.
 
 mod decode;
-mod wire;
 mod request;
+mod wire;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
