@@ -1,5 +1,7 @@
 //! pi-coding-agent: the coding agent built on pi-agent and pi-ai.
 
+pub mod agent_session;
+pub mod compaction;
 pub mod cli;
 pub mod context_files;
 pub mod export_html;

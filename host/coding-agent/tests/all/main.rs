@@ -1,5 +1,9 @@
 //! pi-coding-agent integration tests: one binary, modules per area.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod compaction_math;
 mod cli_export;
 mod cli_faults;
 mod cli_json;
@@ -8,6 +12,9 @@ mod cli_rpc;
 mod cli_support;
 mod crash;
 mod messages;
+mod session_compaction;
+mod session_retry;
+mod session_support;
 mod sessions;
 mod settings;
 mod skills;
