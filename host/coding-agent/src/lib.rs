@@ -1,8 +1,8 @@
 //! pi-coding-agent: the coding agent built on pi-agent and pi-ai.
 
 pub mod agent_session;
-pub mod compaction;
 pub mod cli;
+pub mod compaction;
 pub mod context_files;
 pub mod export_html;
 pub mod frontmatter;

@@ -174,13 +174,20 @@ impl AgentSession {
             .stream_fn
             .unwrap_or_else(pi_agent::default_stream_fn);
         let provider_retry = options.settings.retry().provider;
+        // `httpIdleTimeoutMs` (default 5 min; 0/"disabled" = off) bounds every silence, the
+        // wait for headers included unless `retry.provider.timeoutMs` sets that one.
+        let idle = options
+            .settings
+            .http_idle_timeout_ms()
+            .map_or(Duration::from_secs(365 * 24 * 3600), Duration::from_millis);
         let stream_options = StreamOptions {
             session_id: Some(options.session.session_id().to_owned()),
             max_retries: u32::try_from(provider_retry.max_retries).unwrap_or(0),
             max_retry_delay_ms: provider_retry.max_retry_delay_ms,
             header_timeout: provider_retry
                 .timeout_ms
-                .map_or(Duration::from_secs(600), Duration::from_millis),
+                .map_or(idle.min(Duration::from_secs(600)), Duration::from_millis),
+            idle_timeout: idle,
             ..StreamOptions::default()
         };
         let agent = Agent::new(
@@ -406,6 +413,17 @@ impl AgentSession {
     /// Reads the settings.
     pub fn with_settings<R>(&self, f: impl FnOnce(&SettingsManager) -> R) -> R {
         f(&lock(&self.inner.settings))
+    }
+
+    /// Changes the session file manager (RPC `bash`, `fork`, `clone`, `switch_session`). The
+    /// caller reloads the agent's messages when it changes the branch.
+    pub fn with_session_mut<R>(&self, f: impl FnOnce(&mut SessionManager) -> R) -> R {
+        f(&mut lock(&self.inner.session))
+    }
+
+    /// Changes the settings for this process (RPC `set_auto_compaction`, `set_auto_retry`).
+    pub fn with_settings_mut<R>(&self, f: impl FnOnce(&mut SettingsManager) -> R) -> R {
+        f(&mut lock(&self.inner.settings))
     }
 
     /// Switches the model and records a `model_change` entry.

@@ -5,7 +5,7 @@ use crate::cli::args::Args;
 use crate::cli::file_args::{build_prompts, read_file_args};
 use crate::cli::startup::{Base, StartupEnv, StartupError, prepare};
 use crate::modes::json::JsonLines;
-use crate::modes::session_glue::RunSession;
+use crate::modes::run_session::RunSession;
 use crate::modes::{print, rpc};
 use pi_agent::AgentTool;
 use std::ffi::OsString;

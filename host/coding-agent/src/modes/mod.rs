@@ -4,4 +4,4 @@ pub mod json;
 pub mod print;
 pub mod rpc;
 pub mod rpc_types;
-pub mod session_glue;
+pub mod run_session;

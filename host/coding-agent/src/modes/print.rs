@@ -3,7 +3,7 @@
 //! streams the session header and every event as JSON lines.
 
 use crate::modes::json::JsonLines;
-use crate::modes::session_glue::RunSession;
+use crate::modes::run_session::RunSession;
 use pi_ai::{AssistantBlock, ImageContent, StopReason};
 use std::io::Write;
 use std::pin::pin;
@@ -14,28 +14,16 @@ pub type Prompt = (String, Vec<ImageContent>);
 /// Runs `prompts` and returns the exit code (0, or 1 when the last answer failed or was
 /// aborted). `json`: stream events instead of printing the answer.
 pub async fn run(session: &RunSession, prompts: Vec<Prompt>, json: Option<JsonLines>) -> i32 {
-    let mut events = session.subscribe();
-    if let Some(out) = &json {
+    // Text mode never looks at events: no subscription, so nothing is serialized per token.
+    let mut events = json.as_ref().map(|out| {
         out.write_value(&session.header_json());
-    }
+        session.subscribe()
+    });
     for (text, images) in prompts {
-        let mut run = pin!(session.prompt(text, images));
-        let result = loop {
-            tokio::select! {
-                biased;
-                Some(event) = events.recv() => {
-                    if let Some(out) = &json {
-                        out.write_event(&event.to_json());
-                    }
-                }
-                result = &mut run => break result,
-            }
+        let result = match (&mut events, &json) {
+            (Some(events), Some(out)) => stream_events(session, text, images, events, out).await,
+            _ => session.prompt(text, images).await,
         };
-        while let Ok(event) = events.try_recv() {
-            if let Some(out) = &json {
-                out.write_event(&event.to_json());
-            }
-        }
         if let Err(message) = result {
             eprintln!("{message}");
             return 1;
@@ -45,6 +33,28 @@ pub async fn run(session: &RunSession, prompts: Vec<Prompt>, json: Option<JsonLi
         }
     }
     report(session, json.is_some())
+}
+
+/// Runs one prompt while writing its events as they arrive.
+async fn stream_events(
+    session: &RunSession,
+    text: String,
+    images: Vec<ImageContent>,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>,
+    out: &JsonLines,
+) -> Result<(), String> {
+    let mut run = pin!(session.prompt(text, images));
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.recv() => out.write_event(&event),
+            result = &mut run => break result,
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        out.write_event(&event);
+    }
+    result
 }
 
 fn last_failed(session: &RunSession) -> bool {

@@ -9,7 +9,7 @@ use crate::modes::rpc_types::{
     Incoming, RpcCommand, RpcRequest, StreamingBehavior, error_response, parse_line,
     success_response,
 };
-use crate::modes::session_glue::RunSession;
+use crate::modes::run_session::RunSession;
 use crate::session::{EntryKind, SessionManager};
 use pi_ai::{ImageContent, ThinkingLevel};
 use serde_json::{Value, json};
@@ -19,15 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 /// Serves commands from stdin until it closes; returns the exit code.
 pub async fn run(session: Arc<RunSession>, out: JsonLines, shutdown: CancellationToken) -> i32 {
-    let forward = {
-        let mut events = session.subscribe();
-        let out = out.clone();
-        tokio::spawn(async move {
-            while let Some(event) = events.recv().await {
-                out.write_event(&event.to_json());
-            }
-        })
-    };
+    // Events are written as they happen, so a command's events precede its response.
+    let events_out = out.clone();
+    session.subscribe_fn(move |event| events_out.write_event(event));
     let server = Server {
         session,
         out,
@@ -50,9 +44,6 @@ pub async fn run(session: Arc<RunSession>, out: JsonLines, shutdown: Cancellatio
     }
     server.session.abort();
     server.session.wait_for_idle().await;
-    // Let the forwarder write what the last run emitted.
-    tokio::task::yield_now().await;
-    forward.abort();
     0
 }
 
@@ -107,9 +98,10 @@ impl Server {
             RpcCommand::SetModel { provider, model_id } => session
                 .set_model(&provider, &model_id)
                 .map(|m| Some(json!(m))),
-            RpcCommand::CycleModel => Ok(Some(match session.cycle_model() {
+            RpcCommand::CycleModel => Ok(Some(match session.cycle_model()? {
                 Some((model, level)) => json!({
-                    "model": model, "thinkingLevel": level.as_str(), "isScoped": false
+                    "model": model, "thinkingLevel": level.as_str(),
+                    "isScoped": session.is_scoped()
                 }),
                 None => Value::Null,
             })),
@@ -119,10 +111,10 @@ impl Server {
             RpcCommand::SetThinkingLevel { level } => {
                 let parsed = ThinkingLevel::parse(&level)
                     .ok_or_else(|| format!("Invalid thinking level: {level}"))?;
-                session.set_thinking_level(parsed);
+                session.set_thinking_level(parsed)?;
                 Ok(None)
             }
-            RpcCommand::CycleThinkingLevel => Ok(Some(match session.cycle_thinking_level() {
+            RpcCommand::CycleThinkingLevel => Ok(Some(match session.cycle_thinking_level()? {
                 Some(level) => json!({"level": level.as_str()}),
                 None => Value::Null,
             })),
@@ -142,18 +134,25 @@ impl Server {
                 session.set_queue_modes(None, Some(check_mode(&mode)?));
                 Ok(None)
             }
-            RpcCommand::Compact { .. } => {
-                Err("Compaction is not available in this build yet".to_owned())
-            }
+            RpcCommand::Compact {
+                custom_instructions,
+            } => session
+                .compact(custom_instructions.as_deref())
+                .await
+                .map(Some),
             RpcCommand::SetAutoCompaction { enabled } => {
-                session.set_auto_compaction(enabled);
+                session.set_setting("compaction.enabled", enabled);
                 Ok(None)
             }
             RpcCommand::SetAutoRetry { enabled } => {
-                session.set_auto_retry(enabled);
+                session.set_setting("retry.enabled", enabled);
                 Ok(None)
             }
-            RpcCommand::AbortRetry => Ok(None),
+            RpcCommand::AbortRetry => {
+                // Cancels a pending retry wait (and the run it would restart).
+                session.abort();
+                Ok(None)
+            }
             RpcCommand::Bash {
                 command,
                 exclude_from_context,
@@ -174,7 +173,10 @@ impl Server {
                 let text = session.fork(&entry_id)?;
                 Ok(Some(json!({"text": text, "cancelled": false})))
             }
-            RpcCommand::Clone => self.clone_session(),
+            RpcCommand::Clone => {
+                session.clone_session()?;
+                Ok(Some(json!({"cancelled": false})))
+            }
             RpcCommand::GetForkMessages => {
                 let messages: Vec<Value> = session
                     .fork_messages()
@@ -252,7 +254,9 @@ impl Server {
         if parent.is_some() {
             tracing::debug!("new_session parentSession is recorded by AgentSession");
         }
-        self.session.replace_session(next);
+        self.session
+            .replace_session(next)
+            .map_err(|e| e.to_string())?;
         Ok(Some(json!({"cancelled": false})))
     }
 
@@ -262,19 +266,9 @@ impl Server {
             .with_session(|s| std::path::PathBuf::from(s.cwd()));
         let next =
             SessionManager::open(std::path::Path::new(path), &cwd).map_err(|e| e.to_string())?;
-        self.session.replace_session(next);
-        Ok(Some(json!({"cancelled": false})))
-    }
-
-    fn clone_session(&self) -> Reply {
         self.session
-            .with_session(|s| match s.leaf_id().map(str::to_owned) {
-                Some(leaf) => s
-                    .create_branched_session(&leaf)
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                None => Err("Nothing to clone yet".to_owned()),
-            })?;
+            .replace_session(next)
+            .map_err(|e| e.to_string())?;
         Ok(Some(json!({"cancelled": false})))
     }
 

@@ -14,7 +14,10 @@ const API: Api = Api::OpenAiCompletions;
 fn fault_env() -> PiEnv {
     let pi = PiEnv::new(API);
     // No session-level retry and short timeouts: each fault ends the run at once.
-    pi.settings(json!({"retry": {"enabled": false}, "httpIdleTimeoutMs": 400}));
+    pi.settings(json!({
+        "retry": {"enabled": false, "provider": {"timeoutMs": 400}},
+        "httpIdleTimeoutMs": 400
+    }));
     pi
 }
 
@@ -58,6 +61,8 @@ fn server_errors() {
 
 #[test]
 fn context_overflow() {
+    // The session tries to recover (compact, retry once); with nothing to compact the
+    // overflow stays the outcome.
     let err = run_fault(Reply::context_overflow(API));
     assert!(err.contains("maximum context length"), "{err}");
 }

@@ -85,6 +85,8 @@ fn ok(response: &Value) -> &Value {
 #[test]
 fn rpc_session_prompt_steer_abort_state_compact_fork() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
+    // Keep almost nothing verbatim so a manual compaction has something to summarise.
+    pi.settings(json!({"compaction": {"keepRecentTokens": 1}}));
     let mut rpc = RpcClient::start(&pi);
 
     let state = rpc.call(json!({"id": "s1", "type": "get_state"}));
@@ -145,9 +147,29 @@ fn rpc_session_prompt_steer_abort_state_compact_fork() {
     assert_eq!(ok(&state)["isStreaming"], false);
     let file_before = ok(&state)["sessionFile"].as_str().unwrap().to_owned();
 
-    // Compaction is answered (with its id) whatever the build supports.
-    let compact = rpc.call(json!({"id": "c1", "type": "compact"}));
+    // Manual compaction: the mock writes the summary (and the split turn's prefix summary).
+    let before = pi.mock.requests().len();
+    pi.mock
+        .push(Turn::text("## Goal\nSummary of the work so far."));
+    pi.mock.push(Turn::text("Prefix of the cut turn."));
+    let compact = rpc.call(json!({"id": "c1", "type": "compact",
+                                  "customInstructions": "keep the questions"}));
     assert_eq!(compact["command"], "compact");
+    let result = ok(&compact);
+    assert!(
+        result["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Summary of the work"),
+        "{result}"
+    );
+    assert!(rpc.seen.iter().any(|l| l["type"] == "compaction_start"));
+    assert!(rpc.seen.iter().any(|l| l["type"] == "compaction_end"));
+    let summaries: String = pi.mock.requests()[before..]
+        .iter()
+        .map(|r| r.body.to_string())
+        .collect();
+    assert!(summaries.contains("keep the questions"));
 
     // Fork from the second user message: a new session file with the history before it.
     let forks = rpc.call(json!({"id": "f0", "type": "get_fork_messages"}));

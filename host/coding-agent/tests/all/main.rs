@@ -3,13 +3,13 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod compaction_math;
 mod cli_export;
 mod cli_faults;
 mod cli_json;
 mod cli_print;
 mod cli_rpc;
 mod cli_support;
+mod compaction_math;
 mod crash;
 mod messages;
 mod session_compaction;
