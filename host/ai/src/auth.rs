@@ -566,15 +566,23 @@ pub fn merge_headers(
     auth_headers: &BTreeMap<String, String>,
     explicit: &BTreeMap<String, String>,
 ) -> BTreeMap<String, String> {
-    let mut merged = BTreeMap::new();
     let layers = model_headers.into_iter().chain([auth_headers, explicit]);
-    for layer in layers {
-        for (name, value) in layer {
-            merged.retain(|existing: &String, _| !existing.eq_ignore_ascii_case(name));
-            merged.insert(name.clone(), value.clone());
-        }
+    merge_header_layers(layers.flatten().map(|(k, v)| (k.clone(), v.clone())))
+        .into_iter()
+        .collect()
+}
+
+/// Applies headers in order; a later one replaces an earlier one of the same name, compared
+/// without case (HTTP clients append duplicates rather than replace them).
+pub fn merge_header_layers(
+    headers: impl IntoIterator<Item = (String, String)>,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (name, value) in headers {
+        out.retain(|(existing, _)| !existing.eq_ignore_ascii_case(&name));
+        out.push((name, value));
     }
-    merged
+    out
 }
 
 #[cfg(test)]

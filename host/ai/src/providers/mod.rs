@@ -42,23 +42,45 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
 }
 
 /// Request headers in pi's precedence: the model's, then the adapter's (auth, version), then the
-/// caller's explicit ones. A later header replaces an earlier one of the same name, compared
-/// without case, because HTTP clients append rather than replace.
-pub(crate) fn merge_headers(
+/// caller's explicit ones.
+pub(crate) fn request_headers(
     model: &crate::types::Model,
     adapter: Vec<(String, String)>,
     options: &crate::options::StreamOptions,
 ) -> Vec<(String, String)> {
-    let model_headers = model.headers.iter().flatten();
-    let explicit = options.headers.iter();
-    let mut out: Vec<(String, String)> = Vec::new();
-    let layers = model_headers
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .chain(adapter)
-        .chain(explicit.map(|(k, v)| (k.clone(), v.clone())));
-    for (name, value) in layers {
-        out.retain(|(existing, _)| !existing.eq_ignore_ascii_case(&name));
-        out.push((name, value));
+    let owned = |(k, v): (&String, &String)| (k.clone(), v.clone());
+    crate::auth::merge_header_layers(
+        model
+            .headers
+            .iter()
+            .flatten()
+            .map(owned)
+            .chain(adapter)
+            .chain(options.headers.iter().map(owned)),
+    )
+}
+
+/// `{base_url}/{path}`, tolerating a trailing slash on the base.
+pub(crate) fn endpoint(base_url: &str, path: &str) -> String {
+    format!("{}/{path}", base_url.trim_end_matches('/'))
+}
+
+/// Tool-call ids as OpenAI and Anthropic accept them: `[a-zA-Z0-9_-]`, at most 64 characters,
+/// never empty.
+pub(crate) fn sanitize_tool_call_id(id: &str) -> String {
+    let mut out: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if out.is_empty() {
+        out.push('_');
     }
     out
 }

@@ -17,8 +17,6 @@ const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// OAuth tokens (Claude Pro/Max) start with this and go in `authorization`, not `x-api-key`.
 const OAUTH_TOKEN_PREFIX: &str = "sk-ant-oat";
 const OAUTH_BETA: &str = "oauth-2025-04-20";
-/// Anthropic's limit for `tool_use.id`.
-const MAX_TOOL_CALL_ID_LEN: usize = 64;
 
 pub struct AnthropicMessages;
 
@@ -34,9 +32,8 @@ impl Protocol for AnthropicMessages {
         options: &StreamOptions,
         api_key: Option<&str>,
     ) -> Result<HttpRequest, String> {
-        let base = model.base_url.trim_end_matches('/');
         Ok(HttpRequest {
-            url: format!("{base}/v1/messages"),
+            url: super::endpoint(&model.base_url, "v1/messages"),
             headers: headers(model, options, api_key),
             body: request::build_body(model, context, options),
         })
@@ -48,22 +45,7 @@ impl Protocol for AnthropicMessages {
 
     /// Anthropic accepts ids matching `^[a-zA-Z0-9_-]+$` of at most 64 characters.
     fn normalize_tool_call_id(&self, id: &str) -> String {
-        let mut out: String = id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        // Only ASCII remains, so truncating by bytes cannot split a character.
-        out.truncate(MAX_TOOL_CALL_ID_LEN);
-        if out.is_empty() {
-            out.push('_');
-        }
-        out
+        super::sanitize_tool_call_id(id)
     }
 }
 
@@ -82,7 +64,7 @@ fn headers(model: &Model, options: &StreamOptions, api_key: Option<&str>) -> Vec
         None => {} // a local server that needs no key
     }
     own.push(("anthropic-version".to_owned(), ANTHROPIC_VERSION.to_owned()));
-    super::merge_headers(model, own, options)
+    super::request_headers(model, own, options)
 }
 
 #[cfg(test)]

@@ -26,14 +26,16 @@ impl Protocol for GoogleGenerativeAi {
         options: &StreamOptions,
         api_key: Option<&str>,
     ) -> Result<HttpRequest, String> {
-        let base = model.base_url.trim_end_matches('/');
         let mut own = Vec::new();
         if let Some(key) = api_key.filter(|k| !k.is_empty()) {
             own.push(("x-goog-api-key".to_owned(), key.to_owned()));
         }
         Ok(HttpRequest {
-            url: format!("{base}/models/{}:streamGenerateContent?alt=sse", model.id),
-            headers: super::merge_headers(model, own, options),
+            url: super::endpoint(
+                &model.base_url,
+                &format!("models/{}:streamGenerateContent?alt=sse", model.id),
+            ),
+            headers: super::request_headers(model, own, options),
             body: request::build_body(model, context, options),
         })
     }

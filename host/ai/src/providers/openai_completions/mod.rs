@@ -29,8 +29,8 @@ impl Protocol for OpenAiCompletions {
     ) -> Result<HttpRequest, String> {
         let compat = detect_compat(model);
         Ok(HttpRequest {
-            url: endpoint(&model.base_url, "chat/completions"),
-            headers: request_headers(model, options, api_key),
+            url: super::endpoint(&model.base_url, "chat/completions"),
+            headers: bearer_headers(model, options, api_key),
             body: request::build_body(model, context, options, &compat),
         })
     }
@@ -41,51 +41,21 @@ impl Protocol for OpenAiCompletions {
 
     /// Responses-style ids (`{call_id}|{item_id}`) keep only their call id.
     fn normalize_tool_call_id(&self, id: &str) -> String {
-        sanitize_id(id.split('|').next().unwrap_or(id))
+        super::sanitize_tool_call_id(id.split('|').next().unwrap_or(id))
     }
 }
 
-/// `{base_url}/{path}`, tolerating a trailing slash on the base.
-pub(crate) fn endpoint(base_url: &str, path: &str) -> String {
-    format!("{}/{path}", base_url.trim_end_matches('/'))
-}
-
 /// Model headers, then the bearer key (when there is one: local servers have none), then the
-/// per-request headers. A later header replaces an earlier one of the same name, whatever case.
-pub(crate) fn request_headers(
+/// per-request headers.
+pub(crate) fn bearer_headers(
     model: &Model,
     options: &StreamOptions,
     api_key: Option<&str>,
 ) -> Vec<(String, String)> {
-    let mut headers: Vec<(String, String)> = Vec::new();
-    let mut set = |name: &str, value: &str| {
-        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        headers.push((name.to_owned(), value.to_owned()));
-    };
-    for (name, value) in model.headers.iter().flatten() {
-        set(name, value);
-    }
-    if let Some(key) = api_key.filter(|k| !k.is_empty()) {
-        set("authorization", &format!("Bearer {key}"));
-    }
-    for (name, value) in &options.headers {
-        set(name, value);
-    }
-    headers
-}
-
-/// OpenAI accepts tool-call ids of at most 64 characters from `[a-zA-Z0-9_-]`.
-pub(crate) fn sanitize_id(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(64)
-        .collect()
+    let own = api_key
+        .filter(|k| !k.is_empty())
+        .map(|key| ("authorization".to_owned(), format!("Bearer {key}")));
+    super::request_headers(model, own.into_iter().collect(), options)
 }
 
 /// A short, char-boundary-safe excerpt of a bad payload for error messages.
@@ -142,7 +112,7 @@ mod tests {
     #[test]
     fn endpoint_strips_trailing_slash() {
         assert_eq!(
-            endpoint("https://api.openai.com/v1/", "chat/completions"),
+            crate::providers::endpoint("https://api.openai.com/v1/", "chat/completions"),
             "https://api.openai.com/v1/chat/completions"
         );
     }

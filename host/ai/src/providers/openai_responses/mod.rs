@@ -7,7 +7,8 @@ mod request;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
-use crate::providers::openai_completions::{endpoint, request_headers, sanitize_id};
+use crate::providers::openai_completions::bearer_headers;
+use crate::providers::{endpoint, sanitize_tool_call_id as sanitize_id};
 use crate::types::{Context, Model};
 
 pub struct OpenAiResponses;
@@ -26,7 +27,7 @@ impl Protocol for OpenAiResponses {
     ) -> Result<HttpRequest, String> {
         Ok(HttpRequest {
             url: endpoint(&model.base_url, "responses"),
-            headers: request_headers(model, options, api_key),
+            headers: bearer_headers(model, options, api_key),
             body: request::build_body(model, context, options),
         })
     }

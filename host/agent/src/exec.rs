@@ -1,0 +1,221 @@
+//! Running the tool calls of one assistant message (SPEC §10.4, pi's `executeToolCalls`):
+//! preflight each call in order (start event, lookup, argument preparation, validation), then
+//! run the allowed calls — concurrently by default, one after another when the config or any
+//! called tool asks for it. Every call ends with exactly one result; tools are never re-run.
+
+use crate::config::ToolExecution;
+use crate::event::AgentEvent;
+use crate::run::Emit;
+use crate::tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
+use crate::validate::validate_tool_arguments;
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
+use pi_ai::{ToolCall, ToolResultMessage};
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// How long a tool may take to wind down after an abort before its result is replaced by
+/// "Operation aborted" (tools such as bash want to report what they captured).
+const ABORT_GRACE: Duration = Duration::from_secs(2);
+
+pub(crate) const ABORTED_TEXT: &str = "Operation aborted";
+
+/// The result text for calls of a response cut off by the output limit.
+pub(crate) fn truncated_call_text(name: &str) -> String {
+    format!(
+        "Tool call \"{name}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
+}
+
+/// A call after preflight: either answered already (with an error) or ready to run.
+enum Prepared {
+    Immediate(ToolOutput),
+    Ready {
+        tool: Arc<dyn AgentTool>,
+        args: Value,
+    },
+}
+
+type Outcome = (ToolOutput, bool);
+
+pub(crate) struct ToolRunner<'a> {
+    pub tools: &'a [Arc<dyn AgentTool>],
+    pub emit: &'a Emit,
+    pub cancel: &'a CancellationToken,
+}
+
+impl ToolRunner<'_> {
+    /// Runs the batch; results come back in the assistant's call order.
+    pub async fn execute(&self, calls: &[ToolCall], mode: ToolExecution) -> Vec<ToolResultMessage> {
+        let sequential = mode == ToolExecution::Sequential
+            || calls.iter().any(|call| {
+                self.find(&call.name)
+                    .is_some_and(|t| t.execution_mode() == ExecutionMode::Sequential)
+            });
+        if sequential {
+            self.execute_sequential(calls).await
+        } else {
+            self.execute_parallel(calls).await
+        }
+    }
+
+    /// Answers every call with the same error, without running anything.
+    pub fn fail_all(
+        &self,
+        calls: &[ToolCall],
+        text: impl Fn(&ToolCall) -> String,
+    ) -> Vec<ToolResultMessage> {
+        calls
+            .iter()
+            .map(|call| {
+                self.emit_start(call);
+                let outcome = (ToolOutput::text(text(call)), true);
+                self.emit_end(call, &outcome);
+                self.emit_result(call, outcome)
+            })
+            .collect()
+    }
+
+    async fn execute_sequential(&self, calls: &[ToolCall]) -> Vec<ToolResultMessage> {
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            self.emit_start(call);
+            let outcome = match self.prepare(call) {
+                Prepared::Immediate(output) => (output, true),
+                Prepared::Ready { tool, args } => self.run_one(tool.as_ref(), call, args).await,
+            };
+            self.emit_end(call, &outcome);
+            results.push(self.emit_result(call, outcome));
+        }
+        results
+    }
+
+    async fn execute_parallel(&self, calls: &[ToolCall]) -> Vec<ToolResultMessage> {
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; calls.len()];
+        let mut running = FuturesUnordered::new();
+        for (index, call) in calls.iter().enumerate() {
+            self.emit_start(call);
+            match self.prepare(call) {
+                Prepared::Immediate(output) => {
+                    let outcome = (output, true);
+                    self.emit_end(call, &outcome);
+                    outcomes[index] = Some(outcome);
+                }
+                Prepared::Ready { tool, args } => running.push(async move {
+                    let outcome = self.run_one(tool.as_ref(), call, args).await;
+                    (index, outcome)
+                }),
+            }
+        }
+        // `tool_execution_end` in completion order…
+        while let Some((index, outcome)) = running.next().await {
+            self.emit_end(&calls[index], &outcome);
+            outcomes[index] = Some(outcome);
+        }
+        // …result messages in the assistant's order.
+        calls
+            .iter()
+            .zip(outcomes)
+            .map(|(call, outcome)| {
+                let outcome = outcome.unwrap_or_else(|| (ToolOutput::text(ABORTED_TEXT), true));
+                self.emit_result(call, outcome)
+            })
+            .collect()
+    }
+
+    fn find(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
+        self.tools.iter().find(|tool| tool.name() == name)
+    }
+
+    fn prepare(&self, call: &ToolCall) -> Prepared {
+        let Some(tool) = self.find(&call.name) else {
+            return Prepared::Immediate(ToolOutput::text(format!("Tool {} not found", call.name)));
+        };
+        if self.cancel.is_cancelled() {
+            return Prepared::Immediate(ToolOutput::text(ABORTED_TEXT));
+        }
+        let args = tool.prepare_arguments(call.arguments.clone());
+        match validate_tool_arguments(&call.name, tool.parameters(), &args) {
+            Ok(args) => Prepared::Ready {
+                tool: Arc::clone(tool),
+                args,
+            },
+            Err(message) => Prepared::Immediate(ToolOutput::text(message)),
+        }
+    }
+
+    async fn run_one(&self, tool: &dyn AgentTool, call: &ToolCall, args: Value) -> Outcome {
+        let settled = Arc::new(AtomicBool::new(false));
+        let on_update: ToolUpdateFn = {
+            let settled = Arc::clone(&settled);
+            let emit = Arc::clone(self.emit);
+            let (id, name, args) = (call.id.clone(), call.name.clone(), call.arguments.clone());
+            Arc::new(move |partial: ToolOutput| {
+                // Updates that arrive after the result are stale.
+                if !settled.load(Ordering::Acquire) {
+                    emit(AgentEvent::ToolExecutionUpdate {
+                        tool_call_id: id.clone(),
+                        tool_name: name.clone(),
+                        args: args.clone(),
+                        partial_result: partial,
+                    });
+                }
+            })
+        };
+        let mut execution = tool.execute(&call.id, args, self.cancel.child_token(), on_update);
+        let result = tokio::select! {
+            biased;
+            result = &mut execution => result,
+            _ = self.cancel.cancelled() => {
+                match tokio::time::timeout(ABORT_GRACE, &mut execution).await {
+                    Ok(result) => result,
+                    Err(_) => Err(ToolError::new(ABORTED_TEXT)),
+                }
+            }
+        };
+        settled.store(true, Ordering::Release);
+        match result {
+            Ok(output) => (output, false),
+            Err(error) => (ToolOutput::text(error.message), true),
+        }
+    }
+
+    fn emit_start(&self, call: &ToolCall) {
+        (self.emit)(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+    }
+
+    fn emit_end(&self, call: &ToolCall, (output, is_error): &Outcome) {
+        (self.emit)(AgentEvent::ToolExecutionEnd {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            result: output.clone(),
+            is_error: *is_error,
+        });
+    }
+
+    /// Builds the result message and emits its `message_start`/`message_end`.
+    fn emit_result(&self, call: &ToolCall, (output, is_error): Outcome) -> ToolResultMessage {
+        let message = ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: output.content,
+            details: Some(output.details),
+            is_error,
+            timestamp: pi_ai::now_ms(),
+        };
+        (self.emit)(AgentEvent::MessageStart {
+            message: message.clone().into(),
+        });
+        (self.emit)(AgentEvent::MessageEnd {
+            message: message.clone().into(),
+        });
+        message
+    }
+}

@@ -1,0 +1,124 @@
+//! The Runtime's tool interface: what the model sees (name, description, schema) plus what only
+//! the host needs (label, argument preparation, execution mode, the execute function).
+
+use pi_ai::{TextContent, Tool, UserBlock};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A boxed, sendable future (keeps [`AgentTool`] dyn-compatible).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Receives partial results while a tool runs; each becomes a `tool_execution_update` event.
+pub type ToolUpdateFn = Arc<dyn Fn(ToolOutput) + Send + Sync>;
+
+/// How a tool may be scheduled next to the other calls of the same assistant message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutionMode {
+    /// May run at the same time as other calls of the batch (pi's default).
+    #[default]
+    Parallel,
+    /// Forces the whole batch to run one call after another.
+    Sequential,
+}
+
+/// A tool's result (pi's `AgentToolResult`): content for the model, details for the UI/session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutput {
+    pub content: Vec<UserBlock>,
+    #[serde(default)]
+    pub details: Value,
+}
+
+impl ToolOutput {
+    /// One text block, empty details (`{}`).
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![UserBlock::Text(TextContent {
+                text: text.into(),
+                text_signature: None,
+            })],
+            details: Value::Object(Default::default()),
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = details;
+        self
+    }
+}
+
+/// A tool failure. It never escapes the loop: it becomes an `isError` result whose text is the
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        ToolError { message }
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        ToolError::new(message)
+    }
+}
+
+/// A tool the Runtime can run.
+pub trait AgentTool: Send + Sync {
+    /// The name the model calls.
+    fn name(&self) -> &str;
+
+    /// The name shown in the UI (default: the name).
+    fn label(&self) -> &str {
+        self.name()
+    }
+
+    fn description(&self) -> &str;
+
+    /// JSON Schema of the arguments object.
+    fn parameters(&self) -> &Value;
+
+    /// Rewrites arguments before validation (compatibility shims for old call shapes).
+    fn prepare_arguments(&self, args: Value) -> Value {
+        args
+    }
+
+    fn execution_mode(&self) -> ExecutionMode {
+        ExecutionMode::Parallel
+    }
+
+    /// Runs the tool. `cancel` fires on abort; `on_update` streams partial results.
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        args: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+/// The model-facing definition of a tool.
+pub fn to_llm_tool(tool: &dyn AgentTool) -> Tool {
+    Tool {
+        name: tool.name().to_owned(),
+        description: tool.description().to_owned(),
+        parameters: tool.parameters().clone(),
+    }
+}

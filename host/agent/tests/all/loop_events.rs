@@ -1,0 +1,693 @@
+//! Loop behaviour against the in-process scripted stream function.
+
+use crate::support::*;
+use pi_agent::{
+    AgentError, AgentEvent, AgentMessage, HostMessage, NextTurnUpdate, ToolError, ToolOutput,
+};
+use pi_ai::{Message, StopReason, UserBlock, UserContent, UserMessage};
+use pi_mock_llm::{Reply, Turn};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn tool_result_texts(agent: &pi_agent::Agent) -> Vec<(String, String, bool)> {
+    agent
+        .messages()
+        .iter()
+        .filter_map(AgentMessage::as_tool_result)
+        .map(|r| {
+            let text = match r.content.first() {
+                Some(UserBlock::Text(t)) => t.text.clone(),
+                _ => String::new(),
+            };
+            (r.tool_call_id.clone(), text, r.is_error)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn text_only_run() {
+    let rig = Rig::new_script(script![Turn::text("hello")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("hi").await.unwrap();
+    assert_eq!(
+        squash(&rec.kinds()),
+        strs(&[
+            "agent_start",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    let messages = agent.messages();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1].as_assistant().unwrap().text(), "hello");
+    let Some(AgentEvent::AgentEnd { messages: run }) = rec.events().last().cloned() else {
+        panic!("no agent_end")
+    };
+    assert_eq!(run, messages);
+    assert!(!agent.state().is_streaming);
+}
+
+#[tokio::test]
+async fn one_tool_then_answer() {
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({"x": 1})),
+        Turn::text("done"),
+    ]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("go").await.unwrap();
+    assert_eq!(
+        squash(&rec.kinds()),
+        strs(&[
+            "agent_start",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "tool_execution_start:c1",
+            "tool_execution_end:c1",
+            "message_start:toolResult",
+            "message_end:toolResult",
+            "turn_end",
+            "turn_start",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    assert_eq!(
+        tool_result_texts(agent),
+        vec![("c1".into(), "echo: {\"x\":1}".into(), false)]
+    );
+    // The second request carries the call and its result.
+    let second = &rig.contexts()[1];
+    assert_eq!(second.messages.len(), 3);
+    assert!(matches!(second.messages[2], Message::ToolResult(_)));
+    assert_eq!(second.tools.len(), 1);
+}
+
+#[tokio::test]
+async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
+    let failing = FnTool::new("fail", |_, _, _| {
+        Box::pin(async { Err(ToolError::new("disk on fire")) })
+    })
+    .arc();
+    let strict = FnTool::new("read", |_, _, _| {
+        Box::pin(async { panic!("must not run with invalid arguments") })
+    })
+    .schema(json!({
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "limit": {"type": "number"}},
+        "required": ["path"]
+    }))
+    .arc();
+    let rig = Rig::new_script(script![
+        Turn::new()
+            .tool_call("c1", "nope", json!({}))
+            .tool_call("c2", "read", json!({"limit": "many"}))
+            .tool_call("c3", "fail", json!({})),
+        Turn::text("ok"),
+    ]);
+    rig.agent.set_tools(vec![failing, strict]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("go").await.unwrap();
+    let results = tool_result_texts(agent);
+    assert_eq!(
+        results[0],
+        ("c1".into(), "Tool nope not found".into(), true)
+    );
+    assert_eq!(
+        results[1].1,
+        "Validation failed for tool \"read\":\n  - path: must have required property 'path'\n  - limit: must be number\n\nReceived arguments:\n{\n  \"limit\": \"many\"\n}"
+    );
+    assert!(results[1].2);
+    assert_eq!(results[2], ("c3".into(), "disk on fire".into(), true));
+    let ends: Vec<(String, bool)> = rec
+        .events()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                is_error,
+                ..
+            } => Some((tool_call_id.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends.len(), 3);
+    assert!(ends.iter().all(|(_, e)| *e));
+    // The run went on to the model's answer.
+    assert_eq!(rig.contexts().len(), 2);
+}
+
+#[tokio::test]
+async fn tool_arguments_are_coerced_before_execution() {
+    let seen = Arc::new(std::sync::Mutex::new(None));
+    let sink = seen.clone();
+    let tool = FnTool::new("count", move |args, _, _| {
+        *sink.lock().unwrap() = Some(args);
+        Box::pin(async { Ok(ToolOutput::text("ok")) })
+    })
+    .schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
+    .arc();
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "count", json!({"n": "42"})),
+        Turn::text("ok"),
+    ]);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
+    agent.prompt("go").await.unwrap();
+    assert_eq!(seen.lock().unwrap().clone(), Some(json!({"n": 42})));
+}
+
+#[tokio::test]
+async fn error_stop_reason_ends_the_run_without_running_tools() {
+    let rig = Rig::new_script(script![Reply::server_error(API, 500)]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("hi").await.unwrap();
+    assert_eq!(
+        squash(&rec.kinds()),
+        strs(&[
+            "agent_start",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    let state = agent.state();
+    let error = state.error_message.clone().unwrap();
+    assert!(error.starts_with("500 Internal Server Error: "), "{error}");
+    assert!(
+        error.contains(pi_mock_llm::errors::server_error_message(API, 500)),
+        "{error}"
+    );
+    let last = state
+        .messages
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Error);
+}
+
+#[tokio::test]
+async fn a_stream_that_breaks_after_a_tool_call_runs_no_tool() {
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = runs.clone();
+    let tool = FnTool::new("echo", move |_, _, _| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(ToolOutput::text("ran")) })
+    })
+    .arc();
+    let turn = Turn::text("Calling.")
+        .tool_call("c1", "echo", json!({"a": 1}))
+        .tool_call("c2", "echo", json!({"b": 2}));
+    // Anthropic: message_start, text block (3 events), first tool block (3), then the cut.
+    let rig = Rig::new_script(script![Reply::drop_mid_stream(turn, 8)]);
+    rig.agent.set_tools(vec![tool]);
+    rig.prompt("go").await;
+    let kinds = rig.kinds();
+    assert!(
+        !kinds.iter().any(|k| k.starts_with("tool_execution")),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds[kinds.len() - 3..],
+        strs(&["message_end:assistant", "turn_end", "agent_end"])[..]
+    );
+    let last = rig
+        .agent
+        .messages()
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Error);
+    assert!(last.tool_calls().count() >= 1, "{last:?}");
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn length_stop_fails_every_tool_call() {
+    let rig = Rig::new_script(script![
+        Turn::new()
+            .tool_call("c1", "echo", json!({"a": 1}))
+            .length(),
+        Turn::text("retry"),
+    ]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let agent = &rig.agent;
+    agent.prompt("go").await.unwrap();
+    assert_eq!(
+        tool_result_texts(agent),
+        vec![(
+            "c1".into(),
+            "Tool call \"echo\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.".into(),
+            true
+        )]
+    );
+}
+
+#[tokio::test]
+async fn abort_during_streaming() {
+    let rig = Rig::new_script(script![Reply::hang_after_headers(
+        Turn::text("partial answer"),
+        4
+    )]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    let runner = agent.clone();
+    let run = tokio::spawn(async move { runner.prompt("hi").await });
+    rec.wait_for(|e| matches!(e, AgentEvent::MessageUpdate { .. }))
+        .await;
+    assert!(agent.state().streaming_message.is_some());
+    agent.abort();
+    run.await.unwrap().unwrap();
+    // The HTTP request itself was cancelled.
+    assert!(
+        rig.mock
+            .wait_for_client_gone(0, Duration::from_secs(5))
+            .await
+    );
+    let kinds = squash(&rec.kinds());
+    assert_eq!(
+        kinds[kinds.len() - 3..],
+        strs(&["message_end:assistant", "turn_end", "agent_end"])[..]
+    );
+    let last = agent
+        .messages()
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Aborted);
+    assert_eq!(last.text(), "partial answer");
+    assert!(!agent.state().is_streaming);
+}
+
+#[tokio::test]
+async fn abort_during_slow_tool_records_aborted_result() {
+    let slow = FnTool::new("slow", |_, cancel, _| {
+        Box::pin(async move {
+            cancel.cancelled().await;
+            Err(ToolError::new("Operation aborted"))
+        })
+    })
+    .arc();
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "slow", json!({})),
+        Turn::text("never requested"),
+    ]);
+    rig.agent.set_tools(vec![slow]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    let runner = agent.clone();
+    let run = tokio::spawn(async move { runner.prompt("go").await });
+    rec.wait_for(|e| matches!(e, AgentEvent::ToolExecutionStart { .. }))
+        .await;
+    assert_eq!(agent.state().pending_tool_calls.len(), 1);
+    agent.abort();
+    run.await.unwrap().unwrap();
+    assert_eq!(
+        tool_result_texts(agent),
+        vec![("c1".into(), "Operation aborted".into(), true)]
+    );
+    // No second request: the next turn ends as aborted at once.
+    assert_eq!(rig.contexts().len(), 1);
+    let last = agent
+        .messages()
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Aborted);
+    assert!(agent.state().pending_tool_calls.is_empty());
+}
+
+#[tokio::test]
+async fn steering_is_delivered_after_the_tool_calls_finish() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let opened = gate.clone();
+    let tool = FnTool::new("wait", move |_, _, _| {
+        let gate = opened.clone();
+        Box::pin(async move {
+            gate.notified().await;
+            Ok(ToolOutput::text("waited"))
+        })
+    })
+    .arc();
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "wait", json!({})),
+        Turn::text("steered"),
+    ]);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    let runner = agent.clone();
+    let run = tokio::spawn(async move { runner.prompt("go").await });
+    rec.wait_for(|e| matches!(e, AgentEvent::ToolExecutionStart { .. }))
+        .await;
+    agent.steer(AgentMessage::user_text("change of plan"));
+    gate.notify_one();
+    run.await.unwrap().unwrap();
+    let kinds = squash(&rec.kinds());
+    let tail = &kinds[kinds
+        .iter()
+        .position(|k| k == "tool_execution_end:c1")
+        .unwrap()..];
+    assert_eq!(
+        tail,
+        strs(&[
+            "tool_execution_end:c1",
+            "message_start:toolResult",
+            "message_end:toolResult",
+            "turn_end",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    let second = &rig.contexts()[1];
+    let roles: Vec<&str> = second
+        .messages
+        .iter()
+        .map(|m| match m {
+            Message::User(_) => "user",
+            Message::Assistant(_) => "assistant",
+            Message::ToolResult(_) => "toolResult",
+        })
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "user"]);
+}
+
+#[tokio::test]
+async fn follow_up_runs_after_the_final_answer() {
+    let rig = Rig::new_script(script![Turn::text("first"), Turn::text("second")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.follow_up(AgentMessage::user_text("and then?"));
+    agent.prompt("start").await.unwrap();
+    assert_eq!(
+        squash(&rec.kinds()),
+        strs(&[
+            "agent_start",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "turn_start",
+            "message_start:user",
+            "message_end:user",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    assert_eq!(agent.messages().len(), 4);
+    assert!(!agent.has_queued_messages());
+}
+
+#[tokio::test]
+async fn queue_modes_deliver_one_or_all() {
+    let rig = Rig::new_script(script![Turn::text("a"), Turn::text("b"), Turn::text("c"),]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    agent.follow_up(AgentMessage::user_text("f1"));
+    agent.follow_up(AgentMessage::user_text("f2"));
+    agent.prompt("start").await.unwrap();
+    // one-at-a-time: two extra turns
+    assert_eq!(rig.contexts().len(), 3);
+
+    let rig = Rig::new_script(script![Turn::text("a"), Turn::text("b")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    agent.set_queue_modes(pi_agent::QueueMode::All, pi_agent::QueueMode::All);
+    agent.follow_up(AgentMessage::user_text("f1"));
+    agent.follow_up(AgentMessage::user_text("f2"));
+    agent.prompt("start").await.unwrap();
+    assert_eq!(rig.contexts().len(), 2);
+    assert_eq!(rig.contexts()[1].messages.len(), 4);
+}
+
+#[tokio::test]
+async fn continue_runs_from_current_messages() {
+    let rig = Rig::new_script(script![Turn::text("continued"), Turn::text("again")]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    assert_eq!(
+        agent.continue_run().await,
+        Err(AgentError::NothingToContinue)
+    );
+    agent.append_message(AgentMessage::user_text("pending question"));
+    agent.continue_run().await.unwrap();
+    assert_eq!(
+        squash(&rec.kinds()),
+        strs(&[
+            "agent_start",
+            "turn_start",
+            "message_start:assistant",
+            "message_update*3",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end",
+        ])
+    );
+    assert_eq!(rig.contexts()[0].messages.len(), 1);
+    // Last message is the assistant's: an error unless something is queued.
+    let err = agent.continue_run().await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Cannot continue from message role: assistant"
+    );
+    agent.follow_up(AgentMessage::user_text("more"));
+    agent.continue_run().await.unwrap();
+    assert_eq!(rig.contexts().len(), 2);
+    assert_eq!(agent.messages().len(), 4);
+}
+
+#[tokio::test]
+async fn prompt_while_running_is_refused() {
+    let rig = Rig::new_script(script![Reply::hang_after_headers(Turn::text("slow"), 4)]);
+    rig.agent.set_tools(vec![]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    let runner = agent.clone();
+    let run = tokio::spawn(async move { runner.prompt("one").await });
+    rec.wait_for(|e| matches!(e, AgentEvent::MessageUpdate { .. }))
+        .await;
+    assert_eq!(agent.prompt("two").await, Err(AgentError::AlreadyRunning));
+    agent.abort();
+    agent.wait_for_idle().await;
+    run.await.unwrap().unwrap();
+    assert!(!agent.is_running());
+}
+
+#[tokio::test]
+async fn transform_context_and_convert_to_llm_shape_the_request() {
+    let rig = Rig::new_script(script![Turn::text("ok")]);
+    let mut hooks = rig.hooks();
+    hooks.transform_context = Some(Arc::new(|mut messages, _cancel| {
+        Box::pin(async move {
+            let mut fields = serde_json::Map::new();
+            fields.insert("note".into(), json!("injected"));
+            messages.insert(0, HostMessage::new("memo", fields).into());
+            Ok(messages)
+        })
+    }));
+    hooks.convert_to_llm = Arc::new(|messages| {
+        messages
+            .iter()
+            .map(|m| match m {
+                AgentMessage::Host(h) => Message::User(UserMessage {
+                    content: UserContent::Text(format!(
+                        "[{}] {}",
+                        h.role,
+                        h.fields["note"].as_str().unwrap_or("")
+                    )),
+                    timestamp: h.timestamp,
+                }),
+                AgentMessage::Llm(m) => m.clone(),
+            })
+            .collect()
+    });
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
+    agent.set_system_prompt("be brief");
+    agent.prompt("question").await.unwrap();
+    let request = &rig.contexts()[0];
+    assert_eq!(request.system_prompt.as_deref(), Some("be brief"));
+    assert_eq!(request.messages.len(), 2);
+    let Message::User(first) = &request.messages[0] else {
+        panic!("expected user")
+    };
+    assert_eq!(first.content, UserContent::Text("[memo] injected".into()));
+    // The transformation is for the request only.
+    assert_eq!(agent.messages().len(), 2);
+    assert!(agent.messages().iter().all(|m| m.as_llm().is_some()));
+}
+
+#[tokio::test]
+async fn failing_transform_becomes_a_synthetic_error_message() {
+    let rig = Rig::new_script(script![Turn::text("unused")]);
+    let mut hooks = rig.hooks();
+    hooks.transform_context = Some(Arc::new(|_, _| {
+        Box::pin(async { Err("context store offline".to_owned()) })
+    }));
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("q").await.unwrap();
+    assert_eq!(rig.contexts().len(), 0);
+    let kinds = rec.kinds();
+    assert_eq!(kinds.last().map(String::as_str), Some("agent_end"));
+    let last = agent
+        .messages()
+        .last()
+        .unwrap()
+        .as_assistant()
+        .unwrap()
+        .clone();
+    assert_eq!(last.stop_reason, StopReason::Error);
+    assert_eq!(last.error_message.as_deref(), Some("context store offline"));
+    assert_eq!(
+        agent.state().error_message.as_deref(),
+        Some("context store offline")
+    );
+}
+
+#[tokio::test]
+async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({})),
+        Turn::text("after compaction"),
+    ]);
+    let mut hooks = rig.hooks();
+    hooks.prepare_next_turn = Some(Arc::new(|info| {
+        let keep = info.messages.len();
+        Box::pin(async move {
+            let summary = AgentMessage::user_text(format!("summary of {keep} messages"));
+            Some(NextTurnUpdate {
+                messages: Some(vec![summary]),
+                ..Default::default()
+            })
+        })
+    }));
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
+    agent.set_tools(vec![echo_tool()]);
+    agent.prompt("go").await.unwrap();
+    let second = &rig.contexts()[1];
+    assert_eq!(second.messages.len(), 1);
+    let Message::User(summary) = &second.messages[0] else {
+        panic!("expected the summary")
+    };
+    assert_eq!(
+        summary.content,
+        UserContent::Text("summary of 3 messages".into())
+    );
+    // The agent's state follows the replacement, then gets the new answer.
+    assert_eq!(agent.messages().len(), 2);
+
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({})),
+        Turn::text("unreached"),
+    ]);
+    let mut hooks = rig.hooks();
+    hooks.should_stop_after_turn = Some(Arc::new(|info| !info.tool_results.is_empty()));
+    rig.agent.set_hooks(hooks);
+    let agent = &rig.agent;
+    agent.set_tools(vec![echo_tool()]);
+    let rec = rig.rec.clone();
+    agent.prompt("go").await.unwrap();
+    assert_eq!(rig.contexts().len(), 1);
+    let kinds = rec.kinds();
+    assert_eq!(
+        kinds[kinds.len() - 2..],
+        strs(&["turn_end", "agent_end"])[..]
+    );
+}
+
+#[tokio::test]
+async fn tool_updates_become_events_until_the_result() {
+    let tool = FnTool::new("progress", |_, _, update| {
+        Box::pin(async move {
+            update(ToolOutput::text("10%"));
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            update(ToolOutput::text("90%"));
+            let late = update.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                late(ToolOutput::text("stale"));
+            });
+            Ok(ToolOutput::text("done"))
+        })
+    })
+    .arc();
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "progress", json!({})),
+        Turn::text("ok"),
+    ]);
+    rig.agent.set_tools(vec![tool]);
+    let agent = &rig.agent;
+    let rec = rig.rec.clone();
+    agent.prompt("go").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let updates = rec
+        .kinds()
+        .iter()
+        .filter(|k| k.starts_with("tool_execution_update"))
+        .count();
+    assert_eq!(updates, 2);
+}
+
+#[tokio::test]
+async fn get_api_key_supplies_the_key_of_each_request() {
+    let rig = Rig::new_script(script![Turn::text("ok")]);
+    let mut hooks = rig.hooks();
+    hooks.get_api_key = Some(Arc::new(|provider| {
+        let key = format!("key-for-{provider}");
+        Box::pin(async move { Some(key) })
+    }));
+    rig.agent.set_hooks(hooks);
+    rig.prompt("hi").await;
+    let request = &rig.mock.requests()[0];
+    assert_eq!(request.header("x-api-key"), Some("key-for-mock"));
+}
