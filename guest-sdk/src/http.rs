@@ -62,7 +62,9 @@ pub fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Resp
     set(request.set_scheme(Some(&scheme)), "scheme")?;
     set(request.set_authority(Some(authority)), "authority")?;
     set(request.set_path_with_query(Some(path)), "path")?;
-    let outgoing = request.body().map_err(|()| "request body taken".to_owned())?;
+    let outgoing = request
+        .body()
+        .map_err(|()| "request body taken".to_owned())?;
     write_body(&outgoing, body)?;
     let pending = outgoing_handler::handle(request, None).map_err(describe)?;
     OutgoingBody::finish(outgoing, None).map_err(describe)?;
@@ -75,8 +77,12 @@ pub fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Resp
         }
     };
     let status = response.status();
-    let body = response.consume().map_err(|()| "response body taken".to_owned())?;
-    let stream = body.stream().map_err(|()| "response stream taken".to_owned())?;
+    let body = response
+        .consume()
+        .map_err(|()| "response body taken".to_owned())?;
+    let stream = body
+        .stream()
+        .map_err(|()| "response stream taken".to_owned())?;
     Ok(Response {
         status,
         stream,
@@ -86,12 +92,16 @@ pub fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Resp
 }
 
 fn write_body(outgoing: &OutgoingBody, mut body: &[u8]) -> Result<(), String> {
-    let stream = outgoing.write().map_err(|()| "request stream taken".to_owned())?;
+    let stream = outgoing
+        .write()
+        .map_err(|()| "request stream taken".to_owned())?;
     let pollable = stream.subscribe();
     while !body.is_empty() {
         pollable.block();
         let permit = stream.check_write().map_err(|e| format!("{e:?}"))?;
-        let n = body.len().min(usize::try_from(permit).unwrap_or(usize::MAX));
+        let n = body
+            .len()
+            .min(usize::try_from(permit).unwrap_or(usize::MAX));
         stream.write(&body[..n]).map_err(|e| format!("{e:?}"))?;
         body = &body[n..];
     }

@@ -58,7 +58,12 @@ impl ToolDescription {
 
 fn fingerprint(path: &Path) -> Option<(u64, u128)> {
     let meta = std::fs::metadata(path).ok()?;
-    let mtime = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
     Some((meta.len(), mtime))
 }
 
@@ -104,7 +109,9 @@ impl ComponentCache {
             match deserialize(engine, &artifact) {
                 Ok(component) => return Ok(component),
                 // A damaged artifact is rebuilt below rather than trusted.
-                Err(e) => tracing::warn!(path = %artifact.display(), "cached component unusable: {e}"),
+                Err(e) => {
+                    tracing::warn!(path = %artifact.display(), "cached component unusable: {e}")
+                }
             }
         }
         let compiled = engine
@@ -137,7 +144,9 @@ impl ComponentCache {
 
     /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
     pub fn store_descriptions(&self, wasm: &Path, tools: &[ToolDescription]) {
-        let Some((size, mtime_ns)) = fingerprint(wasm) else { return };
+        let Some((size, mtime_ns)) = fingerprint(wasm) else {
+            return;
+        };
         let record = DescriptionRecord {
             size,
             mtime_ns,
@@ -158,7 +167,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
         std::process::id()
     ));
     std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;

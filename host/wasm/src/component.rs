@@ -9,7 +9,7 @@ use crate::grant::Grant;
 use crate::manifest::World;
 use crate::state::{CallContext, HostState, Interrupt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Engine, Store, Trap};
 
@@ -32,6 +32,65 @@ pub struct LoadedComponent {
     temp_dir: Option<PrivateTemp>,
 }
 
+/// A component that is loaded on first use (start-up reads only manifests and cached
+/// descriptions). A failed load is remembered: the same error comes back on every use.
+pub struct LazyComponent {
+    engine: Engine,
+    cache: Arc<ComponentCache>,
+    pub extension: Arc<ExtensionId>,
+    path: PathBuf,
+    pub world: World,
+    pub grant: Arc<Grant>,
+    cell: OnceLock<Result<Arc<LoadedComponent>, ExtensionError>>,
+}
+
+impl LazyComponent {
+    pub fn new(
+        engine: Engine,
+        cache: Arc<ComponentCache>,
+        extension: Arc<ExtensionId>,
+        path: PathBuf,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Self {
+        LazyComponent {
+            engine,
+            cache,
+            extension,
+            path,
+            world,
+            grant,
+            cell: OnceLock::new(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the component was loaded already.
+    pub fn is_loaded(&self) -> bool {
+        self.cell.get().is_some()
+    }
+
+    /// The loaded component (loads it now if needed; may compile on a cold cache).
+    pub fn get(&self) -> Result<Arc<LoadedComponent>, ExtensionError> {
+        self.cell
+            .get_or_init(|| {
+                LoadedComponent::load(
+                    &self.engine,
+                    &self.cache,
+                    self.extension.clone(),
+                    &self.path,
+                    self.world,
+                    self.grant.clone(),
+                )
+                .map(Arc::new)
+            })
+            .clone()
+    }
+}
+
 /// A private temp directory, removed with the component.
 struct PrivateTemp(PathBuf);
 
@@ -52,7 +111,8 @@ impl PrivateTemp {
                 .map(|d| d.as_nanos())
                 .unwrap_or_default()
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         Ok(PrivateTemp(dir))
     }
 }
@@ -68,10 +128,18 @@ fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<
         "pi:extension/types" | "pi:extension/host" => Ok(()),
         "pi:extension/stream-sink" if world == World::Provider => Ok(()),
         "pi:extension/process" if world == World::Tool => {
-            if grant.process { Ok(()) } else { Err(not_granted("process")) }
+            if grant.process {
+                Ok(())
+            } else {
+                Err(not_granted("process"))
+            }
         }
         "pi:extension/llm" if world == World::Compactor => {
-            if grant.llm { Ok(()) } else { Err(not_granted("llm")) }
+            if grant.llm {
+                Ok(())
+            } else {
+                Err(not_granted("llm"))
+            }
         }
         i if i.starts_with("wasi:http/") => {
             if world == World::Provider && !grant.network.is_empty() {
@@ -88,9 +156,17 @@ fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<
     }
 }
 
-fn check_world(engine: &Engine, component: &Component, world: World, path: &Path) -> Result<(), Cause> {
+fn check_world(
+    engine: &Engine,
+    component: &Component,
+    world: World,
+    path: &Path,
+) -> Result<(), Cause> {
     let ty = component.component_type();
-    let exports: Vec<String> = ty.exports(engine).map(|(name, _)| name.to_owned()).collect();
+    let exports: Vec<String> = ty
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
     if exports.iter().any(|e| e == world.export_interface()) {
         return Ok(());
     }
@@ -100,7 +176,11 @@ fn check_world(engine: &Engine, component: &Component, world: World, path: &Path
         reason: format!(
             "it does not export `{}` (it exports: {})",
             world.export_interface(),
-            if exports.is_empty() { "nothing".to_owned() } else { exports.join(", ") }
+            if exports.is_empty() {
+                "nothing".to_owned()
+            } else {
+                exports.join(", ")
+            }
         ),
     })
 }
@@ -112,7 +192,10 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
     tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     match world {
         World::Tool if grant.process => {
-            tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+            tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(
+                &mut linker,
+                |s| s,
+            )?;
         }
         World::Provider => {
             provider::pi::extension::stream_sink::add_to_linker::<_, HasSelf<HostState>>(
@@ -124,7 +207,10 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
             }
         }
         World::Compactor if grant.llm => {
-            compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+            compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(
+                &mut linker,
+                |s| s,
+            )?;
         }
         _ => {}
     }
@@ -158,8 +244,12 @@ impl LoadedComponent {
         let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
         let pre = match world {
             World::Tool => Pre::Tool(tool::ToolPre::new(instance_pre).map_err(runtime)?),
-            World::Provider => Pre::Provider(provider::ProviderPre::new(instance_pre).map_err(runtime)?),
-            World::Renderer => Pre::Renderer(renderer::RendererPre::new(instance_pre).map_err(runtime)?),
+            World::Provider => {
+                Pre::Provider(provider::ProviderPre::new(instance_pre).map_err(runtime)?)
+            }
+            World::Renderer => {
+                Pre::Renderer(renderer::RendererPre::new(instance_pre).map_err(runtime)?)
+            }
             World::Compactor => {
                 Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
             }
@@ -197,7 +287,11 @@ impl LoadedComponent {
     }
 
     /// Turns a failed call into a cause: interrupt, memory cap, stack overflow, other trap.
-    pub(crate) fn classify(&self, err: &wasmtime::Error, store: &Store<HostState>) -> ExtensionError {
+    pub(crate) fn classify(
+        &self,
+        err: &wasmtime::Error,
+        store: &Store<HostState>,
+    ) -> ExtensionError {
         let state = store.data();
         let cause = if let Some(interrupt) = err.downcast_ref::<Interrupt>() {
             match interrupt {

@@ -83,7 +83,9 @@ impl Grant {
                 granted.eq_ignore_ascii_case(authority)
             } else if let Some(suffix) = granted.strip_prefix("*.") {
                 host.len() > suffix.len() + 1
-                    && host.to_ascii_lowercase().ends_with(&format!(".{}", suffix.to_ascii_lowercase()))
+                    && host
+                        .to_ascii_lowercase()
+                        .ends_with(&format!(".{}", suffix.to_ascii_lowercase()))
             } else {
                 granted.eq_ignore_ascii_case(host)
             }

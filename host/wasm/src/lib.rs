@@ -9,8 +9,9 @@
 
 pub mod bindings;
 pub mod cache;
-pub mod component;
 pub mod compactor;
+pub mod component;
+mod convert;
 pub mod discovery;
 pub mod engine;
 pub mod error;
@@ -24,8 +25,10 @@ pub mod state;
 pub mod tool;
 
 pub use cache::{ComponentCache, ToolDescription};
-pub use compactor::{CompactionDecision, CompactionOverride, CompactionPreparation, ComponentCompactor};
-pub use component::LoadedComponent;
+pub use compactor::{
+    CompactionDecision, CompactionOverride, CompactionPreparation, ComponentCompactor,
+};
+pub use component::{LazyComponent, LoadedComponent};
 pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
 pub use error::{Cause, ExtensionError, ExtensionId};
 pub use grant::{Grant, Limits};

@@ -65,7 +65,12 @@ pub enum World {
 }
 
 impl World {
-    pub const ALL: [World; 4] = [World::Tool, World::Provider, World::Renderer, World::Compactor];
+    pub const ALL: [World; 4] = [
+        World::Tool,
+        World::Provider,
+        World::Renderer,
+        World::Compactor,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -261,10 +266,16 @@ fn parse_components(raw: &[RawComponent]) -> Result<Vec<ComponentEntry>, FieldEr
         })?;
         let path = relative(&format!("{field}.path"), Some(&c.path))?.unwrap_or_default();
         if path.extension().and_then(|e| e.to_str()) != Some("wasm") {
-            return Err((format!("{field}.path"), format!("`{}` is not a .wasm file", c.path)));
+            return Err((
+                format!("{field}.path"),
+                format!("`{}` is not a .wasm file", c.path),
+            ));
         }
         if !seen.insert(path.clone()) {
-            return Err((format!("{field}.path"), format!("`{}` is listed twice", c.path)));
+            return Err((
+                format!("{field}.path"),
+                format!("`{}` is listed twice", c.path),
+            ));
         }
         out.push(ComponentEntry { path, world });
     }
@@ -333,7 +344,9 @@ fn check_version(version: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("`{version}` is not a semantic version (MAJOR.MINOR.PATCH)"))
+        Err(format!(
+            "`{version}` is not a semantic version (MAJOR.MINOR.PATCH)"
+        ))
     }
 }
 
@@ -355,7 +368,9 @@ fn check_host(host: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("`{host}` is not a host name (host or host:port, no scheme or path)"))
+        Err(format!(
+            "`{host}` is not a host name (host or host:port, no scheme or path)"
+        ))
     }
 }
 
@@ -364,8 +379,12 @@ fn relative(field: &str, path: Option<&str>) -> Result<Option<PathBuf>, FieldErr
     let Some(path) = path else { return Ok(None) };
     let p = PathBuf::from(path);
     let escapes = p.is_absolute()
-        || p.components()
-            .any(|c| matches!(c, PathPart::ParentDir | PathPart::RootDir | PathPart::Prefix(_)));
+        || p.components().any(|c| {
+            matches!(
+                c,
+                PathPart::ParentDir | PathPart::RootDir | PathPart::Prefix(_)
+            )
+        });
     if path.is_empty() || escapes {
         return Err((
             field.to_owned(),

@@ -148,7 +148,11 @@ impl wit::HostChild for HostState {
         loop {
             let stop = self.interrupt().is_some();
             let Ok(process) = self.table.get_mut(&child) else {
-                return ExitStatus { code: None, signal: None, timed_out: false };
+                return ExitStatus {
+                    code: None,
+                    signal: None,
+                    timed_out: false,
+                };
             };
             if stop {
                 let _ = process.child.kill();
@@ -165,7 +169,11 @@ impl wit::HostChild for HostState {
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
                 Err(_) => {
-                    return ExitStatus { code: None, signal: None, timed_out: process.timed_out };
+                    return ExitStatus {
+                        code: None,
+                        signal: None,
+                        timed_out: process.timed_out,
+                    };
                 }
             }
         }

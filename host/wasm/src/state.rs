@@ -2,8 +2,8 @@
 //! call's facts and callbacks. Also the host side of the `host`, `stream-sink` and `llm`
 //! interfaces.
 
-use crate::bindings::provider::pi::extension::stream_sink;
 use crate::bindings::compactor::pi::extension::llm;
+use crate::bindings::provider::pi::extension::stream_sink;
 use crate::bindings::tool::pi::extension::{host, types};
 use crate::error::ExtensionId;
 use crate::grant::Grant;
@@ -170,7 +170,10 @@ impl HostState {
         let stdout = MemoryOutputPipe::new(grant.limits.output_bytes);
         let stderr = MemoryOutputPipe::new(grant.limits.output_bytes);
         builder.stdout(stdout.clone()).stderr(stderr.clone());
-        builder.allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false);
+        builder
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
         let workspace = grant.workspace.to_string_lossy().into_owned();
         let perms = match grant.filesystem {
             FsAccess::None => None,
@@ -180,6 +183,11 @@ impl HostState {
         if let Some(perms) = perms {
             builder
                 .preopened_dir(&grant.workspace, &workspace, perms)
+                .map_err(|e| format!("cannot open workspace {workspace}: {e}"))?;
+            // Also at "." so that relative paths resolve against the workspace, as the
+            // guest's working directory.
+            builder
+                .preopened_dir(&grant.workspace, ".", perms)
                 .map_err(|e| format!("cannot open workspace {workspace}: {e}"))?;
             builder.initial_cwd(&workspace);
         }

@@ -22,7 +22,13 @@ fn main() {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
         .current_dir(&guests)
-        .args(["build", "--release", "--target", "wasm32-wasip2", "--target-dir"])
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--target-dir",
+        ])
         .arg(&target_dir)
         // Flags meant for the host build must not leak into the guest build.
         .env_remove("CARGO_ENCODED_RUSTFLAGS")

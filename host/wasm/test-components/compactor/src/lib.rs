@@ -1,7 +1,10 @@
 //! A compaction override: cancels when asked to, defers to pi for short histories, and writes
 //! its own summary otherwise.
 
-use pi_guest_sdk::{AssistantBlock, CompactionDecision, CompactionPreparation, Compactor, ContentBlock, CustomSummary, Message};
+use pi_guest_sdk::{
+    AssistantBlock, CompactionDecision, CompactionPreparation, Compactor, ContentBlock,
+    CustomSummary, Message,
+};
 
 struct CountingCompactor;
 

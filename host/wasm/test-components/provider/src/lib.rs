@@ -26,7 +26,9 @@ fn wire_messages(context: &LlmContext) -> Vec<Value> {
     }
     for message in &context.messages {
         match message {
-            Message::User(blocks) => out.push(json!({"role": "user", "content": user_text(blocks)})),
+            Message::User(blocks) => {
+                out.push(json!({"role": "user", "content": user_text(blocks)}))
+            }
             Message::Assistant(a) => {
                 let text: String = a
                     .content
@@ -88,7 +90,9 @@ impl Decoder {
     fn on_data(&mut self, data: &Value) -> bool {
         if let Some(usage) = data.get("usage").filter(|u| u.is_object()) {
             let n = |k: &str| usage[k].as_u64().unwrap_or(0);
-            let cached = usage["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0);
+            let cached = usage["prompt_tokens_details"]["cached_tokens"]
+                .as_u64()
+                .unwrap_or(0);
             emit(&StreamEvent::Usage(Usage {
                 input: n("prompt_tokens").saturating_sub(cached),
                 output: n("completion_tokens"),
@@ -99,7 +103,9 @@ impl Decoder {
         if let Some(id) = data["id"].as_str() {
             emit(&StreamEvent::ResponseId(id.to_owned()));
         }
-        let Some(choice) = data["choices"].get(0) else { return true };
+        let Some(choice) = data["choices"].get(0) else {
+            return true;
+        };
         let delta = &choice["delta"];
         if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
             if self.open != Open::Text {
@@ -114,11 +120,20 @@ impl Decoder {
         for call in delta["tool_calls"].as_array().into_iter().flatten() {
             if let Some(id) = call["id"].as_str() {
                 self.close();
-                let name = call["function"]["name"].as_str().unwrap_or_default().to_owned();
-                emit(&StreamEvent::ToolCallStart(ToolCallStart { id: id.to_owned(), name }));
+                let name = call["function"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                emit(&StreamEvent::ToolCallStart(ToolCallStart {
+                    id: id.to_owned(),
+                    name,
+                }));
                 self.open = Open::Tool;
             }
-            if let Some(args) = call["function"]["arguments"].as_str().filter(|a| !a.is_empty()) {
+            if let Some(args) = call["function"]["arguments"]
+                .as_str()
+                .filter(|a| !a.is_empty())
+            {
                 emit(&StreamEvent::ToolCallDelta(args.to_owned()));
             }
         }
@@ -146,7 +161,11 @@ impl Provider for Completions {
         }]
     }
 
-    fn stream(model: ModelInfo, context: LlmContext, options: StreamOptions) -> Result<StopReason, String> {
+    fn stream(
+        model: ModelInfo,
+        context: LlmContext,
+        options: StreamOptions,
+    ) -> Result<StopReason, String> {
         let mut body = json!({
             "model": model.id,
             "messages": wire_messages(&context),
@@ -167,19 +186,25 @@ impl Provider for Completions {
             let text = String::from_utf8_lossy(&response.read_all()?).into_owned();
             return Err(format!("{} status code: {text}", response.status));
         }
-        let mut decoder = Decoder { open: Open::None, stop: StopReason::Stop };
+        let mut decoder = Decoder {
+            open: Open::None,
+            stop: StopReason::Stop,
+        };
         let mut pending = String::new();
         while let Some(chunk) = response.read_chunk()? {
             pending.push_str(&String::from_utf8_lossy(&chunk));
             while let Some(end) = pending.find('\n') {
                 let line: String = pending.drain(..=end).collect();
-                let Some(data) = line.trim_end().strip_prefix("data:") else { continue };
+                let Some(data) = line.trim_end().strip_prefix("data:") else {
+                    continue;
+                };
                 let data = data.trim();
                 if data == "[DONE]" {
                     decoder.close();
                     return Ok(decoder.stop);
                 }
-                let value: Value = serde_json::from_str(data).map_err(|e| format!("bad chunk: {e}"))?;
+                let value: Value =
+                    serde_json::from_str(data).map_err(|e| format!("bad chunk: {e}"))?;
                 if !decoder.on_data(&value) {
                     return Ok(StopReason::Aborted);
                 }

@@ -7,7 +7,14 @@ struct NoteRenderer;
 fn span(text: &str, fg: Option<&str>, bold: bool) -> Span {
     Span {
         text: text.to_owned(),
-        style: Style { fg: fg.map(str::to_owned), bg: None, bold, italic: false, dim: false, underline: false },
+        style: Style {
+            fg: fg.map(str::to_owned),
+            bg: None,
+            bold,
+            italic: false,
+            dim: false,
+            underline: false,
+        },
     }
 }
 
@@ -36,11 +43,22 @@ impl Renderer for NoteRenderer {
                 Some(lines)
             }
             RenderSubject::ToolResult(r) if r.tool_name == "echo" => {
-                let color = if r.result.is_error { "error" } else { "success" };
-                let mut lines = vec![vec![span("echo ", Some("toolTitle"), true), span(&r.arguments, Some("muted"), false)]];
+                let color = if r.result.is_error {
+                    "error"
+                } else {
+                    "success"
+                };
+                let mut lines = vec![vec![
+                    span("echo ", Some("toolTitle"), true),
+                    span(&r.arguments, Some("muted"), false),
+                ]];
                 for block in r.result.content {
                     if let ContentBlock::Text(t) = block {
-                        lines.extend(wrap(&t, width).iter().map(|l| vec![span(l, Some(color), false)]));
+                        lines.extend(
+                            wrap(&t, width)
+                                .iter()
+                                .map(|l| vec![span(l, Some(color), false)]),
+                        );
                     }
                 }
                 Some(lines)

@@ -1,6 +1,6 @@
 //! A tool that spawns host processes through the `process` interface.
 
-use pi_guest_sdk::process::{ReadResult, SpawnOptions, spawn, Output};
+use pi_guest_sdk::process::{Output, ReadResult, SpawnOptions, spawn};
 use pi_guest_sdk::{ExecutionMode, Tool, ToolCall, ToolDefinition, ToolResult, host, text};
 use serde_json::Value;
 
@@ -12,7 +12,8 @@ impl Tool for Spawner {
             name: "run".into(),
             label: "Run".into(),
             description: "Runs a program.".into(),
-            parameters_schema: r#"{"type":"object","properties":{"program":{"type":"string"}}}"#.into(),
+            parameters_schema: r#"{"type":"object","properties":{"program":{"type":"string"}}}"#
+                .into(),
             prompt_snippet: None,
             prompt_guidelines: vec![],
             execution_mode: ExecutionMode::Sequential,
@@ -25,7 +26,10 @@ impl Tool for Spawner {
         let list = args["args"].as_array().cloned().unwrap_or_default();
         let child = spawn(&SpawnOptions {
             program,
-            args: list.iter().filter_map(|a| a.as_str().map(str::to_owned)).collect(),
+            args: list
+                .iter()
+                .filter_map(|a| a.as_str().map(str::to_owned))
+                .collect(),
             cwd: None,
             env: vec![],
             timeout_ms: args["timeout_ms"].as_u64(),

@@ -30,7 +30,12 @@ impl Tool for TestTool {
 
     fn execute(call: ToolCall) -> Result<ToolResult, String> {
         let args: Value = serde_json::from_str(&call.arguments).map_err(|e| e.to_string())?;
-        let s = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let s = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
         match call.name.as_str() {
             "echo" => {
                 if args.get("progress").is_some() {
@@ -62,7 +67,10 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
                 .map_err(|e| format!("env {name}: {e}"))
         }
         "socket" => {
-            let addr = args.get("addr").and_then(Value::as_str).unwrap_or("127.0.0.1:80");
+            let addr = args
+                .get("addr")
+                .and_then(Value::as_str)
+                .unwrap_or("127.0.0.1:80");
             std::net::TcpStream::connect(addr)
                 .map(|_| text("connected"))
                 .map_err(|e| format!("connect {addr}: {e}"))
@@ -86,7 +94,9 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
                 std::hint::black_box(&hoard);
             }
         }
-        "recursion" => Ok(text(&recurse(std::hint::black_box(1)).to_string())),
+        "recursion" => Ok(text(
+            &recurse(std::hint::black_box(u64::MAX), 1).to_string(),
+        )),
         "flood" => {
             let chunk = vec![b'x'; 64 * 1024];
             let mut out = std::io::stdout();
@@ -105,11 +115,15 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
     }
 }
 
-#[allow(unconditional_recursion)]
-fn recurse(n: u64) -> u64 {
-    let mut pad = [n; 16];
-    pad[std::hint::black_box(3)] = recurse(std::hint::black_box(n + 1));
-    std::hint::black_box(pad)[3]
+/// Recursion whose frames live on the wasm stack (no address-taken locals, so nothing goes to
+/// the linear-memory shadow stack) and that LLVM cannot turn into a loop.
+#[inline(never)]
+fn recurse(n: u64, a: u64) -> u64 {
+    if n == 0 {
+        return a;
+    }
+    let r = recurse(n - 1, a.wrapping_mul(3) ^ n);
+    r.rotate_left((n % 7) as u32) ^ a
 }
 
 pi_guest_sdk::export_tool!(TestTool);
