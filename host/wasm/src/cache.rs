@@ -126,9 +126,10 @@ impl ComponentCache {
     }
 
     fn record_path(&self, wasm: &Path) -> PathBuf {
-        let abs = std::fs::canonicalize(wasm).unwrap_or_else(|_| wasm.to_owned());
+        // Keyed by the path as given (no canonicalize: it costs a syscall per component on the
+        // start-up path); size and mtime inside the record guard against stale entries.
         let mut sha = Sha256::new();
-        sha.update(abs.to_string_lossy().as_bytes());
+        sha.update(wasm.as_os_str().as_encoded_bytes());
         self.dir
             .join("describe")
             .join(format!("{}.json", &hex(&sha.finalize())[..32]))

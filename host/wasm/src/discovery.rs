@@ -75,7 +75,7 @@ pub fn discover(paths: &SearchPaths) -> (Vec<DiscoveredExtension>, Vec<ManifestE
     for (dir, source) in candidates {
         match Manifest::load(&dir) {
             Ok(manifest) => {
-                if paths.disabled.iter().any(|n| *n == manifest.name) {
+                if paths.disabled.contains(&manifest.name) {
                     continue;
                 }
                 found.retain(|e| e.manifest.name != manifest.name);

@@ -355,10 +355,10 @@ fn check_host(host: &str) -> Result<(), String> {
         Some((name, port)) => (name, Some(port)),
         None => (host, None),
     };
-    if let Some(port) = port {
-        if port.parse::<u16>().is_err() {
-            return Err(format!("`{host}` has an invalid port"));
-        }
+    if let Some(port) = port
+        && port.parse::<u16>().is_err()
+    {
+        return Err(format!("`{host}` has an invalid port"));
     }
     let ok = !name.is_empty()
         && !host.contains('/')

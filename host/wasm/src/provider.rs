@@ -177,7 +177,12 @@ impl ApiProvider for ComponentProvider {
         let component = self.component.clone();
         let model = model.clone();
         let wit_context = convert::context(context);
-        let wit_options = convert::options(&options, options.api_key.clone());
+        // Only this provider's own credential: the explicit key, else its env variable.
+        let api_key = options
+            .api_key
+            .clone()
+            .or_else(|| pi_ai::auth::env_api_key(&model.provider));
+        let wit_options = convert::options(&options, api_key);
         tokio::task::spawn_blocking(move || {
             let outcome = Self::run(
                 &component,

@@ -4,7 +4,7 @@ use pi_wasm::{CompactionDecision, CompactionOverride, CompactionPreparation, Com
 use serde_json::json;
 
 fn compactor() -> ComponentCompactor {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let component = component(
         pi_wasm_test_artifacts::COMPACTOR,
         World::Compactor,

@@ -15,7 +15,7 @@ async fn host_still_works(ws: &Workspace) {
 }
 
 async fn read_denied(path: &str) -> String {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         filesystem: FsAccess::Write,
         ..ws.grant()
@@ -64,7 +64,7 @@ async fn proc_self_environ_is_denied() {
 
 #[tokio::test]
 async fn only_granted_env_vars_are_visible() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "env", "name": "PATH"}))
         .await
@@ -86,7 +86,7 @@ async fn only_granted_env_vars_are_visible() {
 
 #[tokio::test]
 async fn opening_a_socket_is_denied() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
     listener.set_nonblocking(true).expect("nonblocking");
     let addr = listener.local_addr().expect("addr").to_string();
@@ -106,7 +106,7 @@ async fn opening_a_socket_is_denied() {
 
 #[tokio::test]
 async fn spawning_without_the_grant_is_denied() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     // std::process from a tool: WASI has no process API.
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "spawn"}))
@@ -141,7 +141,7 @@ async fn spawning_without_the_grant_is_denied() {
 
 #[tokio::test]
 async fn writing_with_a_read_only_grant_is_denied() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         filesystem: FsAccess::Read,
         ..ws.grant()
@@ -167,7 +167,7 @@ async fn writing_with_a_read_only_grant_is_denied() {
 
 #[tokio::test]
 async fn an_infinite_loop_is_killed_at_the_deadline() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let mut grant = ws.grant();
     grant.limits.timeout = Duration::from_millis(300);
     let tool = test_tool(grant, "probe");
@@ -187,7 +187,7 @@ async fn an_infinite_loop_is_killed_at_the_deadline() {
 
 #[tokio::test]
 async fn a_memory_bomb_is_stopped_at_the_cap() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "memory"}))
         .await
@@ -201,7 +201,7 @@ async fn a_memory_bomb_is_stopped_at_the_cap() {
 
 #[tokio::test]
 async fn deep_recursion_traps() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "recursion"}))
         .await
@@ -215,7 +215,7 @@ async fn deep_recursion_traps() {
 
 #[tokio::test]
 async fn a_gigabyte_output_flood_is_bounded() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let started = Instant::now();
     let out = run(&tool, json!({"op": "flood"}))
@@ -235,7 +235,7 @@ async fn a_gigabyte_output_flood_is_bounded() {
 
 #[tokio::test]
 async fn a_component_whose_world_does_not_match_its_manifest_is_refused() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let renderer = component(
         pi_wasm_test_artifacts::RENDERER,
         World::Tool,
@@ -258,7 +258,7 @@ async fn a_component_whose_world_does_not_match_its_manifest_is_refused() {
 
 #[tokio::test]
 async fn a_corrupt_wasm_is_refused() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let bad = ws.dir.join("bad.wasm");
     std::fs::write(&bad, b"\0asm\x0d\0\x01\0garbage that is not a component").expect("write");
     let component = component(&bad.to_string_lossy(), World::Tool, ws.grant(), "corrupt");

@@ -1,6 +1,9 @@
 //! pi-wasm integration tests: real components built from `host/wasm/test-components` by the
 //! test-artifacts build script, exercised through the host.
 
+// Test helpers outside #[test] functions fail loudly on purpose.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod cache;
 mod compactor;
 mod discovery;
@@ -46,7 +49,7 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    pub fn new() -> Self {
+    pub fn create() -> Self {
         let root = tempfile::tempdir().expect("tempdir");
         let base = std::fs::canonicalize(root.path()).expect("canonical");
         let dir = base.join("ws");

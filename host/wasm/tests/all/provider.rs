@@ -4,7 +4,7 @@ use pi_mock_llm::{Api, MockLlm, Turn};
 use pi_wasm::ComponentProvider;
 
 fn provider(network: Vec<String>) -> Arc<ComponentProvider> {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         network,
         ..ws.grant()
@@ -143,7 +143,7 @@ async fn http_to_a_host_not_granted_is_denied() {
 
 #[test]
 fn a_provider_without_any_network_grant_is_refused_at_load() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let component = component(
         pi_wasm_test_artifacts::PROVIDER,
         World::Provider,

@@ -3,7 +3,7 @@ use pi_wasm::{ComponentRenderer, RenderTarget, Span, Style};
 use serde_json::json;
 
 fn renderer() -> ComponentRenderer {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let component = component(
         pi_wasm_test_artifacts::RENDERER,
         World::Renderer,

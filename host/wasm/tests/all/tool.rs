@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 #[tokio::test]
 async fn describe_lists_the_tools_with_their_schema() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let component = component(
         pi_wasm_test_artifacts::TOOL,
         World::Tool,
@@ -25,7 +25,7 @@ async fn describe_lists_the_tools_with_their_schema() {
 
 #[tokio::test]
 async fn a_tool_call_returns_content_and_details_through_agent_tool() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "echo");
     assert_eq!(AgentTool::name(&tool), "echo");
     let updates = Arc::new(Mutex::new(Vec::new()));
@@ -46,7 +46,7 @@ async fn a_tool_call_returns_content_and_details_through_agent_tool() {
 
 #[tokio::test]
 async fn a_granted_workspace_is_readable_at_its_real_path() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         filesystem: FsAccess::Read,
         ..ws.grant()
@@ -65,7 +65,7 @@ async fn a_granted_workspace_is_readable_at_its_real_path() {
 
 #[tokio::test]
 async fn a_write_grant_allows_writing_in_the_workspace() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         filesystem: FsAccess::Write,
         ..ws.grant()
@@ -83,7 +83,7 @@ async fn a_write_grant_allows_writing_in_the_workspace() {
 
 #[tokio::test]
 async fn a_guest_error_names_the_extension() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "no-such-op"}))
         .await
@@ -96,7 +96,7 @@ async fn a_guest_error_names_the_extension() {
 
 #[tokio::test]
 async fn a_panic_is_a_trap_result_and_the_host_carries_on() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let err = run(&tool, json!({"op": "panic"})).await.expect_err("trap");
     assert!(
@@ -110,7 +110,7 @@ async fn a_panic_is_a_trap_result_and_the_host_carries_on() {
 
 #[tokio::test]
 async fn a_huge_result_is_truncated_to_the_limit() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let mut grant = ws.grant();
     grant.limits.result_bytes = 1000;
     let tool = test_tool(grant, "probe");
@@ -129,7 +129,7 @@ async fn a_huge_result_is_truncated_to_the_limit() {
 
 #[tokio::test]
 async fn abort_interrupts_a_running_call() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -148,7 +148,7 @@ async fn abort_interrupts_a_running_call() {
 
 #[tokio::test]
 async fn a_granted_process_runs_and_streams_its_output() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         process: true,
         ..ws.grant()
@@ -179,7 +179,7 @@ async fn a_granted_process_runs_and_streams_its_output() {
 
 #[tokio::test]
 async fn a_process_timeout_kills_it() {
-    let ws = Workspace::new();
+    let ws = Workspace::create();
     let grant = Grant {
         process: true,
         ..ws.grant()
