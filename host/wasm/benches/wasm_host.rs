@@ -153,8 +153,16 @@ fn main() {
         "host start-up in-process, 20 ext:      {twenty:>10.2?}  (+{:.2?} per extension)",
         twenty.saturating_sub(zero) / 20
     );
-    let zero = median((0..30).map(|_| process_start_up(&cache_dir, &empty, &workspace)).collect());
-    let twenty = median((0..30).map(|_| process_start_up(&cache_dir, &full, &workspace)).collect());
+    let zero = median(
+        (0..30)
+            .map(|_| process_start_up(&cache_dir, &empty, &workspace))
+            .collect(),
+    );
+    let twenty = median(
+        (0..30)
+            .map(|_| process_start_up(&cache_dir, &full, &workspace))
+            .collect(),
+    );
     println!("process start-up, 0 extensions:        {zero:>10.2?}");
     println!(
         "process start-up, 20 extensions (warm): {twenty:>9.2?}  ratio {:.2}x (target <= 1.2x)",

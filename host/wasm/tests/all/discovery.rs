@@ -70,3 +70,22 @@ fn an_untrusted_project_is_not_searched() {
     let (found, errors) = discover(&SearchPaths::default());
     assert!(found.is_empty() && errors.is_empty());
 }
+
+#[test]
+fn a_command_line_path_without_a_manifest_is_an_error() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (found, errors) = discover(&SearchPaths {
+        command_line: vec![tmp.path().to_owned()],
+        ..SearchPaths::default()
+    });
+    assert!(found.is_empty());
+    assert_eq!(errors.len(), 1);
+    let message = errors[0].to_string();
+    assert!(
+        message.starts_with(&format!(
+            "cannot read {}",
+            tmp.path().join("pi-extension.toml").display()
+        )),
+        "{message}"
+    );
+}
