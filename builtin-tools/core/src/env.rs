@@ -176,6 +176,10 @@ impl ToolEnv {
     /// The native environment: std::process runner and the current process environment.
     #[cfg(all(unix, feature = "native"))]
     pub fn native(workspace: Workspace) -> Self {
+        let workspace = match std::env::var_os("HOME") {
+            Some(home) if !home.is_empty() => workspace.with_home(home),
+            _ => workspace,
+        };
         let mut env = Self::new(workspace);
         env.runner = Some(Arc::new(crate::native::NativeRunner));
         env.command_env = std::env::vars().collect();
