@@ -167,7 +167,7 @@ impl ToolEnv {
             runner: None,
             shell: ShellConfig::default(),
             command_env: Vec::new(),
-            temp_dir: std::env::temp_dir(),
+            temp_dir: default_temp_dir(),
             model_supports_images: true,
             auto_resize_images: true,
         }
@@ -198,6 +198,15 @@ impl ToolEnv {
 
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
         self.workspace.resolve(user_path)
+    }
+}
+
+/// `std::env::temp_dir` panics inside wasi components; there the host maps `/tmp`.
+fn default_temp_dir() -> PathBuf {
+    if cfg!(target_family = "wasm") {
+        PathBuf::from("/tmp")
+    } else {
+        std::env::temp_dir()
     }
 }
 

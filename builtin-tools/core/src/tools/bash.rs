@@ -112,22 +112,29 @@ fn finish(
     timeout: Option<f64>,
 ) -> Result<ToolOutput, ToolError> {
     let (text, details) = sink.render();
-    let with = |suffix: String| {
+    // Abort and timeout append to the output without the "(no output)" placeholder; a failed
+    // exit appends to the text as the model would have seen it.
+    let interrupted = |status: String| {
         let body = if sink.total_bytes == 0 {
             String::new()
         } else {
             format!("{text}\n\n")
         };
-        ToolError::with_details(format!("{body}{suffix}"), details.clone())
+        ToolError::with_details(format!("{body}{status}"), details.clone())
     };
     match exit {
-        ProcessExit::Exited(Some(0)) => Ok(ToolOutput::text(text, details)),
-        ProcessExit::Exited(Some(code)) => Err(with(format!("Command exited with code {code}"))),
-        ProcessExit::Exited(None) => Err(with("Command was terminated by a signal".into())),
-        ProcessExit::Aborted => Err(with("Command aborted".into())),
+        // pi treats a signal-terminated shell (exit code null) like success.
+        ProcessExit::Exited(Some(0) | None) => Ok(ToolOutput::text(text, details)),
+        ProcessExit::Exited(Some(code)) => Err(ToolError::with_details(
+            format!("{text}\n\nCommand exited with code {code}"),
+            details,
+        )),
+        ProcessExit::Aborted => Err(interrupted("Command aborted".into())),
         ProcessExit::TimedOut => {
             let secs = timeout.map(format_seconds).unwrap_or_default();
-            Err(with(format!("Command timed out after {secs} seconds")))
+            Err(interrupted(format!(
+                "Command timed out after {secs} seconds"
+            )))
         }
     }
 }

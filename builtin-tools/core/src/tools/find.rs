@@ -83,7 +83,7 @@ impl BuiltinTool for FindTool {
                 limit,
             )
         });
-        let (text, details) = finish_listing(&found, notice, None);
+        let (text, details) = finish_listing(found.into(), notice, None);
         Ok(ToolOutput::text(text, details))
     }
 }
@@ -98,7 +98,8 @@ struct PathGlob {
 impl PathGlob {
     fn new(pattern: &str) -> Result<Self, ToolError> {
         let full_path = pattern.contains('/');
-        let text = if full_path && !pattern.starts_with("**/") {
+        let anchored = pattern.starts_with('/') || pattern.starts_with("**/") || pattern == "**";
+        let text = if full_path && !anchored {
             format!("**/{pattern}")
         } else {
             pattern.to_string()

@@ -1,7 +1,7 @@
 //! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
 //! formatted the way pi formats ripgrep's matches.
 
-use super::search::{finish_listing, relative_display, run_walk};
+use super::search::{Listing, finish_listing, relative_display, run_walk};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
@@ -96,12 +96,12 @@ impl BuiltinTool for GrepTool {
         let mut hits = run_search(&search, &query, cancel)?;
         check_cancel(cancel)?;
         hits.sort_by(|a, b| a.0.cmp(&b.0));
-        let found: usize = hits.iter().map(|(_, h)| h.len()).sum();
+        let found = keep_first(&mut hits, query.limit);
         if found == 0 {
             return Ok(ToolOutput::text("No matches found", no_details()));
         }
         let mut lines_cut = false;
-        let mut lines = Vec::new();
+        let mut listing = Listing::default();
         for (path, file_hits) in &hits {
             let shown = if meta.is_dir() {
                 relative_display(&search, path)
@@ -109,14 +109,12 @@ impl BuiltinTool for GrepTool {
                 path.file_name()
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
             };
-            format_file(
+            let block = Block {
                 path,
-                &shown,
-                file_hits,
-                query.context,
-                &mut lines,
-                &mut lines_cut,
-            );
+                shown: &shown,
+                context: query.context,
+            };
+            block.format(file_hits, &mut listing, &mut lines_cut);
         }
         let limit = query.limit;
         let notice = (found >= limit).then(|| {
@@ -136,7 +134,7 @@ impl BuiltinTool for GrepTool {
                 json!(true),
             )
         });
-        let (text, details) = finish_listing(&lines, notice, extra);
+        let (text, details) = finish_listing(listing, notice, extra);
         Ok(ToolOutput::text(text, details))
     }
 }
@@ -212,6 +210,8 @@ fn run_search(
     Ok(results.into_inner().unwrap_or_default())
 }
 
+/// Collects a file's matches, stopping once the global count plus this file's reaches the
+/// limit; the global count is updated once per file to keep threads off a shared counter.
 fn search_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
@@ -219,58 +219,93 @@ fn search_file(
     found: &AtomicUsize,
     limit: usize,
 ) -> Vec<(u64, String)> {
+    let already = found.load(Ordering::Relaxed);
     let mut hits = Vec::new();
     let sink = Lossy(|line_number, line| {
-        if found.fetch_add(1, Ordering::SeqCst) >= limit {
-            return Ok(false);
-        }
         hits.push((line_number, line.trim_end_matches(['\n', '\r']).to_string()));
-        Ok(true)
+        Ok(already + hits.len() < limit)
     });
     if let Err(err) = searcher.search_path(matcher, path, sink) {
         tracing::debug!(path = %path.display(), %err, "grep skipped a file");
     }
+    found.fetch_add(hits.len(), Ordering::Relaxed);
     hits
 }
 
-/// pi's block per match: the match as `path:N: text`, context lines as `path-N- text`.
-fn format_file(
-    path: &Path,
-    shown: &str,
-    hits: &[(u64, String)],
-    context: usize,
-    out: &mut Vec<String>,
-    lines_cut: &mut bool,
-) {
-    let file_lines = if context > 0 {
-        read_lines(path)
-    } else {
-        Vec::new()
-    };
-    let mut push = |sep: char, n: usize, text: &str| {
-        let (text, cut) = truncate_line(&text.replace('\r', ""), GREP_MAX_LINE_LENGTH);
-        *lines_cut |= cut;
-        out.push(format!("{shown}{sep}{n}{sep} {text}"));
-    };
-    for (line_number, text) in hits {
-        let n = *line_number as usize;
-        if file_lines.is_empty() {
-            push(':', n, text);
-            continue;
+/// Keeps the first `limit` matches in path order (parallel workers may overshoot) and returns
+/// how many are kept.
+fn keep_first(hits: &mut Vec<FileHits>, limit: usize) -> usize {
+    let mut kept = 0;
+    let mut files = 0;
+    for (_, file_hits) in hits.iter_mut() {
+        if kept >= limit {
+            break;
         }
-        let first = n.saturating_sub(context).max(1);
-        let last = (n + context).min(file_lines.len());
-        for current in first..=last {
-            if current == n {
-                push(':', n, text);
-            } else {
-                push(
-                    '-',
-                    current,
-                    file_lines.get(current - 1).map_or("", String::as_str),
-                );
+        file_hits.truncate(limit - kept);
+        kept += file_hits.len();
+        files += 1;
+    }
+    hits.truncate(files);
+    kept
+}
+
+/// One file's matches as pi prints them: `path:N: text` for a match and `path-N- text` for a
+/// context line, a separate block per match.
+struct Block<'a> {
+    path: &'a Path,
+    shown: &'a str,
+    context: usize,
+}
+
+impl Block<'_> {
+    fn format(&self, hits: &[(u64, String)], out: &mut Listing, lines_cut: &mut bool) {
+        let file_lines = if self.context > 0 {
+            read_lines(self.path)
+        } else {
+            Vec::new()
+        };
+        for (line_number, text) in hits {
+            let n = *line_number as usize;
+            if file_lines.is_empty() {
+                self.line(':', n, text, out, lines_cut);
+                continue;
+            }
+            let first = n.saturating_sub(self.context).max(1);
+            let last = (n + self.context).min(file_lines.len());
+            for current in first..=last {
+                if current == n {
+                    self.line(':', n, text, out, lines_cut);
+                } else {
+                    let text = file_lines.get(current - 1).map_or("", String::as_str);
+                    self.line('-', current, text, out, lines_cut);
+                }
             }
         }
+    }
+
+    fn line(&self, sep: char, n: usize, text: &str, out: &mut Listing, lines_cut: &mut bool) {
+        let cut = text
+            .chars()
+            .filter(|&c| c != '\r')
+            .nth(GREP_MAX_LINE_LENGTH)
+            .is_some();
+        *lines_cut |= cut;
+        if !out.wants_text() {
+            // Past the byte limit only the size matters.
+            let len = if cut {
+                let end = text
+                    .char_indices()
+                    .nth(GREP_MAX_LINE_LENGTH)
+                    .map_or(text.len(), |(i, _)| i);
+                end + "... [truncated]".len()
+            } else {
+                text.len()
+            };
+            out.count(self.shown.len() + len + 3 + n.to_string().len());
+            return;
+        }
+        let (text, _) = truncate_line(&text.replace('\r', ""), GREP_MAX_LINE_LENGTH);
+        out.push(format!("{}{sep}{n}{sep} {text}", self.shown));
     }
 }
 

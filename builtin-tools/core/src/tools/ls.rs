@@ -102,7 +102,7 @@ impl BuiltinTool for LsTool {
                 limit,
             )
         });
-        let (text, details) = finish_listing(&entries, notice, None);
+        let (text, details) = finish_listing(entries.into(), notice, None);
         Ok(ToolOutput::text(text, details))
     }
 }

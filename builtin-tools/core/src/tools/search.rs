@@ -1,7 +1,7 @@
 //! Helpers shared by `grep`, `find` and `ls`: result limits, notices, relative paths.
 
 use crate::args::no_details;
-use crate::truncate::{DEFAULT_MAX_BYTES, format_size, truncate_head};
+use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -51,15 +51,63 @@ pub(crate) fn relative_display(base: &Path, path: &Path) -> String {
     }
 }
 
+/// Result lines of a search. Past 50 KB lines are only counted, so huge result sets cost no
+/// formatting or memory while the truncation details still report the true totals.
+#[derive(Default)]
+pub(crate) struct Listing {
+    lines: Vec<String>,
+    kept_bytes: usize,
+    extra_lines: usize,
+    extra_bytes: usize,
+}
+
+impl Listing {
+    /// Whether the next line is still stored (once the stored text exceeds 50 KB it is not).
+    pub(crate) fn wants_text(&self) -> bool {
+        self.kept_bytes <= DEFAULT_MAX_BYTES
+    }
+
+    pub(crate) fn push(&mut self, line: String) {
+        if self.wants_text() {
+            self.kept_bytes += line.len() + 1;
+            self.lines.push(line);
+        } else {
+            self.count(line.len());
+        }
+    }
+
+    /// Records a line of `len` bytes that will not be shown.
+    pub(crate) fn count(&mut self, len: usize) {
+        self.extra_lines += 1;
+        self.extra_bytes += len + 1;
+    }
+}
+
+impl From<Vec<String>> for Listing {
+    fn from(lines: Vec<String>) -> Self {
+        let mut listing = Listing::default();
+        for line in lines {
+            listing.push(line);
+        }
+        listing
+    }
+}
+
 /// Joins result lines, cuts them to 50 KB (no line limit: the item limit already applies) and
 /// appends pi's notices as `\n\n[a. b. c]`. `extra` notices come after the byte-limit one.
 pub(crate) fn finish_listing(
-    lines: &[String],
+    listing: Listing,
     limit_notice: Option<(String, &str, usize)>,
     extra: Option<(String, &str, Value)>,
 ) -> (String, Value) {
-    let raw = lines.join("\n");
-    let truncation = truncate_head(&raw, usize::MAX, DEFAULT_MAX_BYTES);
+    let raw = listing.lines.join("\n");
+    let mut truncation = truncate_head(&raw, usize::MAX, DEFAULT_MAX_BYTES);
+    if listing.extra_lines > 0 {
+        truncation.truncated = true;
+        truncation.truncated_by = Some(TruncatedBy::Bytes);
+        truncation.total_lines += listing.extra_lines;
+        truncation.total_bytes += listing.extra_bytes;
+    }
     let mut text = truncation.content.clone();
     let mut details = no_details();
     let mut notices = Vec::new();

@@ -18,7 +18,7 @@ fn non_zero_exit_is_a_failure_with_output() {
     assert_eq!(err, "oops\n\n\nCommand exited with code 3");
     assert_eq!(
         ws.err("bash", json!({"command": "exit 7"})),
-        "Command exited with code 7"
+        "(no output)\n\nCommand exited with code 7"
     );
 }
 
@@ -147,4 +147,16 @@ fn byte_limit_and_partial_last_line() {
         out.joined_text()
             .contains("[Showing lines 50-100 of 100 (50.0KB limit). Full output: ")
     );
+}
+
+#[test]
+fn aborted_output_is_kept_and_signal_exit_is_not_an_error() {
+    let ws = Ws::new();
+    // The shell killing itself: pi sees exit code null and reports the output normally.
+    assert_eq!(
+        ws.ok("bash", json!({"command": "echo bye; kill -9 $$"})),
+        "bye\n"
+    );
+    let err = ws.err("bash", json!({"command": "sleep 30", "timeout": 1}));
+    assert_eq!(err, "Command timed out after 1 seconds");
 }

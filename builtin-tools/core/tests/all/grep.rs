@@ -152,4 +152,24 @@ fn byte_limit_50kb() {
     let shown = text.split("\n\n[").next().unwrap();
     assert!(shown.len() <= 51200);
     assert_eq!(out.details["truncation"]["truncatedBy"], "bytes");
+    // Lines past the cut are counted, not dropped, in the details.
+    let full: Vec<String> = (0..300)
+        .map(|i| format!("w.txt:{}: hit {i:03} {}", i + 1, "w".repeat(400)))
+        .collect();
+    assert_eq!(out.details["truncation"]["totalLines"], 300);
+    assert_eq!(out.details["truncation"]["totalBytes"], full.join("\n").len());
+}
+
+#[test]
+fn outside_a_git_repo_gitignore_is_not_applied_like_rg() {
+    // pi runs rg without --no-require-git: .gitignore only counts inside a repository.
+    let ws = Ws::new();
+    ws.write(".gitignore", "*.log\n");
+    ws.write("x.log", "needle\n");
+    ws.write(".ignore", "skip.txt\n");
+    ws.write("skip.txt", "needle\n");
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "x.log:1: needle"
+    );
 }
