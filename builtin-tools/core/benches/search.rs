@@ -105,12 +105,17 @@ fn time<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
     (median(samples), last)
 }
 
-fn run_tool(env: &ToolEnv, name: &str, args: Value) -> String {
+/// Runs a tool and returns how many result lines it produced (including lines past the
+/// 50 KB cut, which only the truncation details count).
+fn run_tool(env: &ToolEnv, name: &str, args: Value) -> usize {
     let tool = builtin_tool(name).unwrap();
     let out = tool
         .execute(args, env, &mut |_| {}, &AtomicBool::new(false))
         .unwrap();
-    out.joined_text()
+    match out.details["truncation"]["totalLines"].as_u64() {
+        Some(total) => total as usize,
+        None => out.joined_text().lines().count(),
+    }
 }
 
 fn run_native(program: &str, args: &[&str]) -> Option<String> {
@@ -139,9 +144,8 @@ fn bench_grep(env: &ToolEnv, root: &Path) {
         ("grep literal", "NEEDLE_TOKEN"),
         ("grep regex", r"NEEDLE_\w+N\b"),
     ] {
-        let (ours, text) =
+        let (ours, found) =
             time(|| run_tool(env, "grep", json!({"pattern": pattern, "limit": 1_000_000})));
-        let found = text.lines().filter(|l| l.contains(":6: ")).count();
         let rg_args = [
             "--json",
             "--line-number",
@@ -163,7 +167,8 @@ fn bench_grep(env: &ToolEnv, root: &Path) {
     // Many matches: pi's tool cuts its output at 50 KB, rg streams every match as JSON (which
     // pi would parse), so this compares the full cost of a broad search.
     let pattern = "handle value";
-    let (ours, _) = time(|| run_tool(env, "grep", json!({"pattern": pattern, "limit": 1_000_000})));
+    let (ours, found) =
+        time(|| run_tool(env, "grep", json!({"pattern": pattern, "limit": 1_000_000})));
     let rg_args = [
         "--json",
         "--line-number",
@@ -172,21 +177,27 @@ fn bench_grep(env: &ToolEnv, root: &Path) {
         pattern,
         dir,
     ];
-    let native = run_native("rg", &rg_args).map(|_| time(|| run_native("rg", &rg_args)).0);
-    report("grep many matches", ours, native, "rg");
+    let native = run_native("rg", &rg_args).map(|out| {
+        let rg_found = out
+            .lines()
+            .filter(|l| l.starts_with("{\"type\":\"match\""))
+            .count();
+        assert_eq!(found, rg_found, "many matches: counts differ from rg");
+        time(|| run_native("rg", &rg_args)).0
+    });
+    report(&format!("grep many matches ({found})"), ours, native, "rg");
 }
 
 fn bench_find(env: &ToolEnv, root: &Path) {
     let dir = root.to_str().unwrap();
     for pattern in ["*.rs", "d1*/**/*.md"] {
-        let (ours, text) = time(|| {
+        let (ours, found) = time(|| {
             run_tool(
                 env,
                 "find",
                 json!({"pattern": pattern, "limit": 10_000_000}),
             )
         });
-        let found = text.lines().count();
         let full_path = format!("**/{pattern}");
         let mut fd_args = vec![
             "--glob",

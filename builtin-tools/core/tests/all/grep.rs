@@ -157,7 +157,10 @@ fn byte_limit_50kb() {
         .map(|i| format!("w.txt:{}: hit {i:03} {}", i + 1, "w".repeat(400)))
         .collect();
     assert_eq!(out.details["truncation"]["totalLines"], 300);
-    assert_eq!(out.details["truncation"]["totalBytes"], full.join("\n").len());
+    assert_eq!(
+        out.details["truncation"]["totalBytes"],
+        full.join("\n").len()
+    );
 }
 
 #[test]
