@@ -65,7 +65,6 @@ pub struct ResponseReader {
     decoder: Box<dyn Decoder>,
     builder: MessageBuilder,
     failed: Option<StreamError>,
-    pending: Vec<SseEvent>,
     cost: crate::types::ModelCost,
 }
 
@@ -76,7 +75,6 @@ impl ResponseReader {
             decoder: protocol.decoder(model),
             builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
             failed: None,
-            pending: Vec::new(),
             cost: model.cost,
         }
     }
@@ -86,19 +84,13 @@ impl ResponseReader {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
-        let pending = &mut self.pending;
-        self.sse.feed(chunk, &mut |e| pending.push(e));
-        self.run_pending()
-    }
-
-    fn run_pending(&mut self) -> Result<(), StreamError> {
-        for event in self.pending.drain(..) {
-            if let Err(err) = self.decoder.on_event(&event, &mut self.builder) {
-                self.failed = Some(err.clone());
-                return Err(err);
-            }
+        let mut run = runner(&mut self.decoder, &mut self.builder, &mut self.failed);
+        self.sse.feed_ref(chunk, &mut run);
+        drop(run);
+        match &self.failed {
+            Some(err) => Err(err.clone()),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Events produced so far and not yet taken.
@@ -114,9 +106,8 @@ impl ResponseReader {
     /// The body ended normally: completes the message or turns it into an error message.
     pub fn finish(&mut self) -> AssistantMessage {
         if self.failed.is_none() {
-            let pending = &mut self.pending;
-            self.sse.finish(&mut |e| pending.push(e));
-            let _ = self.run_pending();
+            let mut run = runner(&mut self.decoder, &mut self.builder, &mut self.failed);
+            self.sse.finish_ref(&mut run);
         }
         let outcome = match self.failed.take() {
             Some(err) => Err(err),
@@ -133,6 +124,23 @@ impl ResponseReader {
     pub fn fail(&mut self, reason: StopReason, message: String) -> AssistantMessage {
         self.builder.message_mut().usage.apply_cost(&self.cost);
         self.builder.fail(reason, message)
+    }
+}
+
+/// Runs each SSE event through the decoder as the parser completes it, until one fails; the
+/// events after a failure are dropped. Events are decoded as they complete, so the parser can
+/// lend them instead of queueing owned copies.
+fn runner<'r>(
+    decoder: &'r mut Box<dyn Decoder>,
+    builder: &'r mut MessageBuilder,
+    failed: &'r mut Option<StreamError>,
+) -> impl FnMut(&SseEvent) + 'r {
+    move |event| {
+        if failed.is_none()
+            && let Err(err) = decoder.on_event(event, builder)
+        {
+            *failed = Some(err);
+        }
     }
 }
 

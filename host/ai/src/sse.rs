@@ -17,8 +17,8 @@ pub struct SseParser {
     line: Vec<u8>,
     /// The previous chunk ended in `\r`; a leading `\n` in the next chunk belongs to it.
     after_cr: bool,
-    event: String,
-    data: String,
+    /// The event being read. Its buffers are reused from one event to the next.
+    current: SseEvent,
     has_data: bool,
 }
 
@@ -28,7 +28,19 @@ impl SseParser {
     }
 
     /// Feeds bytes; `on_event` is called for each event completed by them.
-    pub fn feed(&mut self, mut chunk: &[u8], on_event: &mut impl FnMut(SseEvent)) {
+    pub fn feed(&mut self, chunk: &[u8], on_event: &mut impl FnMut(SseEvent)) {
+        self.feed_ref(chunk, &mut |event| on_event(event.clone()));
+    }
+
+    /// Ends the stream. A last line without its terminator is still read, and an event whose
+    /// blank line never came is dispatched (some servers omit the final blank line).
+    pub fn finish(&mut self, on_event: &mut impl FnMut(SseEvent)) {
+        self.finish_ref(&mut |event| on_event(event.clone()));
+    }
+
+    /// Like [`Self::feed`], but lends each event instead of giving it away, so the parser can
+    /// reuse its buffers: no allocation per event once they have grown.
+    pub fn feed_ref(&mut self, mut chunk: &[u8], on_event: &mut impl FnMut(&SseEvent)) {
         if self.after_cr {
             self.after_cr = false;
             if chunk.first() == Some(&b'\n') {
@@ -52,15 +64,17 @@ impl SseParser {
                 self.line.extend_from_slice(head);
                 let line = std::mem::take(&mut self.line);
                 self.process_line(&line, on_event);
+                // Keep the buffer's capacity for the next split line.
+                self.line = line;
+                self.line.clear();
             }
             chunk = &rest[skip..];
         }
         self.line.extend_from_slice(chunk);
     }
 
-    /// Ends the stream. A last line without its terminator is still read, and an event whose
-    /// blank line never came is dispatched (some servers omit the final blank line).
-    pub fn finish(&mut self, on_event: &mut impl FnMut(SseEvent)) {
+    /// Like [`Self::finish`], lending the events.
+    pub fn finish_ref(&mut self, on_event: &mut impl FnMut(&SseEvent)) {
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
             self.process_line(&line, on_event);
@@ -68,7 +82,7 @@ impl SseParser {
         self.dispatch(on_event);
     }
 
-    fn process_line(&mut self, line: &[u8], on_event: &mut impl FnMut(SseEvent)) {
+    fn process_line(&mut self, line: &[u8], on_event: &mut impl FnMut(&SseEvent)) {
         if line.is_empty() {
             self.dispatch(on_event);
             return;
@@ -86,29 +100,35 @@ impl SseParser {
         match field {
             b"data" => {
                 if self.has_data {
-                    self.data.push('\n');
+                    self.current.data.push('\n');
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                push_lossy(&mut self.current.data, value);
                 self.has_data = true;
             }
             b"event" => {
-                self.event.clear();
-                self.event.push_str(&String::from_utf8_lossy(value));
+                self.current.event.clear();
+                push_lossy(&mut self.current.event, value);
             }
             _ => {} // id, retry and unknown fields do not matter here
         }
     }
 
-    fn dispatch(&mut self, on_event: &mut impl FnMut(SseEvent)) {
-        if !self.has_data {
-            self.event.clear();
-            return;
+    fn dispatch(&mut self, on_event: &mut impl FnMut(&SseEvent)) {
+        if self.has_data {
+            self.has_data = false;
+            on_event(&self.current);
+            self.current.data.clear();
         }
-        self.has_data = false;
-        on_event(SseEvent {
-            event: std::mem::take(&mut self.event),
-            data: std::mem::take(&mut self.data),
-        });
+        self.current.event.clear();
+    }
+}
+
+/// Appends bytes as text, replacing invalid UTF-8 as `String::from_utf8_lossy` does. Valid
+/// input (nearly all of it) takes the fast whole-slice check.
+fn push_lossy(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.push_str(&String::from_utf8_lossy(bytes)),
     }
 }
 

@@ -259,6 +259,21 @@ pub struct ToolResultMessage {
     pub timestamp: i64,
 }
 
+impl ToolResultMessage {
+    /// The text blocks joined with newlines (images left out).
+    pub fn text(&self) -> String {
+        let parts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                UserBlock::Text(t) => Some(t.text.as_str()),
+                UserBlock::Image(_) => None,
+            })
+            .collect();
+        parts.join("\n")
+    }
+}
+
 /// A message the model-call layer understands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "camelCase")]

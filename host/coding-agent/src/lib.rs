@@ -1,8 +1,14 @@
 //! pi-coding-agent: the coding agent built on pi-agent and pi-ai.
 
-// System prompt, context files, skills and prompt templates.
+pub mod agent_session;
+pub mod compaction;
 pub mod context_files;
 pub mod frontmatter;
+pub mod messages;
+pub mod paths;
 pub mod prompt_templates;
+pub mod session;
+pub mod settings;
 pub mod skills;
 pub mod system_prompt;
+pub mod trust;

@@ -5,6 +5,8 @@ pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
 
+mod lenient;
+
 use crate::protocol::Protocol;
 use crate::stream::{ApiProvider, HttpProvider};
 use std::sync::Arc;
@@ -60,6 +62,15 @@ pub(crate) fn request_headers(
     )
 }
 
+/// A short, char-boundary-safe excerpt of a bad payload for error messages (120 characters).
+pub(crate) fn excerpt(text: &str) -> String {
+    const MAX: usize = 120;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
 /// `{base_url}/{path}`, tolerating a trailing slash on the base.
 pub(crate) fn endpoint(base_url: &str, path: &str) -> String {
     format!("{}/{path}", base_url.trim_end_matches('/'))
@@ -83,4 +94,14 @@ pub(crate) fn sanitize_tool_call_id(id: &str) -> String {
         out.push('_');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn excerpt_cuts_on_char_boundary() {
+        let long = "é".repeat(300);
+        assert_eq!(super::excerpt(&long).chars().count(), 121);
+        assert_eq!(super::excerpt("short"), "short");
+    }
 }

@@ -1,6 +1,16 @@
 //! pi-coding-agent integration tests: one binary, modules per area.
 
-// System prompt, skills and prompt templates.
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod compaction_math;
+mod crash;
+mod messages;
+mod session_compaction;
+mod session_retry;
+mod session_support;
+mod sessions;
+mod settings;
 mod skills;
 mod system_prompt;
 mod templates;

@@ -1,14 +1,14 @@
 //! Anthropic Messages SSE events → [`MessageBuilder`] calls.
 
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
+use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::StopReason;
 use serde_json::Value;
-use std::collections::HashMap;
-
-/// Longest piece of an offending payload quoted in an error.
-const EXCERPT_CHARS: usize = 120;
+use serde_json::value::RawValue;
 
 /// Usage as Anthropic reports it; `message_delta` overwrites the `message_start` values.
 #[derive(Debug, Default)]
@@ -22,23 +22,22 @@ struct RawUsage {
 
 impl RawUsage {
     /// Takes every field present and not null in `usage`.
-    fn update(&mut self, usage: &Value) {
-        let field = |name: &str| usage.get(name).and_then(Value::as_u64);
-        if let Some(v) = field("input_tokens") {
-            self.input = v;
-        }
-        if let Some(v) = field("output_tokens") {
-            self.output = v;
-        }
-        if let Some(v) = field("cache_read_input_tokens") {
-            self.cache_read = v;
-        }
-        if let Some(v) = field("cache_creation_input_tokens") {
-            self.cache_write = v;
+    fn update(&mut self, usage: &wire::Usage) {
+        let fields = [
+            (usage.input_tokens, &mut self.input),
+            (usage.output_tokens, &mut self.output),
+            (usage.cache_read_input_tokens, &mut self.cache_read),
+            (usage.cache_creation_input_tokens, &mut self.cache_write),
+        ];
+        for (value, slot) in fields {
+            if let Some(v) = value.0 {
+                *slot = v;
+            }
         }
         if let Some(v) = usage
-            .pointer("/output_tokens_details/thinking_tokens")
-            .and_then(Value::as_u64)
+            .output_tokens_details
+            .get()
+            .and_then(|d| d.thinking_tokens.0)
         {
             self.thinking = Some(v);
         }
@@ -59,8 +58,9 @@ impl RawUsage {
 /// Decodes one Anthropic response.
 #[derive(Debug, Default)]
 pub struct AnthropicDecoder {
-    /// Anthropic block index → builder content index, for blocks we keep.
-    blocks: HashMap<u64, usize>,
+    /// Anthropic block index → builder content index, for blocks we keep. A response has a
+    /// handful of blocks, so a list beats hashing on every delta.
+    blocks: Vec<(u64, usize)>,
     usage: RawUsage,
     stop_reason: Option<String>,
     /// Why the model stopped, in its words (`stop_details.explanation`), for refusals.
@@ -75,14 +75,11 @@ impl Decoder for AnthropicDecoder {
         if data == "[DONE]" || data.is_empty() {
             return Ok(());
         }
-        let json: Value = serde_json::from_str(data).map_err(|err| {
+        let mut slot = None;
+        let json: wire::Event = lenient::parse(data, &mut slot).map_err(|err| {
             StreamError::Malformed(format!("invalid JSON ({err}) in: {}", excerpt(data)))
         })?;
-        let kind = json
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(event.event.as_str());
-        match kind {
+        match json.kind.get().unwrap_or(event.event.as_str()) {
             "message_start" => self.message_start(&json, out),
             "content_block_start" => self.block_start(&json, out),
             "content_block_delta" => self.block_delta(&json, out),
@@ -93,7 +90,7 @@ impl Decoder for AnthropicDecoder {
             }
             "message_delta" => self.message_delta(&json, out),
             "message_stop" => self.message_stopped = true,
-            "error" => return Err(StreamError::Provider(error_text(&json))),
+            "error" => return Err(StreamError::Provider(error_text(data))),
             other => tracing::trace!(event = other, "ignoring Anthropic event"),
         }
         Ok(())
@@ -116,52 +113,52 @@ impl Decoder for AnthropicDecoder {
 }
 
 impl AnthropicDecoder {
-    fn message_start(&mut self, json: &Value, out: &mut MessageBuilder) {
-        let message = json.get("message").unwrap_or(&Value::Null);
-        let text = |name: &str| message.get(name).and_then(Value::as_str).map(str::to_owned);
-        let (id, model) = (text("id"), text("model"));
+    fn message_start(&mut self, json: &wire::Event, out: &mut MessageBuilder) {
+        let message = json.message.get();
+        let id = message.and_then(|m| m.id.get()).map(str::to_owned);
+        let model = message.and_then(|m| m.model.get()).map(str::to_owned);
         let m = out.message_mut();
         m.response_id = id.or(m.response_id.take());
         m.response_model = model.or(m.response_model.take());
-        if let Some(usage) = message.get("usage") {
+        if let Some(usage) = message.and_then(|m| m.usage.get()) {
             self.usage.update(usage);
             self.usage.write_to(out);
         }
         out.start();
     }
 
-    fn block_start(&mut self, json: &Value, out: &mut MessageBuilder) {
-        let Some(anthropic_index) = json.get("index").and_then(Value::as_u64) else {
+    fn block_start(&mut self, json: &wire::Event, out: &mut MessageBuilder) {
+        let Some(anthropic_index) = json.index.0 else {
             return;
         };
-        let block = json.get("content_block").unwrap_or(&Value::Null);
-        let str_field = |name: &str| block.get(name).and_then(Value::as_str).unwrap_or("");
-        let index = match str_field("type") {
+        let empty = wire::Block::default();
+        let block = json.content_block.get().map_or(&empty, Box::as_ref);
+        let index = match block.kind.or_empty() {
             "text" => {
                 let index = out.start_text();
-                out.push_text(index, str_field("text"));
+                out.push_text(index, block.text.or_empty());
                 index
             }
             "thinking" => {
                 let index = out.start_thinking(false);
-                out.push_thinking(index, str_field("thinking"));
-                if !str_field("signature").is_empty() {
-                    out.set_thinking_signature(index, str_field("signature").to_owned());
+                out.push_thinking(index, block.thinking.or_empty());
+                if let Some(signature) = block.signature.non_empty() {
+                    out.set_thinking_signature(index, signature.to_owned());
                 }
                 index
             }
             "redacted_thinking" => {
                 // The encrypted payload is what must be sent back; it lives in the signature.
                 let index = out.start_thinking(true);
-                out.set_thinking_signature(index, str_field("data").to_owned());
+                out.set_thinking_signature(index, block.data.or_empty().to_owned());
                 index
             }
             "tool_use" => {
-                let index = out.start_tool_call(str_field("id"), str_field("name"));
+                let index = out.start_tool_call(block.id.or_empty(), block.name.or_empty());
                 // Streaming sends `input: {}` and the real input as deltas; a non-empty input
                 // here means a server that sends it whole.
-                if let Some(input) = block.get("input").filter(|v| is_nonempty_object(v)) {
-                    out.push_tool_args(index, &input.to_string());
+                if let Some(input) = block.input.as_deref().filter(|v| is_nonempty_object(v)) {
+                    out.push_tool_args(index, input.get());
                 }
                 index
             }
@@ -171,53 +168,63 @@ impl AnthropicDecoder {
                 return;
             }
         };
-        self.blocks.insert(anthropic_index, index);
+        match self.blocks.iter_mut().find(|(a, _)| *a == anthropic_index) {
+            Some(entry) => entry.1 = index,
+            None => self.blocks.push((anthropic_index, index)),
+        }
     }
 
-    fn block_index(&self, json: &Value) -> Option<usize> {
-        let anthropic_index = json.get("index").and_then(Value::as_u64)?;
-        self.blocks.get(&anthropic_index).copied()
+    fn block_index(&self, json: &wire::Event) -> Option<usize> {
+        let anthropic_index = json.index.0?;
+        self.blocks
+            .iter()
+            .find(|(a, _)| *a == anthropic_index)
+            .map(|(_, index)| *index)
     }
 
-    fn block_delta(&mut self, json: &Value, out: &mut MessageBuilder) {
+    fn block_delta(&mut self, json: &wire::Event, out: &mut MessageBuilder) {
         let Some(index) = self.block_index(json) else {
             return;
         };
-        let delta = json.get("delta").unwrap_or(&Value::Null);
-        let str_field = |name: &str| delta.get(name).and_then(Value::as_str).unwrap_or("");
-        match str_field("type") {
-            "text_delta" => out.push_text(index, str_field("text")),
-            "thinking_delta" => out.push_thinking(index, str_field("thinking")),
+        let Some(delta) = json.delta.get() else {
+            tracing::trace!(delta = "", "ignoring Anthropic delta");
+            return;
+        };
+        match delta.kind.or_empty() {
+            "text_delta" => out.push_text(index, delta.text.or_empty()),
+            "thinking_delta" => out.push_thinking(index, delta.thinking.or_empty()),
             "signature_delta" => {
-                out.set_thinking_signature(index, str_field("signature").to_owned())
+                out.set_thinking_signature(index, delta.signature.or_empty().to_owned())
             }
-            "input_json_delta" => out.push_tool_args(index, str_field("partial_json")),
+            "input_json_delta" => out.push_tool_args(index, delta.partial_json.or_empty()),
             // citations_delta and future kinds carry nothing pi keeps.
             other => tracing::trace!(delta = other, "ignoring Anthropic delta"),
         }
     }
 
-    fn message_delta(&mut self, json: &Value, out: &mut MessageBuilder) {
-        let delta = json.get("delta").unwrap_or(&Value::Null);
-        if let Some(reason) = delta.get("stop_reason").and_then(Value::as_str) {
-            self.stop_reason = Some(reason.to_owned());
-            out.message_mut().raw_stop_reason = Some(reason.to_owned());
+    fn message_delta(&mut self, json: &wire::Event, out: &mut MessageBuilder) {
+        if let Some(delta) = json.delta.get() {
+            if let Some(reason) = delta.stop_reason.get() {
+                self.stop_reason = Some(reason.to_owned());
+                out.message_mut().raw_stop_reason = Some(reason.to_owned());
+            }
+            if let Some(explanation) = delta.stop_details.get().and_then(|d| d.explanation.get()) {
+                self.stop_explanation = Some(explanation.to_owned());
+            }
         }
-        if let Some(explanation) = delta
-            .pointer("/stop_details/explanation")
-            .and_then(Value::as_str)
-        {
-            self.stop_explanation = Some(explanation.to_owned());
-        }
-        if let Some(usage) = json.get("usage") {
+        if let Some(usage) = json.usage.get() {
             self.usage.update(usage);
             self.usage.write_to(out);
         }
     }
 }
 
-fn is_nonempty_object(value: &Value) -> bool {
-    value.as_object().is_some_and(|o| !o.is_empty())
+/// Whether a raw JSON value is an object with at least one member.
+fn is_nonempty_object(value: &RawValue) -> bool {
+    value
+        .get()
+        .strip_prefix('{')
+        .is_some_and(|rest| !rest.trim_start().starts_with('}'))
 }
 
 /// Maps Anthropic's `stop_reason`; a refusal ends the turn as an error.
@@ -236,22 +243,14 @@ fn map_stop_reason(raw: &str, explanation: Option<&str>) -> Result<StopReason, S
     }
 }
 
-/// The provider's message of an `error` event, or the event itself if it has none.
-fn error_text(json: &Value) -> String {
+/// The provider's message of an `error` event, or the event itself if it has none. Errors are
+/// rare, so the line is read again as a `Value` here rather than typed on every event.
+fn error_text(data: &str) -> String {
+    let json: Value = serde_json::from_str(data).unwrap_or_default();
     json.pointer("/error/message")
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| excerpt(&json.to_string()))
-}
-
-fn excerpt(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
 }
 
 #[cfg(test)]

@@ -5,14 +5,15 @@
 //! call arrives whole and is a block of its own.
 
 use super::generated_tool_call_id;
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
+use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::StopReason;
 use serde_json::Value;
-
-/// Longest piece of an offending payload quoted in an error.
-const EXCERPT_CHARS: usize = 120;
+use serde_json::value::RawValue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {
@@ -38,24 +39,26 @@ impl Decoder for GoogleDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let json: Value = serde_json::from_str(data).map_err(|err| {
+        let mut slot = None;
+        let json: wire::Chunk = lenient::parse(data, &mut slot).map_err(|err| {
             StreamError::Malformed(format!("invalid JSON ({err}) in: {}", excerpt(data)))
         })?;
-        if let Some(error) = json.get("error") {
-            return Err(StreamError::Provider(error_text(error)));
+        if json.error.is_some() {
+            return Err(StreamError::Provider(error_text(data)));
         }
         out.start();
         self.identity(&json, out);
-        if let Some(usage) = json.get("usageMetadata") {
-            write_usage(usage, out);
+        if let Some(usage) = &json.usage_metadata {
+            write_usage(usage.get().unwrap_or(&Default::default()), out);
         }
         if let Some(reason) = json
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str)
+            .prompt_feedback
+            .get()
+            .and_then(|f| f.block_reason.get())
         {
             self.block_reason = Some(reason.to_owned());
         }
-        if let Some(candidate) = json.pointer("/candidates/0") {
+        if let Some(candidate) = json.candidates.0.as_ref().and_then(|c| c.get()) {
             self.candidate(candidate, out);
         }
         Ok(())
@@ -88,53 +91,45 @@ impl Decoder for GoogleDecoder {
 }
 
 impl GoogleDecoder {
-    fn identity(&self, json: &Value, out: &mut MessageBuilder) {
+    fn identity(&self, json: &wire::Chunk, out: &mut MessageBuilder) {
         let m = out.message_mut();
         if m.response_id.is_none() {
-            m.response_id = json
-                .get("responseId")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            m.response_id = json.response_id.get().map(str::to_owned);
         }
-        if let Some(version) = json.get("modelVersion").and_then(Value::as_str) {
+        if let Some(version) = json.model_version.get() {
             m.response_model = Some(version.to_owned());
         }
     }
 
-    fn candidate(&mut self, candidate: &Value, out: &mut MessageBuilder) {
+    fn candidate(&mut self, candidate: &wire::Candidate, out: &mut MessageBuilder) {
         let parts = candidate
-            .pointer("/content/parts")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
+            .content
+            .get()
+            .map(|c| c.parts.items())
             .unwrap_or_default();
         for part in parts {
-            self.part(part, out);
+            if let Some(part) = part.get() {
+                self.part(part, out);
+            }
         }
-        if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
+        if let Some(reason) = candidate.finish_reason.get() {
             self.finish_reason = Some(reason.to_owned());
             out.message_mut().raw_stop_reason = Some(reason.to_owned());
-            self.finish_message = candidate
-                .get("finishMessage")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            self.finish_message = candidate.finish_message.get().map(str::to_owned);
         }
     }
 
-    fn part(&mut self, part: &Value, out: &mut MessageBuilder) {
-        let signature = part
-            .get("thoughtSignature")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned);
-        if let Some(call) = part.get("functionCall") {
-            self.function_call(call, signature, out);
+    fn part(&mut self, part: &wire::Part, out: &mut MessageBuilder) {
+        let signature = part.thought_signature.non_empty().map(str::to_owned);
+        if let Some(call) = &part.function_call {
+            self.function_call(call.get().unwrap_or(&Default::default()), signature, out);
             return;
         }
         // executableCode, codeExecutionResult, inlineData…: nothing pi keeps.
-        let Some(text) = part.get("text").and_then(Value::as_str) else {
+        let Some(text) = part.text.get() else {
             return;
         };
-        let kind = if part.get("thought").and_then(Value::as_bool) == Some(true) {
+        let kind = if part.thought.0 == Some(true) {
             Open::Thinking
         } else {
             Open::Text
@@ -176,17 +171,18 @@ impl GoogleDecoder {
         index
     }
 
-    fn function_call(&mut self, call: &Value, signature: Option<String>, out: &mut MessageBuilder) {
+    fn function_call(
+        &mut self,
+        call: &wire::FunctionCall,
+        signature: Option<String>,
+        out: &mut MessageBuilder,
+    ) {
         if let Some((index, _)) = self.current.take() {
             out.end_block(index);
         }
         self.tool_calls += 1;
-        let name = call.get("name").and_then(Value::as_str).unwrap_or("");
-        let id = match call
-            .get("id")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
+        let name = call.name.or_empty();
+        let id = match call.id.non_empty() {
             Some(id) => id.to_owned(),
             None => {
                 let response_id = out.message().response_id.as_deref();
@@ -194,11 +190,12 @@ impl GoogleDecoder {
             }
         };
         let index = out.start_tool_call(&id, name);
-        let args = match call.get("args") {
-            Some(args @ Value::Object(_)) => args.to_string(),
-            _ => "{}".to_owned(),
+        // The provider's own text (key order, number spelling) is what gets parsed at the end.
+        let args = match call.args.as_deref().map(RawValue::get) {
+            Some(args) if args.starts_with('{') => args,
+            _ => "{}",
         };
-        out.push_tool_args(index, &args);
+        out.push_tool_args(index, args);
         if let Some(sig) = signature {
             out.set_thought_signature(index, sig);
         }
@@ -208,39 +205,33 @@ impl GoogleDecoder {
 
 /// Gemini's counts are cumulative, so each chunk's metadata replaces the last. pi counts the
 /// cache apart from `input` and thoughts as output.
-fn write_usage(meta: &Value, out: &mut MessageBuilder) {
-    let field = |name: &str| meta.get(name).and_then(Value::as_u64);
-    let prompt = field("promptTokenCount").unwrap_or(0);
-    let cached = field("cachedContentTokenCount").unwrap_or(0);
-    let candidates = field("candidatesTokenCount").unwrap_or(0);
-    let thoughts = field("thoughtsTokenCount");
+fn write_usage(meta: &wire::UsageMetadata, out: &mut MessageBuilder) {
+    let prompt = meta.prompt_token_count.0.unwrap_or(0);
+    let cached = meta.cached_content_token_count.0.unwrap_or(0);
+    let candidates = meta.candidates_token_count.0.unwrap_or(0);
+    let thoughts = meta.thoughts_token_count.0;
     let usage = &mut out.message_mut().usage;
     usage.cache_read = cached;
     usage.cache_write = 0;
     usage.input = prompt.saturating_sub(cached);
     usage.output = candidates + thoughts.unwrap_or(0);
     usage.reasoning = thoughts;
-    usage.total_tokens =
-        field("totalTokenCount").unwrap_or(prompt + candidates + thoughts.unwrap_or(0));
+    usage.total_tokens = meta
+        .total_token_count
+        .0
+        .unwrap_or(prompt + candidates + thoughts.unwrap_or(0));
 }
 
-/// The provider's `message`, or the error object itself if it has none.
-fn error_text(error: &Value) -> String {
+/// The provider's `message`, or the error object itself if it has none. Errors are rare, so
+/// the line is read again as a `Value` here rather than typed on every chunk.
+fn error_text(data: &str) -> String {
+    let json: Value = serde_json::from_str(data).unwrap_or_default();
+    let error = json.get("error").unwrap_or(&Value::Null);
     error
         .get("message")
         .and_then(Value::as_str)
         .map(str::to_owned)
         .unwrap_or_else(|| excerpt(&error.to_string()))
-}
-
-fn excerpt(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(EXCERPT_CHARS).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
-    }
 }
 
 #[cfg(test)]

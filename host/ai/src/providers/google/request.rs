@@ -166,15 +166,7 @@ fn model_content<'a>(
 }
 
 fn function_response(result: &ToolResultMessage, generated: &HashSet<&str>) -> Value {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            UserBlock::Text(t) => Some(t.text.as_str()),
-            UserBlock::Image(_) => None,
-        })
-        .collect();
-    let text = text.join("\n");
+    let text = result.text();
     let response = if result.is_error {
         json!({"error": text})
     } else {

@@ -1,9 +1,10 @@
 //! Chat Completions stream decoding: `data:` chunks of choice deltas, ended by `[DONE]`.
 
-use super::excerpt;
-use super::request::REASONING_FIELDS;
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
+use crate::providers::excerpt;
+use crate::providers::lenient::{self, Obj, Str, U64};
 use crate::sse::SseEvent;
 use crate::types::{StopReason, Usage};
 use serde_json::Value;
@@ -35,29 +36,30 @@ impl Decoder for CompletionsDecoder {
             self.done = true;
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(data)
+        let mut slot = None;
+        let chunk: wire::Chunk = lenient::parse(data, &mut slot)
             .map_err(|e| StreamError::Malformed(format!("{e} in chunk {}", excerpt(data))))?;
-        if let Some(error) = chunk.get("error").filter(|e| !e.is_null()) {
-            return Err(StreamError::Provider(error_text(error)));
+        if chunk.error.is_some() {
+            return Err(StreamError::Provider(error_text(data)));
         }
         out.start();
         self.read_identity(&chunk, out);
         let choice = first_choice(&chunk);
         // Some servers (Moonshot, older vLLM) put usage on the choice instead of the chunk.
-        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()).or_else(|| {
-            choice
-                .and_then(|c| c.get("usage"))
-                .filter(|u| u.is_object())
-        }) {
+        if let Some(usage) = chunk
+            .usage
+            .get()
+            .or_else(|| choice.and_then(|c| c.usage.get()))
+        {
             out.message_mut().usage = parse_usage(usage);
         }
         let Some(choice) = choice else {
             return Ok(());
         };
-        if let Some(delta) = choice.get("delta").filter(|d| d.is_object()) {
+        if let Some(delta) = choice.delta.get() {
             self.on_delta(delta, out);
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        if let Some(reason) = choice.finish_reason.get() {
             self.finish_reason = Some(reason.to_owned());
             out.message_mut().raw_stop_reason = Some(reason.to_owned());
         }
@@ -81,61 +83,41 @@ impl Decoder for CompletionsDecoder {
 }
 
 impl CompletionsDecoder {
-    fn read_identity(&self, chunk: &Value, out: &mut MessageBuilder) {
+    fn read_identity(&self, chunk: &wire::Chunk, out: &mut MessageBuilder) {
         let message = out.message_mut();
         if message.response_id.is_none()
-            && let Some(id) = chunk
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
+            && let Some(id) = chunk.id.non_empty()
         {
             message.response_id = Some(id.to_owned());
         }
-        if let Some(model) = chunk
-            .get("model")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
+        if let Some(model) = chunk.model.non_empty() {
             message.response_model = Some(model.to_owned());
         }
     }
 
-    fn on_delta(&mut self, delta: &Value, out: &mut MessageBuilder) {
+    fn on_delta(&mut self, delta: &wire::Delta, out: &mut MessageBuilder) {
         // The first non-empty reasoning field wins; servers send one of them.
-        let reasoning = REASONING_FIELDS.iter().find_map(|field| {
-            delta
-                .get(*field)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .map(|s| (*field, s))
-        });
+        let reasoning = delta
+            .reasoning_fields()
+            .into_iter()
+            .find_map(|(field, text)| text.non_empty().map(|s| (field, s)));
         if let Some((field, text)) = reasoning {
             let index = self.open(Kind::Thinking, out);
             out.set_thinking_signature(index, field.to_owned());
             out.push_thinking(index, text);
         }
-        if let Some(text) = delta
-            .get("content")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
+        if let Some(text) = delta.content.non_empty() {
             let index = self.open(Kind::Text, out);
             out.push_text(index, text);
         }
-        if let Some(refusal) = delta
-            .get("refusal")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
+        if let Some(refusal) = delta.refusal.non_empty() {
             out.message_mut()
                 .refusal
                 .get_or_insert_with(String::new)
                 .push_str(refusal);
         }
-        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-            for call in calls {
-                self.on_tool_call(call, out);
-            }
+        for call in delta.tool_calls.items() {
+            self.on_tool_call(call.get().unwrap_or(&Default::default()), out);
         }
     }
 
@@ -155,14 +137,11 @@ impl CompletionsDecoder {
         index
     }
 
-    fn on_tool_call(&mut self, call: &Value, out: &mut MessageBuilder) {
-        let key = call.get("index").and_then(Value::as_u64).unwrap_or(0);
-        let id = call.get("id").and_then(Value::as_str).unwrap_or("");
-        let function = call.get("function");
-        let name = function
-            .and_then(|f| f.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
+    fn on_tool_call(&mut self, call: &wire::ToolCall, out: &mut MessageBuilder) {
+        let key = call.index.0.unwrap_or(0);
+        let id = call.id.or_empty();
+        let function = call.function.get();
+        let name = function.map(|f| f.name.or_empty()).unwrap_or("");
         let index = match self.tools.get(&key) {
             Some(&index) => {
                 // Late ids or names (rare) complete the call already started.
@@ -183,10 +162,7 @@ impl CompletionsDecoder {
                 index
             }
         };
-        if let Some(args) = function
-            .and_then(|f| f.get("arguments"))
-            .and_then(Value::as_str)
-        {
+        if let Some(args) = function.and_then(|f| f.arguments.get()) {
             if out.is_open(index) {
                 out.push_tool_args(index, args);
             } else {
@@ -199,15 +175,29 @@ impl CompletionsDecoder {
     }
 }
 
-fn first_choice(chunk: &Value) -> Option<&Value> {
-    let choices = chunk.get("choices")?.as_array()?;
+/// Choice 0: the one whose `index` is 0, else a first choice without an `index`.
+fn first_choice<'c>(chunk: &'c wire::Chunk) -> Option<&'c wire::Choice<'c>> {
+    const NONE: &wire::Choice = &wire::Choice {
+        index: None,
+        usage: Obj(None),
+        delta: Obj(None),
+        finish_reason: Str(None),
+    };
+    let choices = chunk.choices.0.as_deref()?;
+    // A choice that is not an object has no fields, as `Value::get` sees it.
+    let choice = |c: &'c Obj<wire::Choice<'c>>| c.get().unwrap_or(NONE);
     choices
         .iter()
-        .find(|c| c.get("index").and_then(Value::as_u64) == Some(0))
-        .or_else(|| choices.first().filter(|c| c.get("index").is_none()))
+        .map(choice)
+        .find(|c| c.index.is_some_and(|i| i.0 == Some(0)))
+        .or_else(|| choices.first().map(choice).filter(|c| c.index.is_none()))
 }
 
-fn error_text(error: &Value) -> String {
+/// The provider's error message. Errors are rare, so the line is read again as a `Value` here
+/// rather than typed on every chunk.
+fn error_text(data: &str) -> String {
+    let chunk: Value = serde_json::from_str(data).unwrap_or_default();
+    let error = chunk.get("error").unwrap_or(&Value::Null);
     error
         .get("message")
         .and_then(Value::as_str)
@@ -217,23 +207,23 @@ fn error_text(error: &Value) -> String {
 }
 
 /// Usage in pi's convention: `input` leaves out cache reads and writes.
-fn parse_usage(usage: &Value) -> Usage {
-    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
-    let prompt_details = usage.get("prompt_tokens_details");
-    let cache_read = n(prompt_details.and_then(|d| d.get("cached_tokens")));
-    let cache_write = n(prompt_details.and_then(|d| d.get("cache_write_tokens")));
-    let prompt = n(usage.get("prompt_tokens"));
+fn parse_usage(usage: &wire::Usage) -> Usage {
+    let n = |v: U64| v.0.unwrap_or(0);
+    let details = usage.prompt_tokens_details.get();
+    let cache_read = n(details.map(|d| d.cached_tokens).unwrap_or_default());
+    let cache_write = n(details.map(|d| d.cache_write_tokens).unwrap_or_default());
+    let prompt = n(usage.prompt_tokens);
     Usage {
         input: prompt.saturating_sub(cache_read + cache_write),
-        output: n(usage.get("completion_tokens")),
+        output: n(usage.completion_tokens),
         cache_read,
         cache_write,
-        total_tokens: n(usage.get("total_tokens")),
+        total_tokens: n(usage.total_tokens),
         cost: Default::default(),
         reasoning: usage
-            .get("completion_tokens_details")
-            .and_then(|d| d.get("reasoning_tokens"))
-            .and_then(Value::as_u64),
+            .completion_tokens_details
+            .get()
+            .and_then(|d| d.reasoning_tokens.0),
     }
 }
 
@@ -253,6 +243,16 @@ mod tests {
         format!(
             "data: {{\"id\":\"c1\",\"model\":\"gpt-x\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
         )
+    }
+
+    #[test]
+    fn wire_reasoning_fields_follow_the_request_list() {
+        let delta = super::wire::Delta::default();
+        let names = delta.reasoning_fields().map(|(name, _)| name);
+        assert_eq!(
+            names,
+            crate::providers::openai_completions::request::REASONING_FIELDS
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 pub mod compat;
 mod decode;
 mod request;
+mod wire;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
@@ -58,15 +59,6 @@ pub(crate) fn bearer_headers(
     super::request_headers(model, own.into_iter().collect(), options)
 }
 
-/// A short, char-boundary-safe excerpt of a bad payload for error messages.
-pub(crate) fn excerpt(text: &str) -> String {
-    const MAX: usize = 120;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,12 +107,5 @@ mod tests {
             crate::providers::endpoint("https://api.openai.com/v1/", "chat/completions"),
             "https://api.openai.com/v1/chat/completions"
         );
-    }
-
-    #[test]
-    fn excerpt_cuts_on_char_boundary() {
-        let long = "é".repeat(300);
-        assert!(excerpt(&long).chars().count() <= 121);
-        assert_eq!(excerpt("short"), "short");
     }
 }

@@ -264,18 +264,11 @@ fn assistant_message(message: &AssistantMessage, compat: &ResolvedCompat) -> Opt
 }
 
 fn tool_message(result: &ToolResultMessage, compat: &ResolvedCompat) -> Value {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            UserBlock::Text(t) => Some(t.text.as_str()),
-            UserBlock::Image(_) => None,
-        })
-        .collect();
+    let text = result.text();
     let content = if text.is_empty() {
         "(see attached image)".to_owned()
     } else {
-        text.join("\n")
+        text
     };
     let mut out = json!({"role": "tool", "tool_call_id": result.tool_call_id, "content": content});
     if compat.requires_tool_result_name {

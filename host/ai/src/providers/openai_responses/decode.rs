@@ -2,9 +2,11 @@
 //! and `response.output_item.done`; the final item of `output_item.done` is authoritative
 //! (`response.completed.output` is not used: some servers send it empty or re-encrypted).
 
+use super::wire;
 use crate::event::MessageBuilder;
 use crate::protocol::{Decoder, StreamError};
-use crate::providers::openai_completions::excerpt;
+use crate::providers::excerpt;
+use crate::providers::lenient;
 use crate::sse::SseEvent;
 use crate::types::{AssistantBlock, StopReason, Usage};
 use serde_json::Value;
@@ -49,28 +51,31 @@ impl Decoder for ResponsesDecoder {
         if self.terminal.is_some() || data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let value: Value = serde_json::from_str(data)
-            .map_err(|e| StreamError::Malformed(format!("{e} in event {}", excerpt(data))))?;
-        let kind = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or(event.event.as_str());
+        let malformed = |e: serde_json::Error| {
+            StreamError::Malformed(format!("{e} in event {}", excerpt(data)))
+        };
+        // Deltas, the bulk of a stream, are read typed and borrowed; the few item and
+        // response events are read as a `Value`.
+        let mut slot = None;
+        let head: wire::Event = lenient::parse(data, &mut slot).map_err(malformed)?;
+        let kind = head.kind.get().unwrap_or(event.event.as_str());
+        let whole = || serde_json::from_str::<Value>(data).map_err(malformed);
         match kind {
-            "error" => return Err(StreamError::Provider(error_text(&value))),
+            "error" => return Err(StreamError::Provider(error_text(&whole()?))),
             "response.created" | "response.in_progress" => {
                 out.start();
-                read_response(value.get("response"), out);
+                read_response(whole()?.get("response"), out);
             }
-            "response.output_item.added" => self.item_added(&value, out),
-            "response.output_item.done" => self.item_done(&value, out),
-            "response.reasoning_summary_text.delta" => self.summary_delta(&value, out),
+            "response.output_item.added" => self.item_added(&whole()?, out),
+            "response.output_item.done" => self.item_done(&whole()?, out),
+            "response.reasoning_summary_text.delta" => self.summary_delta(&head, out),
             // Raw reasoning (gpt-oss behind vLLM, Ollama, LM Studio) streams like a summary.
-            "response.reasoning_text.delta" => self.summary_delta(&value, out),
-            "response.output_text.delta" => self.text_delta(&value, out),
-            "response.refusal.delta" => self.refusal_delta(&value, out),
-            "response.function_call_arguments.delta" => self.args_delta(&value, out),
+            "response.reasoning_text.delta" => self.summary_delta(&head, out),
+            "response.output_text.delta" => self.text_delta(&head, out),
+            "response.refusal.delta" => self.refusal_delta(&head, out),
+            "response.function_call_arguments.delta" => self.args_delta(&head, out),
             "response.completed" | "response.incomplete" | "response.failed" => {
-                self.on_terminal(kind, value.get("response"), out);
+                self.on_terminal(kind, whole()?.get("response"), out);
             }
             _ => {}
         }
@@ -101,7 +106,15 @@ impl ResponsesDecoder {
             .get("item_id")
             .or_else(|| value.get("item").and_then(|i| i.get("id")))
             .and_then(Value::as_str);
-        let output_index = value.get("output_index").and_then(Value::as_u64);
+        self.position(id, value.get("output_index").and_then(Value::as_u64))
+    }
+
+    fn find_for(&self, event: &wire::Event) -> Option<usize> {
+        self.position(event.item_id(), event.output_index.0)
+    }
+
+    /// The item with this id, else the one at this output index.
+    fn position(&self, id: Option<&str>, output_index: Option<u64>) -> Option<usize> {
         self.items
             .iter()
             .position(|i| id.is_some_and(|id| !id.is_empty() && i.id == id))
@@ -161,8 +174,8 @@ impl ResponsesDecoder {
         }
     }
 
-    fn summary_delta(&mut self, value: &Value, out: &mut MessageBuilder) {
-        let Some(state) = self.find(value).map(|p| &mut self.items[p]) else {
+    fn summary_delta(&mut self, event: &wire::Event, out: &mut MessageBuilder) {
+        let Some(state) = self.find_for(event).map(|p| &mut self.items[p]) else {
             return;
         };
         let (Some(index), ItemKind::Reasoning) = (state.block, state.kind) else {
@@ -171,19 +184,19 @@ impl ResponsesDecoder {
         if !out.is_open(index) {
             return;
         }
-        let part = value
-            .get("summary_index")
-            .or_else(|| value.get("content_index"))
-            .and_then(Value::as_u64);
+        let part = event
+            .summary_index
+            .or(event.content_index)
+            .and_then(|i| i.0);
         if state.summary_part.is_some() && state.summary_part != part {
             out.push_thinking(index, "\n\n");
         }
         state.summary_part = part;
-        out.push_thinking(index, str_field(value, "delta"));
+        out.push_thinking(index, event.delta.or_empty());
     }
 
-    fn text_delta(&mut self, value: &Value, out: &mut MessageBuilder) {
-        let Some(state) = self.find(value).map(|p| &mut self.items[p]) else {
+    fn text_delta(&mut self, event: &wire::Event, out: &mut MessageBuilder) {
+        let Some(state) = self.find_for(event).map(|p| &mut self.items[p]) else {
             return;
         };
         if state.kind != ItemKind::Message {
@@ -191,15 +204,15 @@ impl ResponsesDecoder {
         }
         let index = *state.block.get_or_insert_with(|| out.start_text());
         if out.is_open(index) {
-            out.push_text(index, str_field(value, "delta"));
+            out.push_text(index, event.delta.or_empty());
         }
     }
 
-    fn refusal_delta(&mut self, value: &Value, out: &mut MessageBuilder) {
-        if let Some(p) = self.find(value) {
+    fn refusal_delta(&mut self, event: &wire::Event, out: &mut MessageBuilder) {
+        if let Some(p) = self.find_for(event) {
             self.items[p].refusal_streamed = true;
         }
-        let delta = str_field(value, "delta");
+        let delta = event.delta.or_empty();
         if !delta.is_empty() {
             out.message_mut()
                 .refusal
@@ -208,14 +221,14 @@ impl ResponsesDecoder {
         }
     }
 
-    fn args_delta(&mut self, value: &Value, out: &mut MessageBuilder) {
-        let Some(state) = self.find(value).map(|p| &self.items[p]) else {
+    fn args_delta(&mut self, event: &wire::Event, out: &mut MessageBuilder) {
+        let Some(state) = self.find_for(event).map(|p| &self.items[p]) else {
             return;
         };
         if let (Some(index), ItemKind::FunctionCall) = (state.block, state.kind)
             && out.is_open(index)
         {
-            out.push_tool_args(index, str_field(value, "delta"));
+            out.push_tool_args(index, event.delta.or_empty());
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod decode;
 mod request;
+mod wire;
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};

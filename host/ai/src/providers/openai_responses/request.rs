@@ -196,18 +196,11 @@ fn message_id(signature: &str) -> Option<String> {
 }
 
 fn tool_output(result: &ToolResultMessage) -> Value {
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|b| match b {
-            UserBlock::Text(t) => Some(t.text.as_str()),
-            UserBlock::Image(_) => None,
-        })
-        .collect();
+    let text = result.text();
     let output = if text.is_empty() {
         "(see attached image)".to_owned()
     } else {
-        text.join("\n")
+        text
     };
     let (call_id, _) = split_call_id(&result.tool_call_id);
     json!({"type": "function_call_output", "call_id": call_id, "output": output})

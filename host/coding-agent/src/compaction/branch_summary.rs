@@ -1,0 +1,118 @@
+//! Branch summaries for tree navigation (pi-facts §7.6): when `/tree` leaves a branch, the
+//! entries between the old leaf and the common ancestor are summarised into a `branch_summary`
+//! entry under the new position.
+
+use super::file_ops::{FileOps, append_file_lists, details_value};
+use super::prompts;
+use super::summarize::{SummaryError, SummaryOutput, SummaryRequester, serialize_messages};
+use super::tokens::estimate_tokens;
+use crate::messages::AgentMessage;
+use crate::session::context::entry_message;
+use crate::session::{EntryKind, SessionEntry, SessionManager};
+use pi_ai::Usage;
+use std::collections::HashSet;
+
+/// Output cap of a branch summary request.
+pub const BRANCH_SUMMARY_MAX_TOKENS: u64 = 2_048;
+/// Context window assumed when the model does not say.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+/// Summary written when the abandoned branch holds nothing to summarise.
+pub const NO_CONTENT: &str = "No content to summarize";
+
+/// The entries of the branch being left: from the common ancestor of `old_leaf` and `target`
+/// (exclusive) to `old_leaf`, oldest first.
+pub fn collect_entries_for_branch_summary(
+    session: &SessionManager,
+    old_leaf: Option<&str>,
+    target: &str,
+) -> Vec<SessionEntry> {
+    let Some(old_leaf) = old_leaf else {
+        return Vec::new();
+    };
+    let target_path: HashSet<&str> = session
+        .get_branch(Some(target))
+        .into_iter()
+        .map(|e| e.id.as_str())
+        .collect();
+    let mut out: Vec<SessionEntry> = session
+        .get_branch(Some(old_leaf))
+        .into_iter()
+        .rev()
+        .take_while(|e| !target_path.contains(e.id.as_str()))
+        .cloned()
+        .collect();
+    out.reverse();
+    out
+}
+
+/// The messages to summarise (newest first until `budget` tokens, returned oldest first) and
+/// the files touched. Tool results are left out; a summary that would overflow the budget is
+/// still taken while the total stays under 90 % of it.
+pub fn prepare_branch_entries(
+    entries: &[SessionEntry],
+    budget: u64,
+) -> (Vec<AgentMessage>, FileOps) {
+    let mut file_ops = FileOps::default();
+    for entry in entries {
+        if let EntryKind::BranchSummary(b) = &entry.kind
+            && b.from_hook != Some(true)
+        {
+            file_ops.merge_details(b.details.as_ref());
+        }
+    }
+    let mut picked = Vec::new();
+    let mut total = 0u64;
+    for entry in entries.iter().rev() {
+        let Some(message) = entry_message(entry) else {
+            continue;
+        };
+        if matches!(message, AgentMessage::ToolResult(_)) {
+            continue;
+        }
+        let tokens = estimate_tokens(&message);
+        if total + tokens > budget {
+            let is_summary = matches!(
+                message,
+                AgentMessage::BranchSummary(_) | AgentMessage::CompactionSummary(_)
+            );
+            if is_summary && ((total + tokens) as f64) < 0.9 * budget as f64 {
+                picked.push(message);
+            }
+            break;
+        }
+        total += tokens;
+        picked.push(message);
+    }
+    picked.reverse();
+    file_ops.collect_from(&picked);
+    (picked, file_ops)
+}
+
+/// Summarises an abandoned branch. `custom` instructions replace the default ones when
+/// `replace`, else they are added as a focus.
+pub async fn generate_branch_summary(
+    messages: &[AgentMessage],
+    file_ops: &FileOps,
+    requester: &SummaryRequester,
+    custom: Option<&str>,
+    replace: bool,
+) -> Result<SummaryOutput, SummaryError> {
+    let details = file_ops.details();
+    if messages.is_empty() {
+        return Ok(SummaryOutput {
+            summary: NO_CONTENT.to_owned(),
+            details: details_value(&details),
+            usage: Usage::default(),
+        });
+    }
+    let prompt = prompts::branch_prompt(&serialize_messages(messages), custom, replace);
+    let (text, usage) = requester
+        .request(prompt, BRANCH_SUMMARY_MAX_TOKENS, "Branch summarization")
+        .await?;
+    let summary = format!("{}{text}", prompts::BRANCH_SUMMARY_PREFIX);
+    Ok(SummaryOutput {
+        summary: append_file_lists(&summary, &details),
+        details: details_value(&details),
+        usage,
+    })
+}

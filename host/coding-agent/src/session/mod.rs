@@ -1,0 +1,558 @@
+//! Session files: pi's JSONL v3 tree of entries, and the manager that opens, appends, branches,
+//! forks and clones them.
+
+pub mod context;
+pub mod entry;
+pub mod file;
+pub mod ids;
+pub mod migrate;
+mod open;
+pub mod tree;
+
+pub use context::{ModelRef, SessionContext, build_session_context};
+pub use entry::{
+    BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomMessageEntry, EntryKind,
+    FileOpsDetails, SessionEntry, SessionHeader,
+};
+pub use file::{LoadWarning, Repair};
+pub use open::{
+    FoundSession, SessionInfo, find_session_by_id, is_session_path, list_session_files,
+    list_sessions, session_info,
+};
+pub use tree::{Label, SessionTree};
+
+use crate::messages::AgentMessage;
+use file::SessionWriter;
+use pi_ai::{Usage, UserContent};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Errors of session files.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Session file is not a valid pi session: {path}")]
+    NotASession { path: PathBuf },
+    #[error("no session matches `{0}`")]
+    NotFound(String),
+    #[error("session id prefix `{prefix}` is ambiguous: {count} sessions match")]
+    Ambiguous { prefix: String, count: usize },
+    #[error("entry `{0}` does not exist in this session")]
+    UnknownEntry(String),
+    #[error("messages with role `{0}` must be appended as their own entry type")]
+    InvalidRole(String),
+}
+
+enum Storage {
+    /// `--no-session`: nothing is written.
+    Memory,
+    /// `persisted` is false until the first assistant message (pi's lazy persistence).
+    File {
+        writer: SessionWriter,
+        persisted: bool,
+    },
+}
+
+/// One open session: its header, entries, the current leaf and where it is stored.
+pub struct SessionManager {
+    header: SessionHeader,
+    entries: Vec<SessionEntry>,
+    index: HashMap<String, usize>,
+    leaf: Option<String>,
+    storage: Storage,
+    warnings: Vec<LoadWarning>,
+}
+
+fn new_header(cwd: &Path, parent_session: Option<String>) -> SessionHeader {
+    SessionHeader {
+        version: Some(CURRENT_SESSION_VERSION),
+        id: ids::new_uuid_v7(),
+        timestamp: ids::iso_now(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        parent_session,
+        extra: Map::new(),
+    }
+}
+
+impl SessionManager {
+    fn from_parts(header: SessionHeader, entries: Vec<SessionEntry>, storage: Storage) -> Self {
+        let index = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+        let leaf = entries.last().map(|e| e.id.clone());
+        SessionManager {
+            header,
+            entries,
+            index,
+            leaf,
+            storage,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A new session for `cwd` in `session_dir` (`<timestamp>_<id>.jsonl`). Nothing is written
+    /// until the first assistant message.
+    pub fn create(cwd: &Path, session_dir: &Path) -> Self {
+        let header = new_header(cwd, None);
+        let path = session_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
+        Self::new_at(header, path)
+    }
+
+    /// pi's `--session-id <id>`: the session with exactly this id in `session_dir`, or a new
+    /// one with this id. `None` when the id is not valid
+    /// (`^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$`).
+    pub fn open_or_create_with_id(
+        cwd: &Path,
+        session_dir: &Path,
+        id: &str,
+    ) -> Option<Result<Self, SessionError>> {
+        if !ids::is_valid_session_id(id) {
+            return None;
+        }
+        let existing = list_session_files(session_dir)
+            .into_iter()
+            .find(|(path, _)| file::read_header(path).is_some_and(|h| h.id == id));
+        if let Some((path, _)) = existing {
+            return Some(Self::open(&path, cwd));
+        }
+        let mut header = new_header(cwd, None);
+        header.id = id.to_owned();
+        let path = session_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
+        Some(Ok(Self::new_at(header, path)))
+    }
+
+    /// A new session written to exactly `path` (pi's `--session <path>` to a missing file).
+    pub fn create_at(path: &Path, cwd: &Path) -> Self {
+        Self::new_at(new_header(cwd, None), path.to_path_buf())
+    }
+
+    fn new_at(header: SessionHeader, path: PathBuf) -> Self {
+        let storage = Storage::File {
+            writer: SessionWriter::new(path, None),
+            persisted: false,
+        };
+        Self::from_parts(header, Vec::new(), storage)
+    }
+
+    /// A session kept only in memory (`--no-session`).
+    pub fn in_memory(cwd: &Path) -> Self {
+        Self::from_parts(new_header(cwd, None), Vec::new(), Storage::Memory)
+    }
+
+    /// Opens `path`: loads (and migrates) an existing file, gives an empty file a header, or
+    /// starts a new session there when it does not exist. The leaf is the last entry.
+    pub fn open(path: &Path, cwd: &Path) -> Result<Self, SessionError> {
+        if !path.exists() {
+            return Ok(Self::create_at(path, cwd));
+        }
+        let loaded = file::load(path)?;
+        let mut writer = SessionWriter::new(path.to_path_buf(), loaded.repair);
+        let header = if loaded.empty {
+            let header = new_header(cwd, None);
+            writer.append(&[header.to_json().to_string()])?;
+            header
+        } else {
+            loaded.header
+        };
+        let storage = Storage::File {
+            writer,
+            persisted: true,
+        };
+        let mut manager = Self::from_parts(header, loaded.entries, storage);
+        manager.warnings = loaded.warnings;
+        Ok(manager)
+    }
+
+    /// Continues the most recently modified session in `dir` (for a custom dir: only sessions
+    /// whose header `cwd` is `cwd`), or starts a new one.
+    pub fn continue_recent(
+        cwd: &Path,
+        dir: &crate::paths::SessionDir,
+    ) -> Result<Self, SessionError> {
+        let cwd_text = cwd.to_string_lossy();
+        let newest = list_session_files(&dir.path).into_iter().find(|(path, _)| {
+            !dir.custom || file::read_header(path).is_some_and(|h| h.cwd == cwd_text)
+        });
+        match newest {
+            Some((path, _)) => Self::open(&path, cwd),
+            None => Ok(Self::create(cwd, &dir.path)),
+        }
+    }
+
+    /// pi's `forkFrom`: a new session in `target_dir` for `target_cwd` holding a copy of every
+    /// entry of `source`, with `parentSession` pointing at it.
+    pub fn fork_from(
+        source: &Path,
+        target_cwd: &Path,
+        target_dir: &Path,
+    ) -> Result<Self, SessionError> {
+        let loaded = file::load(source)?;
+        let parent = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
+        let header = new_header(target_cwd, Some(parent.to_string_lossy().into_owned()));
+        let path = target_dir.join(crate::paths::session_file_name(
+            &header.timestamp,
+            &header.id,
+        ));
+        let mut manager = Self::new_at(header, path);
+        manager.entries = loaded.entries;
+        manager.reindex();
+        manager.leaf = manager.entries.last().map(|e| e.id.clone());
+        manager.persist_buffer_if_ready()?;
+        Ok(manager)
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.clone(), i))
+            .collect();
+    }
+
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.header.id
+    }
+
+    pub fn cwd(&self) -> &str {
+        &self.header.cwd
+    }
+
+    /// The session file, or `None` for an in-memory session.
+    pub fn session_file(&self) -> Option<&Path> {
+        match &self.storage {
+            Storage::Memory => None,
+            Storage::File { writer, .. } => Some(writer.path()),
+        }
+    }
+
+    /// Whether the file exists on disk yet (false until the first assistant message).
+    pub fn is_persisted(&self) -> bool {
+        matches!(
+            self.storage,
+            Storage::File {
+                persisted: true,
+                ..
+            }
+        )
+    }
+
+    /// Lines that could not be read when the file was opened.
+    pub fn warnings(&self) -> &[LoadWarning] {
+        &self.warnings
+    }
+
+    /// All entries in file order.
+    pub fn entries(&self) -> &[SessionEntry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// The current leaf (`None` before the first entry or after `reset_leaf`).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// Root → `from` (default: the leaf).
+    pub fn get_branch(&self, from: Option<&str>) -> Vec<&SessionEntry> {
+        let from = from.or(self.leaf.as_deref());
+        tree::branch(&self.entries, &self.index, from)
+    }
+
+    pub fn tree(&self) -> SessionTree {
+        tree::build_tree(&self.entries, &self.index)
+    }
+
+    /// The current label of `id`.
+    pub fn label_of(&self, id: &str) -> Option<String> {
+        tree::resolve_labels(&self.entries)
+            .remove(id)
+            .map(|l| l.label)
+    }
+
+    /// Context of the current branch.
+    pub fn build_session_context(&self) -> SessionContext {
+        build_session_context(&self.get_branch(None))
+    }
+
+    /// Moves the leaf to `id`; the next entry becomes its child.
+    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
+        if !self.index.contains_key(id) {
+            return Err(SessionError::UnknownEntry(id.to_owned()));
+        }
+        self.leaf = Some(id.to_owned());
+        Ok(())
+    }
+
+    /// Clears the leaf: the next entry is a new root (to re-edit the first message).
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Moves the leaf to `from` (`None` = before the first entry) and appends a
+    /// `branch_summary` of the branch left behind.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: impl Into<String>,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+        usage: Option<Usage>,
+    ) -> Result<String, SessionError> {
+        match from {
+            Some(id) => self.branch(id)?,
+            None => self.reset_leaf(),
+        }
+        self.append(EntryKind::BranchSummary(BranchSummaryEntry {
+            from_id: from.unwrap_or("root").to_owned(),
+            summary: summary.into(),
+            details,
+            usage,
+            from_hook,
+        }))
+    }
+
+    /// Appends a message. Summaries must use their own entry types.
+    pub fn append_message(&mut self, message: AgentMessage) -> Result<String, SessionError> {
+        if matches!(
+            message,
+            AgentMessage::BranchSummary(_) | AgentMessage::CompactionSummary(_)
+        ) {
+            return Err(SessionError::InvalidRole(message.role().to_owned()));
+        }
+        self.append(EntryKind::Message(message))
+    }
+
+    pub fn append_model_change(
+        &mut self,
+        provider: impl Into<String>,
+        model_id: impl Into<String>,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::ModelChange {
+            provider: provider.into(),
+            model_id: model_id.into(),
+        })
+    }
+
+    pub fn append_thinking_level_change(
+        &mut self,
+        level: impl Into<String>,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::ThinkingLevelChange {
+            thinking_level: level.into(),
+        })
+    }
+
+    pub fn append_compaction(
+        &mut self,
+        compaction: CompactionEntry,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::Compaction(compaction))
+    }
+
+    /// Extension state (not in the model context).
+    pub fn append_custom(
+        &mut self,
+        custom_type: impl Into<String>,
+        data: Option<Value>,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::Custom {
+            custom_type: custom_type.into(),
+            data,
+        })
+    }
+
+    /// An extension message that enters the model context.
+    pub fn append_custom_message(
+        &mut self,
+        custom_type: impl Into<String>,
+        content: UserContent,
+        display: bool,
+        details: Option<Value>,
+    ) -> Result<String, SessionError> {
+        self.append(EntryKind::CustomMessage(CustomMessageEntry {
+            custom_type: custom_type.into(),
+            content,
+            display,
+            details,
+        }))
+    }
+
+    /// Sets (or with `None`/empty, clears) the label of `target_id`.
+    pub fn append_label(
+        &mut self,
+        target_id: &str,
+        label: Option<String>,
+    ) -> Result<String, SessionError> {
+        if !self.index.contains_key(target_id) {
+            return Err(SessionError::UnknownEntry(target_id.to_owned()));
+        }
+        self.append(EntryKind::Label {
+            target_id: target_id.to_owned(),
+            label,
+        })
+    }
+
+    /// Sets the session's display name (an empty name clears it).
+    pub fn append_session_info(&mut self, name: Option<String>) -> Result<String, SessionError> {
+        self.append(EntryKind::SessionInfo { name })
+    }
+
+    /// The session's display name (latest `session_info`; empty clears).
+    pub fn session_name(&self) -> Option<String> {
+        self.entries.iter().rev().find_map(|e| match &e.kind {
+            EntryKind::SessionInfo { name } => Some(name.clone().filter(|n| !n.is_empty())),
+            _ => None,
+        })?
+    }
+
+    /// Appends any entry as a child of the leaf and advances the leaf. The line is on disk
+    /// (or buffered, before the first assistant message) when this returns.
+    pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
+        let id = ids::new_entry_id(&|id| self.index.contains_key(id));
+        let entry = SessionEntry {
+            id: id.clone(),
+            parent_id: self.leaf.clone(),
+            timestamp: ids::iso_now(),
+            kind,
+            extra: Map::new(),
+            message_extra: Map::new(),
+        };
+        self.persist_new(&entry)?;
+        self.index.insert(id.clone(), self.entries.len());
+        self.entries.push(entry);
+        self.leaf = Some(id.clone());
+        Ok(id)
+    }
+
+    fn persist_new(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
+        match &mut self.storage {
+            Storage::Memory => Ok(()),
+            Storage::File {
+                writer,
+                persisted: true,
+            } => writer.append(&[entry.to_line()]),
+            Storage::File { writer, persisted } => {
+                // Only checked while buffering: the buffer is small.
+                let ready = entry.is_assistant_message()
+                    || self.entries.iter().any(SessionEntry::is_assistant_message);
+                if !ready {
+                    return Ok(());
+                }
+                let mut lines = Vec::with_capacity(self.entries.len() + 2);
+                lines.push(self.header.to_json().to_string());
+                lines.extend(self.entries.iter().map(SessionEntry::to_line));
+                lines.push(entry.to_line());
+                writer.create(&lines)?;
+                *persisted = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes the buffered file now if it already holds an assistant message.
+    fn persist_buffer_if_ready(&mut self) -> Result<(), SessionError> {
+        let ready = self.entries.iter().any(SessionEntry::is_assistant_message);
+        if let Storage::File { writer, persisted } = &mut self.storage
+            && !*persisted
+            && ready
+        {
+            let mut lines = vec![self.header.to_json().to_string()];
+            lines.extend(self.entries.iter().map(SessionEntry::to_line));
+            writer.create(&lines)?;
+            *persisted = true;
+        }
+        Ok(())
+    }
+
+    /// pi's `createBranchedSession`: switches to a new session file holding only the path
+    /// root → `leaf_id` (labels dropped from the path, the rest re-chained, then the labels of
+    /// the kept entries re-added at the end), with `parentSession` = the current file. Returns
+    /// the new file (written now only if it holds an assistant message).
+    pub fn create_branched_session(
+        &mut self,
+        leaf_id: &str,
+    ) -> Result<Option<PathBuf>, SessionError> {
+        if !self.index.contains_key(leaf_id) {
+            return Err(SessionError::UnknownEntry(leaf_id.to_owned()));
+        }
+        let labels = tree::resolve_labels(&self.entries);
+        let mut kept: Vec<SessionEntry> = Vec::new();
+        for entry in self.get_branch(Some(leaf_id)) {
+            if matches!(entry.kind, EntryKind::Label { .. }) {
+                continue;
+            }
+            let mut entry = entry.clone();
+            entry.parent_id = kept.last().map(|e| e.id.clone());
+            kept.push(entry);
+        }
+        let mut taken: std::collections::HashSet<String> =
+            kept.iter().map(|e| e.id.clone()).collect();
+        let now = ids::iso_now();
+        let targets: Vec<String> = kept.iter().map(|e| e.id.clone()).collect();
+        for target in targets {
+            let Some(label) = labels.get(&target) else {
+                continue;
+            };
+            let id = ids::new_entry_id_in(&taken);
+            taken.insert(id.clone());
+            kept.push(SessionEntry {
+                id,
+                parent_id: kept.last().map(|e| e.id.clone()),
+                timestamp: now.clone(),
+                kind: EntryKind::Label {
+                    target_id: target,
+                    label: Some(label.label.clone()),
+                },
+                extra: Map::new(),
+                message_extra: Map::new(),
+            });
+        }
+        let parent = self
+            .session_file()
+            .map(|p| p.to_string_lossy().into_owned());
+        let cwd = PathBuf::from(&self.header.cwd);
+        let header = new_header(&cwd, parent);
+        let storage = match &self.storage {
+            Storage::Memory => Storage::Memory,
+            Storage::File { writer, .. } => {
+                let dir = writer
+                    .path()
+                    .parent()
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                let path = dir.join(crate::paths::session_file_name(
+                    &header.timestamp,
+                    &header.id,
+                ));
+                Storage::File {
+                    writer: SessionWriter::new(path, None),
+                    persisted: false,
+                }
+            }
+        };
+        *self = Self::from_parts(header, kept, storage);
+        self.persist_buffer_if_ready()?;
+        Ok(self.session_file().map(Path::to_path_buf))
+    }
+}

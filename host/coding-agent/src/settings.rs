@@ -1,0 +1,519 @@
+//! Settings: global `<agentDir>/settings.json` deep-merged with project `<cwd>/.pi/settings.json`
+//! (trusted projects only; the project wins, objects merge, everything else replaces).
+//!
+//! Files are kept as JSON so keys this version does not know survive a save. A file that does
+//! not parse is reported (file, line, column) and never overwritten.
+
+use crate::paths::write_atomic;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// Settings errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("{path}:{line}:{column}: invalid JSON: {message}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: settings must be a JSON object")]
+    NotAnObject { path: PathBuf },
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} could not be read, so it was not overwritten: fix it first")]
+    RefuseOverwrite { path: PathBuf },
+}
+
+/// `compaction.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactionSettings {
+    /// Default true.
+    pub enabled: bool,
+    /// Default 16384.
+    pub reserve_tokens: u64,
+    /// Default 20000.
+    pub keep_recent_tokens: u64,
+}
+
+/// `retry.provider.*` (HTTP-level retry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProviderRetrySettings {
+    /// `None`: the SDK default.
+    pub timeout_ms: Option<u64>,
+    /// Default 0.
+    pub max_retries: u64,
+    /// Cap on a server-requested delay; default 60000, 0 disables.
+    pub max_retry_delay_ms: u64,
+}
+
+/// `retry.*` (agent-level retry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetrySettings {
+    /// Default true.
+    pub enabled: bool,
+    /// Default 3.
+    pub max_retries: u64,
+    /// Default 2000; delay = base · 2^(attempt−1).
+    pub base_delay_ms: u64,
+    pub provider: ProviderRetrySettings,
+}
+
+/// `branchSummary.*`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BranchSummarySettings {
+    /// Default 16384.
+    pub reserve_tokens: u64,
+    /// Default false.
+    pub skip_prompt: bool,
+}
+
+/// `defaultProjectTrust` (global only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultProjectTrust {
+    Ask,
+    Always,
+    Never,
+}
+
+/// Deep merge: objects merge key by key (recursively), any other value in `over` replaces.
+pub fn deep_merge(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(base), Value::Object(over)) => {
+            for (key, value) in over {
+                match base.get_mut(key) {
+                    Some(existing) if existing.is_object() && value.is_object() => {
+                        deep_merge(existing, value)
+                    }
+                    _ => {
+                        base.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (base, over) => *base = over.clone(),
+    }
+}
+
+/// Reads a settings file. Missing file = empty object.
+pub fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
+        Err(source) => {
+            return Err(SettingsError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(SettingsError::NotAnObject {
+            path: path.to_path_buf(),
+        }),
+        Err(e) => Err(SettingsError::Parse {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// pi's settings migrations of old key names (applied in memory).
+pub fn migrate_settings(map: &mut Map<String, Value>) {
+    if let Some(mode) = map.shift_remove("queueMode") {
+        map.entry("steeringMode").or_insert(mode);
+    }
+    if let Some(Value::Bool(ws)) = map.get("websockets").cloned() {
+        map.shift_remove("websockets");
+        let transport = if ws { "websocket" } else { "sse" };
+        map.entry("transport").or_insert(transport.into());
+    }
+    if let Some(Value::Object(skills)) = map.get("skills").cloned() {
+        map.shift_remove("skills");
+        if let Some(enable) = skills.get("enableSkillCommands") {
+            map.entry("enableSkillCommands").or_insert(enable.clone());
+        }
+        let dirs = skills
+            .get("customDirectories")
+            .cloned()
+            .unwrap_or(Value::Array(Vec::new()));
+        map.insert("skills".into(), dirs);
+    }
+    if let Some(Value::Object(retry)) = map.get_mut("retry")
+        && let Some(delay) = retry.shift_remove("maxDelayMs")
+    {
+        let provider = retry
+            .entry("provider")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(provider) = provider {
+            provider.entry("maxRetryDelayMs").or_insert(delay);
+        }
+    }
+}
+
+/// The effective settings and the files they came from.
+#[derive(Debug)]
+pub struct SettingsManager {
+    global_path: PathBuf,
+    project_path: Option<PathBuf>,
+    global: Map<String, Value>,
+    project: Map<String, Value>,
+    merged: Value,
+    /// Top-level keys changed through `set`, written on `save`.
+    modified: Vec<String>,
+    global_unreadable: bool,
+    errors: Vec<SettingsError>,
+}
+
+impl SettingsManager {
+    /// Loads the global file and, when `project_trusted`, the project file. Parse errors are
+    /// collected in [`errors`](Self::errors) (pi shows them as warnings) and that file counts as
+    /// empty.
+    pub fn load(agent_dir: &Path, cwd: &Path, project_trusted: bool) -> Self {
+        let global_path = agent_dir.join("settings.json");
+        let project_path = cwd.join(".pi").join("settings.json");
+        let mut errors = Vec::new();
+        let mut global_unreadable = false;
+        let mut global = read_settings_file(&global_path).unwrap_or_else(|e| {
+            global_unreadable = true;
+            errors.push(e);
+            Map::new()
+        });
+        let mut project = if project_trusted {
+            read_settings_file(&project_path).unwrap_or_else(|e| {
+                errors.push(e);
+                Map::new()
+            })
+        } else {
+            Map::new()
+        };
+        migrate_settings(&mut global);
+        migrate_settings(&mut project);
+        let mut manager = SettingsManager {
+            global_path,
+            project_path: project_trusted.then_some(project_path),
+            global,
+            project,
+            merged: Value::Null,
+            modified: Vec::new(),
+            global_unreadable,
+            errors,
+        };
+        manager.remerge();
+        manager
+    }
+
+    /// Settings from values (tests, `--no-settings` style callers). Nothing is saved.
+    pub fn from_values(global: Value, project: Value) -> Self {
+        let as_map = |v: Value| {
+            let mut map = match v {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            migrate_settings(&mut map);
+            map
+        };
+        let mut manager = SettingsManager {
+            global_path: PathBuf::new(),
+            project_path: None,
+            global: as_map(global),
+            project: as_map(project),
+            merged: Value::Null,
+            modified: Vec::new(),
+            global_unreadable: false,
+            errors: Vec::new(),
+        };
+        manager.remerge();
+        manager
+    }
+
+    fn remerge(&mut self) {
+        let mut merged = Value::Object(self.global.clone());
+        deep_merge(&mut merged, &Value::Object(self.project.clone()));
+        self.merged = merged;
+    }
+
+    /// Files that could not be read.
+    pub fn errors(&self) -> &[SettingsError] {
+        &self.errors
+    }
+
+    pub fn global_path(&self) -> &Path {
+        &self.global_path
+    }
+
+    /// The project file, when the project is trusted.
+    pub fn project_path(&self) -> Option<&Path> {
+        self.project_path.as_deref()
+    }
+
+    /// The merged settings as JSON.
+    pub fn merged(&self) -> &Value {
+        &self.merged
+    }
+
+    /// A merged value by dotted path (`"retry.provider.maxRetries"`).
+    pub fn get(&self, path: &str) -> Option<&Value> {
+        path.split('.')
+            .try_fold(&self.merged, |value, key| value.get(key))
+    }
+
+    fn get_bool(&self, path: &str, default: bool) -> bool {
+        self.get(path).and_then(Value::as_bool).unwrap_or(default)
+    }
+
+    fn get_u64(&self, path: &str, default: u64) -> u64 {
+        self.get(path).and_then(as_u64).unwrap_or(default)
+    }
+
+    fn get_str(&self, path: &str) -> Option<String> {
+        self.get(path).and_then(Value::as_str).map(str::to_owned)
+    }
+
+    fn get_strings(&self, path: &str) -> Vec<String> {
+        self.get(path)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Sets a global setting by dotted path (in memory; call [`save`](Self::save)).
+    pub fn set(&mut self, path: &str, value: Value) {
+        let keys: Vec<&str> = path.split('.').collect();
+        set_path(&mut self.global, &keys, value);
+        if let Some(top) = keys.first()
+            && !self.modified.iter().any(|m| m == top)
+        {
+            self.modified.push((*top).to_owned());
+        }
+        self.remerge();
+    }
+
+    /// Writes the modified keys to the global file, atomically. The file is read again first
+    /// so keys changed elsewhere (and keys this version does not know) are kept.
+    pub fn save(&mut self) -> Result<(), SettingsError> {
+        if self.global_unreadable {
+            return Err(SettingsError::RefuseOverwrite {
+                path: self.global_path.clone(),
+            });
+        }
+        let mut on_disk = match read_settings_file(&self.global_path) {
+            Ok(map) => map,
+            Err(_) => {
+                return Err(SettingsError::RefuseOverwrite {
+                    path: self.global_path.clone(),
+                });
+            }
+        };
+        for key in &self.modified {
+            match self.global.get(key) {
+                Some(value) => {
+                    on_disk.insert(key.clone(), value.clone());
+                }
+                None => {
+                    on_disk.shift_remove(key);
+                }
+            }
+        }
+        let mut text = serde_json::to_string_pretty(&Value::Object(on_disk.clone()))
+            .unwrap_or_else(|_| "{}".into());
+        text.push('\n');
+        write_atomic(&self.global_path, text.as_bytes()).map_err(|source| SettingsError::Io {
+            path: self.global_path.clone(),
+            source,
+        })?;
+        self.global = on_disk;
+        self.modified.clear();
+        self.remerge();
+        Ok(())
+    }
+
+    pub fn compaction(&self) -> CompactionSettings {
+        CompactionSettings {
+            enabled: self.get_bool("compaction.enabled", true),
+            reserve_tokens: self.get_u64("compaction.reserveTokens", 16384),
+            keep_recent_tokens: self.get_u64("compaction.keepRecentTokens", 20000),
+        }
+    }
+
+    pub fn branch_summary(&self) -> BranchSummarySettings {
+        BranchSummarySettings {
+            reserve_tokens: self.get_u64("branchSummary.reserveTokens", 16384),
+            skip_prompt: self.get_bool("branchSummary.skipPrompt", false),
+        }
+    }
+
+    pub fn retry(&self) -> RetrySettings {
+        RetrySettings {
+            enabled: self.get_bool("retry.enabled", true),
+            max_retries: self.get_u64("retry.maxRetries", 3),
+            base_delay_ms: self.get_u64("retry.baseDelayMs", 2000),
+            provider: ProviderRetrySettings {
+                timeout_ms: self.get("retry.provider.timeoutMs").and_then(as_u64),
+                max_retries: self.get_u64("retry.provider.maxRetries", 0),
+                max_retry_delay_ms: self.get_u64("retry.provider.maxRetryDelayMs", 60000),
+            },
+        }
+    }
+
+    pub fn default_provider(&self) -> Option<String> {
+        self.get_str("defaultProvider")
+    }
+
+    pub fn default_model(&self) -> Option<String> {
+        self.get_str("defaultModel")
+    }
+
+    /// `defaultThinkingLevel` if it names a known level.
+    pub fn default_thinking_level(&self) -> Option<pi_ai::ThinkingLevel> {
+        self.get_str("defaultThinkingLevel")
+            .and_then(|l| pi_ai::ThinkingLevel::parse(&l))
+    }
+
+    /// `sessionDir` (`~` is expanded by the path resolver).
+    pub fn session_dir(&self) -> Option<String> {
+        self.get_str("sessionDir")
+    }
+
+    /// `enabledModels` patterns (same format as `--models`).
+    pub fn enabled_models(&self) -> Vec<String> {
+        self.get_strings("enabledModels")
+    }
+
+    /// `steeringMode`: `all` or `one-at-a-time` (default).
+    pub fn steering_mode(&self) -> String {
+        self.get_str("steeringMode")
+            .unwrap_or_else(|| "one-at-a-time".into())
+    }
+
+    /// `followUpMode`: `all` or `one-at-a-time` (default).
+    pub fn follow_up_mode(&self) -> String {
+        self.get_str("followUpMode")
+            .unwrap_or_else(|| "one-at-a-time".into())
+    }
+
+    /// `transport`: default `auto`.
+    pub fn transport(&self) -> String {
+        self.get_str("transport").unwrap_or_else(|| "auto".into())
+    }
+
+    /// `httpIdleTimeoutMs`: default 300000; 0 or `"disabled"` disables (→ `None`).
+    pub fn http_idle_timeout_ms(&self) -> Option<u64> {
+        match self.get("httpIdleTimeoutMs") {
+            Some(Value::String(s)) if s == "disabled" => None,
+            Some(v) => as_u64(v).filter(|ms| *ms > 0),
+            None => Some(300_000),
+        }
+    }
+
+    pub fn hide_thinking_block(&self) -> bool {
+        self.get_bool("hideThinkingBlock", false)
+    }
+
+    pub fn quiet_startup(&self) -> bool {
+        self.get_bool("quietStartup", false)
+    }
+
+    /// `theme`: default `dark`.
+    pub fn theme(&self) -> String {
+        self.get_str("theme").unwrap_or_else(|| "dark".into())
+    }
+
+    pub fn shell_path(&self) -> Option<String> {
+        self.get_str("shellPath")
+    }
+
+    pub fn shell_command_prefix(&self) -> Option<String> {
+        self.get_str("shellCommandPrefix")
+    }
+
+    /// `images.autoResize`: default true.
+    pub fn images_auto_resize(&self) -> bool {
+        self.get_bool("images.autoResize", true)
+    }
+
+    /// `images.blockImages`: default false.
+    pub fn images_block(&self) -> bool {
+        self.get_bool("images.blockImages", false)
+    }
+
+    /// `terminal.showImages`: default true.
+    pub fn terminal_show_images(&self) -> bool {
+        self.get_bool("terminal.showImages", true)
+    }
+
+    /// `enableSkillCommands`: default true.
+    pub fn enable_skill_commands(&self) -> bool {
+        self.get_bool("enableSkillCommands", true)
+    }
+
+    pub fn extensions(&self) -> Vec<String> {
+        self.get_strings("extensions")
+    }
+
+    pub fn skills(&self) -> Vec<String> {
+        self.get_strings("skills")
+    }
+
+    pub fn prompts(&self) -> Vec<String> {
+        self.get_strings("prompts")
+    }
+
+    pub fn themes(&self) -> Vec<String> {
+        self.get_strings("themes")
+    }
+
+    /// `defaultProjectTrust` from the **global** file only (a project cannot trust itself).
+    pub fn default_project_trust(&self) -> DefaultProjectTrust {
+        match self
+            .global
+            .get("defaultProjectTrust")
+            .and_then(Value::as_str)
+        {
+            Some("always") => DefaultProjectTrust::Always,
+            Some("never") => DefaultProjectTrust::Never,
+            _ => DefaultProjectTrust::Ask,
+        }
+    }
+}
+
+fn as_u64(value: &Value) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_f64().filter(|f| *f >= 0.0).map(|f| f as u64))
+}
+
+fn set_path(map: &mut Map<String, Value>, keys: &[&str], value: Value) {
+    match keys {
+        [] => {}
+        [last] => {
+            map.insert((*last).to_owned(), value);
+        }
+        [first, rest @ ..] => {
+            let slot = map
+                .entry((*first).to_owned())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !slot.is_object() {
+                *slot = Value::Object(Map::new());
+            }
+            if let Value::Object(inner) = slot {
+                set_path(inner, rest, value);
+            }
+        }
+    }
+}
