@@ -1,0 +1,238 @@
+//! The environment the tools run in: a workspace-rooted view of the filesystem, the session
+//! cwd, the process runner for `bash`, and where temp files go.
+
+use crate::ToolError;
+use crate::process::ProcessRunner;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+/// The directory tree the tools may touch, and the session's working directory inside it.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    root: PathBuf,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+}
+
+impl Workspace {
+    /// `root` and `cwd` must be absolute; `cwd` must lie inside `root`.
+    pub fn new(root: impl AsRef<Path>, cwd: impl AsRef<Path>) -> Result<Self, ToolError> {
+        let root = normalize_lexically(root.as_ref());
+        let cwd = normalize_lexically(cwd.as_ref());
+        if !root.is_absolute() || !cwd.is_absolute() {
+            return Err(ToolError::new(
+                "Workspace root and cwd must be absolute paths",
+            ));
+        }
+        if !cwd.starts_with(&root) {
+            return Err(ToolError::new(format!(
+                "Working directory {} is outside the workspace {}",
+                cwd.display(),
+                root.display()
+            )));
+        }
+        Ok(Workspace {
+            root,
+            cwd,
+            home: None,
+        })
+    }
+
+    /// A workspace whose root is its cwd.
+    pub fn at(dir: impl AsRef<Path>) -> Result<Self, ToolError> {
+        Self::new(dir.as_ref(), dir.as_ref())
+    }
+
+    /// Sets the directory `~` expands to.
+    pub fn with_home(mut self, home: impl AsRef<Path>) -> Self {
+        self.home = Some(normalize_lexically(home.as_ref()));
+        self
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Resolves a path the model gave against the cwd the way pi does (leading `@` stripped,
+    /// `~` expanded, unicode spaces normalised), folds `.`/`..` lexically and refuses any
+    /// result outside the workspace before anything touches the filesystem.
+    pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
+        let cleaned = normalize_unicode_spaces(user_path.strip_prefix('@').unwrap_or(user_path));
+        let expanded = self.expand_home(&cleaned);
+        let joined = if expanded.is_absolute() {
+            expanded
+        } else {
+            self.cwd.join(expanded)
+        };
+        let resolved = normalize_lexically(&joined);
+        if resolved.starts_with(&self.root) {
+            Ok(resolved)
+        } else {
+            Err(ToolError::new(format!(
+                "Access denied: {} is outside the workspace ({}). Only paths inside the workspace can be used.",
+                resolved.display(),
+                self.root.display()
+            )))
+        }
+    }
+
+    fn expand_home(&self, path: &str) -> PathBuf {
+        match (&self.home, path) {
+            (Some(home), "~") => home.clone(),
+            (Some(home), p) if p.starts_with("~/") => home.join(&p[2..]),
+            _ => PathBuf::from(path),
+        }
+    }
+}
+
+/// Replaces the unicode space characters models sometimes emit with a plain space.
+fn normalize_unicode_spaces(path: &str) -> String {
+    path.chars()
+        .map(|c| match c {
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+            other => other,
+        })
+        .collect()
+}
+
+/// Folds `.` and `..` without touching the filesystem; `..` never climbs above the root.
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() && !path.is_absolute() {
+                    out.push("..");
+                }
+                if out.as_os_str().is_empty() && path.is_absolute() {
+                    out.push(Component::RootDir.as_os_str());
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Which shell `bash` runs commands with.
+#[derive(Debug, Clone)]
+pub struct ShellConfig {
+    /// Shell executable; invoked as `<path> -c <command>`.
+    pub path: String,
+    /// Text prepended to every command, followed by a newline (pi's `shellCommandPrefix`).
+    pub command_prefix: Option<String>,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        let path = if Path::new("/bin/bash").exists() {
+            "/bin/bash"
+        } else {
+            "sh"
+        };
+        ShellConfig {
+            path: path.to_string(),
+            command_prefix: None,
+        }
+    }
+}
+
+/// Everything a tool may use outside pure computation.
+#[derive(Clone)]
+pub struct ToolEnv {
+    pub workspace: Workspace,
+    /// Runs `bash` commands; `None` makes `bash` fail with a clear message.
+    pub runner: Option<Arc<dyn ProcessRunner>>,
+    pub shell: ShellConfig,
+    /// Environment of spawned commands (the host adds pi's `PI_*` variables here).
+    pub command_env: Vec<(String, String)>,
+    /// Where `bash` saves full outputs that were truncated.
+    pub temp_dir: PathBuf,
+    /// Whether the current model accepts images (otherwise `read` adds pi's note).
+    pub model_supports_images: bool,
+    /// Whether `read` shrinks large images (pi's `autoResizeImages`, default on).
+    pub auto_resize_images: bool,
+}
+
+impl ToolEnv {
+    /// An environment with no process runner, the system temp dir and image support on.
+    pub fn new(workspace: Workspace) -> Self {
+        ToolEnv {
+            workspace,
+            runner: None,
+            shell: ShellConfig::default(),
+            command_env: Vec::new(),
+            temp_dir: default_temp_dir(),
+            model_supports_images: true,
+            auto_resize_images: true,
+        }
+    }
+
+    /// The native environment: std::process runner and the current process environment.
+    #[cfg(all(unix, feature = "native"))]
+    pub fn native(workspace: Workspace) -> Self {
+        let workspace = match std::env::var_os("HOME") {
+            Some(home) if !home.is_empty() => workspace.with_home(home),
+            _ => workspace,
+        };
+        let mut env = Self::new(workspace);
+        env.runner = Some(Arc::new(crate::native::NativeRunner));
+        env.command_env = std::env::vars().collect();
+        env
+    }
+
+    pub fn with_runner(mut self, runner: Arc<dyn ProcessRunner>) -> Self {
+        self.runner = Some(runner);
+        self
+    }
+
+    pub fn with_temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.temp_dir = dir.into();
+        self
+    }
+
+    pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
+        self.workspace.resolve(user_path)
+    }
+}
+
+/// `std::env::temp_dir` panics inside wasi components; there the host maps `/tmp`.
+fn default_temp_dir() -> PathBuf {
+    if cfg!(target_family = "wasm") {
+        PathBuf::from("/tmp")
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_normalisation_never_climbs_above_root() {
+        assert_eq!(
+            normalize_lexically(Path::new("/a/b/../../..")),
+            PathBuf::from("/")
+        );
+        assert_eq!(
+            normalize_lexically(Path::new("/a/./b/../c")),
+            PathBuf::from("/a/c")
+        );
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let ws = Workspace::new("/ws", "/ws/sub").unwrap();
+        assert_eq!(ws.resolve("x").unwrap(), PathBuf::from("/ws/sub/x"));
+        assert_eq!(ws.resolve("@../y").unwrap(), PathBuf::from("/ws/y"));
+        assert!(ws.resolve("../../etc/passwd").is_err());
+        assert!(ws.resolve("/etc/passwd").is_err());
+        assert!(ws.resolve("/wsx/a").is_err());
+    }
+}

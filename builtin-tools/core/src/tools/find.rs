@@ -1,0 +1,175 @@
+//! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
+
+use super::search::{finish_listing, relative_display, run_walk};
+use super::{ABORTED, check_cancel};
+use crate::args::{Args, as_count, no_details};
+use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::{WalkBuilder, WalkState};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+const DEFAULT_LIMIT: usize = 1000;
+
+pub struct FindTool;
+
+impl BuiltinTool for FindTool {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: "find".into(),
+            label: "find".into(),
+            description: format!(
+                "Find files by glob pattern. Returns the matching paths relative to the search \
+                 directory. Respects .gitignore. Output stops at {DEFAULT_LIMIT} results or 50KB, \
+                 whichever comes first."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": { "type": "string", "description": "Glob to match, e.g. '*.rs', '**/*.json' or 'src/**/*.test.ts'" },
+                    "path": { "type": "string", "description": "Directory to search in (default: the working directory)" },
+                    "limit": { "type": "number", "description": "Maximum number of results (default: 1000)" }
+                },
+                "required": ["pattern"]
+            }),
+            prompt_snippet: "Find files by glob pattern (respects .gitignore)".into(),
+            prompt_guidelines: Vec::new(),
+            execution_mode: ExecutionMode::Parallel,
+        }
+    }
+
+    fn execute(
+        &self,
+        args: Value,
+        env: &ToolEnv,
+        _progress: Progress<'_>,
+        cancel: &AtomicBool,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = Args::new("find", &args)?;
+        let pattern = args.string("pattern")?;
+        let user_path = args
+            .opt_string("path")?
+            .filter(|p| !p.is_empty())
+            .unwrap_or(".");
+        let limit = args.opt_number("limit")?.map_or(DEFAULT_LIMIT, as_count);
+        let dir = env.resolve(user_path)?;
+        let glob = PathGlob::new(pattern)?;
+        check_cancel(cancel)?;
+        let meta = std::fs::metadata(&dir)
+            .map_err(|_| ToolError::new(format!("Path not found: {}", dir.display())))?;
+        if !meta.is_dir() {
+            return Err(ToolError::new(format!(
+                "Not a directory: {}",
+                dir.display()
+            )));
+        }
+        let mut found = walk(&dir, &glob, limit, cancel)?;
+        if found.is_empty() {
+            return Ok(ToolOutput::text(
+                "No files found matching pattern",
+                no_details(),
+            ));
+        }
+        found.sort();
+        let notice = (found.len() >= limit).then(|| {
+            (
+                format!(
+                    "{limit} results limit reached. Use limit={} for more, or refine pattern",
+                    limit * 2
+                ),
+                "resultLimitReached",
+                limit,
+            )
+        });
+        let (text, details) = finish_listing(found.into(), notice, None);
+        Ok(ToolOutput::text(text, details))
+    }
+}
+
+/// fd's `--glob` matching: on the file name, or (pattern with `/`) on the full path with a
+/// `**/` prefix. Smart case: an all-lowercase pattern matches case-insensitively.
+struct PathGlob {
+    matcher: GlobMatcher,
+    full_path: bool,
+}
+
+impl PathGlob {
+    fn new(pattern: &str) -> Result<Self, ToolError> {
+        let full_path = pattern.contains('/');
+        let anchored = pattern.starts_with('/') || pattern.starts_with("**/") || pattern == "**";
+        let text = if full_path && !anchored {
+            format!("**/{pattern}")
+        } else {
+            pattern.to_string()
+        };
+        let glob = GlobBuilder::new(&text)
+            .literal_separator(true)
+            .case_insensitive(!pattern.chars().any(char::is_uppercase))
+            .build()
+            .map_err(|e| ToolError::new(format!("Invalid glob pattern '{pattern}': {e}")))?;
+        Ok(PathGlob {
+            matcher: glob.compile_matcher(),
+            full_path,
+        })
+    }
+
+    fn is_match(&self, path: &Path) -> bool {
+        if self.full_path {
+            self.matcher.is_match(path)
+        } else {
+            path.file_name()
+                .is_some_and(|name| self.matcher.is_match(name))
+        }
+    }
+}
+
+/// Walks like `fd --hidden` (hidden entries included, .gitignore honoured even outside a git
+/// repository, `.git` itself skipped), collecting up to `limit` relative paths.
+fn walk(
+    dir: &Path,
+    glob: &PathGlob,
+    limit: usize,
+    cancel: &AtomicBool,
+) -> Result<Vec<String>, ToolError> {
+    let mut builder = WalkBuilder::new(dir);
+    builder
+        .hidden(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".fdignore")
+        .filter_entry(|entry| entry.file_name() != ".git");
+    let count = AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    let aborted = AtomicBool::new(false);
+    run_walk(&mut builder, || {
+        let (count, results, aborted) = (&count, &results, &aborted);
+        Box::new(move |entry| {
+            if cancel.load(Ordering::SeqCst) {
+                aborted.store(true, Ordering::SeqCst);
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if entry.depth() == 0 || !glob.is_match(entry.path()) {
+                return WalkState::Continue;
+            }
+            if count.fetch_add(1, Ordering::SeqCst) >= limit {
+                return WalkState::Quit;
+            }
+            let mut shown = relative_display(dir, entry.path());
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                shown.push('/');
+            }
+            if let Ok(mut all) = results.lock() {
+                all.push(shown);
+            }
+            WalkState::Continue
+        })
+    });
+    if aborted.load(Ordering::SeqCst) {
+        return Err(ToolError::new(ABORTED));
+    }
+    Ok(results.into_inner().unwrap_or_default())
+}

@@ -1,0 +1,322 @@
+//! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
+//! formatted the way pi formats ripgrep's matches.
+
+use super::search::{Listing, finish_listing, relative_display, run_walk};
+use super::{ABORTED, check_cancel};
+use crate::args::{Args, as_count, no_details};
+use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
+use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+const DEFAULT_LIMIT: usize = 100;
+
+pub struct GrepTool;
+
+/// Search options after argument parsing.
+struct Query {
+    matcher: RegexMatcher,
+    glob: Option<String>,
+    context: usize,
+    limit: usize,
+}
+
+/// The matches found in one file: `(line number, line text)`.
+type FileHits = (PathBuf, Vec<(u64, String)>);
+
+impl BuiltinTool for GrepTool {
+    fn definition(&self) -> ToolDefinition {
+        ToolDefinition {
+            name: "grep".into(),
+            label: "grep".into(),
+            description: format!(
+                "Search file contents for a pattern and return the matching lines with their file \
+                 paths and line numbers. Respects .gitignore. Output stops at {DEFAULT_LIMIT} matches \
+                 or 50KB, whichever comes first; lines longer than {GREP_MAX_LINE_LENGTH} characters \
+                 are cut."
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "pattern": { "type": "string", "description": "Regular expression (or literal text with literal=true) to search for" },
+                    "path": { "type": "string", "description": "Directory or file to search (default: the working directory)" },
+                    "glob": { "type": "string", "description": "Only search files matching this glob, e.g. '*.rs' or '**/*.test.ts'" },
+                    "ignoreCase": { "type": "boolean", "description": "Match case-insensitively (default: false)" },
+                    "literal": { "type": "boolean", "description": "Treat pattern as plain text, not a regex (default: false)" },
+                    "context": { "type": "number", "description": "Lines of context to show before and after each match (default: 0)" },
+                    "limit": { "type": "number", "description": "Maximum number of matches to return (default: 100)" }
+                },
+                "required": ["pattern"]
+            }),
+            prompt_snippet: "Search file contents for patterns (respects .gitignore)".into(),
+            prompt_guidelines: Vec::new(),
+            execution_mode: ExecutionMode::Parallel,
+        }
+    }
+
+    fn execute(
+        &self,
+        args: Value,
+        env: &ToolEnv,
+        _progress: Progress<'_>,
+        cancel: &AtomicBool,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = Args::new("grep", &args)?;
+        let pattern = args.string("pattern")?;
+        let user_path = args
+            .opt_string("path")?
+            .filter(|p| !p.is_empty())
+            .unwrap_or(".");
+        let search = env.resolve(user_path)?;
+        let matcher = RegexMatcherBuilder::new()
+            .case_insensitive(args.opt_bool("ignoreCase")?.unwrap_or(false))
+            .fixed_strings(args.opt_bool("literal")?.unwrap_or(false))
+            .line_terminator(Some(b'\n'))
+            .build(pattern)
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        let query = Query {
+            matcher,
+            glob: args.opt_string("glob")?.map(str::to_string),
+            context: args.opt_number("context")?.map_or(0, as_count),
+            limit: args
+                .opt_number("limit")?
+                .map_or(DEFAULT_LIMIT, as_count)
+                .max(1),
+        };
+        check_cancel(cancel)?;
+        let meta = std::fs::metadata(&search)
+            .map_err(|_| ToolError::new(format!("Path not found: {}", search.display())))?;
+        let mut hits = run_search(&search, &query, cancel)?;
+        check_cancel(cancel)?;
+        hits.sort_by(|a, b| a.0.cmp(&b.0));
+        let found = keep_first(&mut hits, query.limit);
+        if found == 0 {
+            return Ok(ToolOutput::text("No matches found", no_details()));
+        }
+        let mut lines_cut = false;
+        let mut listing = Listing::default();
+        for (path, file_hits) in &hits {
+            let shown = if meta.is_dir() {
+                relative_display(&search, path)
+            } else {
+                path.file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+            };
+            let block = Block {
+                path,
+                shown: &shown,
+                context: query.context,
+            };
+            block.format(file_hits, &mut listing, &mut lines_cut);
+        }
+        let limit = query.limit;
+        let notice = (found >= limit).then(|| {
+            (
+                format!(
+                    "{limit} matches limit reached. Use limit={} for more, or refine pattern",
+                    limit * 2
+                ),
+                "matchLimitReached",
+                limit,
+            )
+        });
+        let extra = lines_cut.then(|| {
+            (
+                format!("Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"),
+                "linesTruncated",
+                json!(true),
+            )
+        });
+        let (text, details) = finish_listing(listing, notice, extra);
+        Ok(ToolOutput::text(text, details))
+    }
+}
+
+/// Walks like `rg --hidden` (ignore files respected, hidden files searched, binary files
+/// skipped) and stops once `limit` matches are collected.
+fn run_search(
+    search: &Path,
+    query: &Query,
+    cancel: &AtomicBool,
+) -> Result<Vec<FileHits>, ToolError> {
+    let mut builder = WalkBuilder::new(search);
+    builder
+        .hidden(false)
+        .add_custom_ignore_filename(".rgignore");
+    if let Some(glob) = &query.glob {
+        let mut overrides = OverrideBuilder::new(search);
+        overrides
+            .add(glob)
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        builder.overrides(
+            overrides
+                .build()
+                .map_err(|e| ToolError::new(e.to_string()))?,
+        );
+    }
+    let found = AtomicUsize::new(0);
+    let results: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+    let aborted = AtomicBool::new(false);
+    let explicit_file = search.is_file();
+    run_walk(&mut builder, || {
+        let mut searcher = SearcherBuilder::new()
+            .line_number(true)
+            .binary_detection(if explicit_file {
+                BinaryDetection::convert(0)
+            } else {
+                BinaryDetection::quit(0)
+            })
+            .build();
+        let (found, results, aborted) = (&found, &results, &aborted);
+        Box::new(move |entry| {
+            if cancel.load(Ordering::SeqCst) {
+                aborted.store(true, Ordering::SeqCst);
+                return WalkState::Quit;
+            }
+            if found.load(Ordering::SeqCst) >= query.limit {
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            let hits = search_file(
+                &mut searcher,
+                &query.matcher,
+                entry.path(),
+                found,
+                query.limit,
+            );
+            if !hits.is_empty()
+                && let Ok(mut all) = results.lock()
+            {
+                all.push((entry.into_path(), hits));
+            }
+            WalkState::Continue
+        })
+    });
+    if aborted.load(Ordering::SeqCst) {
+        return Err(ToolError::new(ABORTED));
+    }
+    Ok(results.into_inner().unwrap_or_default())
+}
+
+/// Collects a file's matches, stopping once the global count plus this file's reaches the
+/// limit; the global count is updated once per file to keep threads off a shared counter.
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    found: &AtomicUsize,
+    limit: usize,
+) -> Vec<(u64, String)> {
+    let already = found.load(Ordering::Relaxed);
+    let mut hits = Vec::new();
+    let sink = Lossy(|line_number, line| {
+        hits.push((line_number, line.trim_end_matches(['\n', '\r']).to_string()));
+        Ok(already + hits.len() < limit)
+    });
+    if let Err(err) = searcher.search_path(matcher, path, sink) {
+        tracing::debug!(path = %path.display(), %err, "grep skipped a file");
+    }
+    found.fetch_add(hits.len(), Ordering::Relaxed);
+    hits
+}
+
+/// Keeps the first `limit` matches in path order (parallel workers may overshoot) and returns
+/// how many are kept.
+fn keep_first(hits: &mut Vec<FileHits>, limit: usize) -> usize {
+    let mut kept = 0;
+    let mut files = 0;
+    for (_, file_hits) in hits.iter_mut() {
+        if kept >= limit {
+            break;
+        }
+        file_hits.truncate(limit - kept);
+        kept += file_hits.len();
+        files += 1;
+    }
+    hits.truncate(files);
+    kept
+}
+
+/// One file's matches as pi prints them: `path:N: text` for a match and `path-N- text` for a
+/// context line, a separate block per match.
+struct Block<'a> {
+    path: &'a Path,
+    shown: &'a str,
+    context: usize,
+}
+
+impl Block<'_> {
+    fn format(&self, hits: &[(u64, String)], out: &mut Listing, lines_cut: &mut bool) {
+        let file_lines = if self.context > 0 {
+            read_lines(self.path)
+        } else {
+            Vec::new()
+        };
+        for (line_number, text) in hits {
+            let n = *line_number as usize;
+            if file_lines.is_empty() {
+                self.line(':', n, text, out, lines_cut);
+                continue;
+            }
+            let first = n.saturating_sub(self.context).max(1);
+            let last = (n + self.context).min(file_lines.len());
+            for current in first..=last {
+                if current == n {
+                    self.line(':', n, text, out, lines_cut);
+                } else {
+                    let text = file_lines.get(current - 1).map_or("", String::as_str);
+                    self.line('-', current, text, out, lines_cut);
+                }
+            }
+        }
+    }
+
+    fn line(&self, sep: char, n: usize, text: &str, out: &mut Listing, lines_cut: &mut bool) {
+        let cut = text
+            .chars()
+            .filter(|&c| c != '\r')
+            .nth(GREP_MAX_LINE_LENGTH)
+            .is_some();
+        *lines_cut |= cut;
+        if !out.wants_text() {
+            // Past the byte limit only the size matters.
+            let len = if cut {
+                let end = text
+                    .char_indices()
+                    .nth(GREP_MAX_LINE_LENGTH)
+                    .map_or(text.len(), |(i, _)| i);
+                end + "... [truncated]".len()
+            } else {
+                text.len()
+            };
+            out.count(self.shown.len() + len + 3 + n.to_string().len());
+            return;
+        }
+        let (text, _) = truncate_line(&text.replace('\r', ""), GREP_MAX_LINE_LENGTH);
+        out.push(format!("{}{sep}{n}{sep} {text}", self.shown));
+    }
+}
+
+fn read_lines(path: &Path) -> Vec<String> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes)
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .split('\n')
+            .map(str::to_string)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}

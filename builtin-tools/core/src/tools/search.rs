@@ -1,0 +1,136 @@
+//! Helpers shared by `grep`, `find` and `ls`: result limits, notices, relative paths.
+
+use crate::args::no_details;
+use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
+use ignore::{DirEntry, WalkBuilder, WalkState};
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Worker threads for directory walks; components (wasm) have no threads.
+pub(crate) fn walk_threads() -> usize {
+    if cfg!(target_family = "wasm") {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(12)
+    }
+}
+
+/// A per-thread entry visitor, as `ignore`'s parallel walker takes it.
+pub(crate) type Visitor<'s> =
+    Box<dyn FnMut(Result<DirEntry, ignore::Error>) -> WalkState + Send + 's>;
+
+/// Runs the walk on worker threads, or on the calling thread when only one is available
+/// (the parallel walker always spawns threads, which a wasm component cannot do).
+pub(crate) fn run_walk<'s>(
+    builder: &mut WalkBuilder,
+    mut make_visitor: impl FnMut() -> Visitor<'s>,
+) {
+    let threads = walk_threads();
+    if threads <= 1 {
+        let mut visit = make_visitor();
+        for entry in builder.build() {
+            if let WalkState::Quit = visit(entry) {
+                break;
+            }
+        }
+    } else {
+        builder.threads(threads).build_parallel().run(make_visitor);
+    }
+}
+
+/// `path` relative to `base` with `/` separators (the path itself when it is not below).
+pub(crate) fn relative_display(base: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(base).unwrap_or(path);
+    let text = rel.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    }
+}
+
+/// Result lines of a search. Past 50 KB lines are only counted, so huge result sets cost no
+/// formatting or memory while the truncation details still report the true totals.
+#[derive(Default)]
+pub(crate) struct Listing {
+    lines: Vec<String>,
+    kept_bytes: usize,
+    extra_lines: usize,
+    extra_bytes: usize,
+}
+
+impl Listing {
+    /// Whether the next line is still stored (once the stored text exceeds 50 KB it is not).
+    pub(crate) fn wants_text(&self) -> bool {
+        self.kept_bytes <= DEFAULT_MAX_BYTES
+    }
+
+    pub(crate) fn push(&mut self, line: String) {
+        if self.wants_text() {
+            self.kept_bytes += line.len() + 1;
+            self.lines.push(line);
+        } else {
+            self.count(line.len());
+        }
+    }
+
+    /// Records a line of `len` bytes that will not be shown.
+    pub(crate) fn count(&mut self, len: usize) {
+        self.extra_lines += 1;
+        self.extra_bytes += len + 1;
+    }
+}
+
+impl From<Vec<String>> for Listing {
+    fn from(lines: Vec<String>) -> Self {
+        let mut listing = Listing::default();
+        for line in lines {
+            listing.push(line);
+        }
+        listing
+    }
+}
+
+/// Joins result lines, cuts them to 50 KB (no line limit: the item limit already applies) and
+/// appends pi's notices as `\n\n[a. b. c]`. `extra` notices come after the byte-limit one.
+pub(crate) fn finish_listing(
+    listing: Listing,
+    limit_notice: Option<(String, &str, usize)>,
+    extra: Option<(String, &str, Value)>,
+) -> (String, Value) {
+    let raw = listing.lines.join("\n");
+    let mut truncation = truncate_head(&raw, usize::MAX, DEFAULT_MAX_BYTES);
+    if listing.extra_lines > 0 {
+        truncation.truncated = true;
+        truncation.truncated_by = Some(TruncatedBy::Bytes);
+        truncation.total_lines += listing.extra_lines;
+        truncation.total_bytes += listing.extra_bytes;
+    }
+    let mut text = truncation.content.clone();
+    let mut details = no_details();
+    let mut notices = Vec::new();
+    let mut map = details.as_object_mut();
+    let mut put = |key: &str, value: Value| {
+        if let Some(map) = map.as_deref_mut() {
+            map.insert(key.to_string(), value);
+        }
+    };
+    if let Some((notice, key, limit)) = limit_notice {
+        notices.push(notice);
+        put(key, json!(limit));
+    }
+    if truncation.truncated {
+        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
+        put("truncation", json!(truncation));
+    }
+    if let Some((notice, key, value)) = extra {
+        notices.push(notice);
+        put(key, value);
+    }
+    if !notices.is_empty() {
+        text.push_str(&format!("\n\n[{}]", notices.join(". ")));
+    }
+    (text, details)
+}

@@ -1,0 +1,192 @@
+//! The disk cache of compiled components, keyed by content hash + engine compatibility, and
+//! the description index that lets start-up skip compilation entirely.
+
+use crate::bindings::types::ToolDefinition;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::UNIX_EPOCH;
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+/// Compiled artifacts (`<key>.cwasm`) and description records (`describe/<path-hash>.json`).
+pub struct ComponentCache {
+    dir: PathBuf,
+    compilations: AtomicU64,
+}
+
+/// What `describe` returned for a component file, with the file's fingerprint.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DescriptionRecord {
+    pub size: u64,
+    pub mtime_ns: u128,
+    pub tools: Vec<ToolDescription>,
+}
+
+/// A tool definition as stored in the description record.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDescription {
+    pub name: String,
+    pub label: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+    pub prompt_snippet: Option<String>,
+    pub prompt_guidelines: Vec<String>,
+    pub sequential: bool,
+}
+
+impl ToolDescription {
+    pub fn from_definition(def: &ToolDefinition) -> Self {
+        ToolDescription {
+            name: def.name.clone(),
+            label: def.label.clone(),
+            description: def.description.clone(),
+            parameters: serde_json::from_str(&def.parameters_schema)
+                .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+            prompt_snippet: def.prompt_snippet.clone(),
+            prompt_guidelines: def.prompt_guidelines.clone(),
+            sequential: matches!(
+                def.execution_mode,
+                crate::bindings::types::ExecutionMode::Sequential
+            ),
+        }
+    }
+}
+
+fn fingerprint(path: &Path) -> Option<(u64, u128)> {
+    let meta = std::fs::metadata(path).ok()?;
+    let mtime = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    Some((meta.len(), mtime))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl ComponentCache {
+    /// A cache in `dir` (created when first written).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ComponentCache {
+            dir: dir.into(),
+            compilations: AtomicU64::new(0),
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// How many components this cache compiled since it was created.
+    pub fn compilations(&self) -> u64 {
+        self.compilations.load(Ordering::Relaxed)
+    }
+
+    /// The artifact key of `bytes` for `engine`.
+    pub fn key(engine: &Engine, bytes: &[u8]) -> String {
+        let mut compat = std::collections::hash_map::DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut compat);
+        let mut sha = Sha256::new();
+        sha.update(bytes);
+        sha.update(compat.finish().to_le_bytes());
+        hex(&sha.finalize())
+    }
+
+    /// Loads the component at `path`: from the cache when its artifact exists, else compiles
+    /// it once and stores the artifact.
+    pub fn load(&self, engine: &Engine, path: &Path) -> Result<Component, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+        let key = Self::key(engine, &bytes);
+        let artifact = self.dir.join(format!("{key}.cwasm"));
+        if artifact.is_file() {
+            match deserialize(engine, &artifact) {
+                Ok(component) => return Ok(component),
+                // A damaged artifact is rebuilt below rather than trusted.
+                Err(e) => {
+                    tracing::warn!(path = %artifact.display(), "cached component unusable: {e}")
+                }
+            }
+        }
+        let compiled = engine
+            .precompile_component(&bytes)
+            .map_err(|e| format!("{e:#}"))?;
+        self.compilations.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = write_atomic(&artifact, &compiled) {
+            tracing::warn!(path = %artifact.display(), "cannot store compiled component: {e}");
+            return deserialize_bytes(engine, &compiled);
+        }
+        deserialize(engine, &artifact)
+    }
+
+    fn record_path(&self, wasm: &Path) -> PathBuf {
+        // Keyed by the path as given (no canonicalize: it costs a syscall per component on the
+        // start-up path); size and mtime inside the record guard against stale entries.
+        let mut sha = Sha256::new();
+        sha.update(wasm.as_os_str().as_encoded_bytes());
+        self.dir
+            .join("describe")
+            .join(format!("{}.json", &hex(&sha.finalize())[..32]))
+    }
+
+    /// The cached tool descriptions of `wasm`, if its size and mtime still match.
+    pub fn descriptions(&self, wasm: &Path) -> Option<Vec<ToolDescription>> {
+        let (size, mtime_ns) = fingerprint(wasm)?;
+        let text = std::fs::read(self.record_path(wasm)).ok()?;
+        let record: DescriptionRecord = serde_json::from_slice(&text).ok()?;
+        (record.size == size && record.mtime_ns == mtime_ns).then_some(record.tools)
+    }
+
+    /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
+    pub fn store_descriptions(&self, wasm: &Path, tools: &[ToolDescription]) {
+        let Some((size, mtime_ns)) = fingerprint(wasm) else {
+            return;
+        };
+        let record = DescriptionRecord {
+            size,
+            mtime_ns,
+            tools: tools.to_vec(),
+        };
+        let path = self.record_path(wasm);
+        let written = serde_json::to_vec(&record)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| write_atomic(&path, &bytes));
+        if let Err(e) = written {
+            tracing::warn!(path = %path.display(), "cannot store tool descriptions: {e}");
+        }
+    }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path.parent().ok_or("no parent directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+}
+
+#[allow(unsafe_code)]
+fn deserialize(engine: &Engine, artifact: &Path) -> Result<Component, String> {
+    // SAFETY: the artifact was written by `precompile_component` of an engine with the same
+    // compatibility hash (it is part of the file name), into pi's own cache directory, via an
+    // atomic rename, so it is never observed half-written. wasmtime still checks its header.
+    unsafe { Component::deserialize_file(engine, artifact) }.map_err(|e| format!("{e:#}"))
+}
+
+#[allow(unsafe_code)]
+fn deserialize_bytes(engine: &Engine, compiled: &[u8]) -> Result<Component, String> {
+    // SAFETY: `compiled` was produced just now by `precompile_component` of this engine.
+    unsafe { Component::deserialize(engine, compiled) }.map_err(|e| format!("{e:#}"))
+}

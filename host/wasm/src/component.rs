@@ -1,0 +1,314 @@
+//! A loaded component: checked against its declared world and its grant, linked once into an
+//! `InstancePre`, instantiated in a fresh store for every call.
+
+use crate::bindings::{compactor, provider, renderer, tool};
+use crate::cache::ComponentCache;
+use crate::engine::new_store;
+use crate::error::{Cause, ExtensionError, ExtensionId};
+use crate::grant::Grant;
+use crate::manifest::World;
+use crate::state::{CallContext, HostState, Interrupt};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::{Engine, Store, Trap};
+
+/// The pre-linked form of a component, by world.
+pub(crate) enum Pre {
+    Tool(tool::ToolPre<HostState>),
+    Provider(provider::ProviderPre<HostState>),
+    Renderer(renderer::RendererPre<HostState>),
+    Compactor(compactor::CompactorPre<HostState>),
+}
+
+/// A component ready to be called.
+pub struct LoadedComponent {
+    pub extension: Arc<ExtensionId>,
+    pub world: World,
+    pub path: PathBuf,
+    pub grant: Arc<Grant>,
+    engine: Engine,
+    pub(crate) pre: Pre,
+    temp_dir: Option<PrivateTemp>,
+}
+
+/// A component that is loaded on first use (start-up reads only manifests and cached
+/// descriptions). A failed load is remembered: the same error comes back on every use.
+pub struct LazyComponent {
+    engine: Engine,
+    cache: Arc<ComponentCache>,
+    pub extension: Arc<ExtensionId>,
+    path: PathBuf,
+    pub world: World,
+    pub grant: Arc<Grant>,
+    cell: OnceLock<Result<Arc<LoadedComponent>, ExtensionError>>,
+}
+
+impl LazyComponent {
+    pub fn new(
+        engine: Engine,
+        cache: Arc<ComponentCache>,
+        extension: Arc<ExtensionId>,
+        path: PathBuf,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Self {
+        LazyComponent {
+            engine,
+            cache,
+            extension,
+            path,
+            world,
+            grant,
+            cell: OnceLock::new(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the component was loaded already.
+    pub fn is_loaded(&self) -> bool {
+        self.cell.get().is_some()
+    }
+
+    /// The loaded component (loads it now if needed; may compile on a cold cache).
+    pub fn get(&self) -> Result<Arc<LoadedComponent>, ExtensionError> {
+        self.cell
+            .get_or_init(|| {
+                LoadedComponent::load(
+                    &self.engine,
+                    &self.cache,
+                    self.extension.clone(),
+                    &self.path,
+                    self.world,
+                    self.grant.clone(),
+                )
+                .map(Arc::new)
+            })
+            .clone()
+    }
+}
+
+/// A private temp directory, removed with the component.
+struct PrivateTemp(PathBuf);
+
+impl Drop for PrivateTemp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl PrivateTemp {
+    fn create(extension: &ExtensionId) -> Result<Self, String> {
+        let dir = std::env::temp_dir().join(format!(
+            "pi-ext-{}-{}-{:x}",
+            extension.name,
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default()
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(PrivateTemp(dir))
+    }
+}
+
+/// Which capability an import needs, or whether pi provides it at all.
+fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<(), Cause> {
+    let not_granted = |capability: &str| Cause::NotGranted {
+        path: path.to_owned(),
+        capability: capability.to_owned(),
+    };
+    let interface = name.split('@').next().unwrap_or(name);
+    match interface {
+        "pi:extension/types" | "pi:extension/host" => Ok(()),
+        "pi:extension/stream-sink" if world == World::Provider => Ok(()),
+        "pi:extension/process" if world == World::Tool => {
+            if grant.process {
+                Ok(())
+            } else {
+                Err(not_granted("process"))
+            }
+        }
+        "pi:extension/llm" if world == World::Compactor => {
+            if grant.llm {
+                Ok(())
+            } else {
+                Err(not_granted("llm"))
+            }
+        }
+        i if i.starts_with("wasi:http/") => {
+            if world == World::Provider && !grant.network.is_empty() {
+                Ok(())
+            } else {
+                Err(not_granted("network"))
+            }
+        }
+        i if i.starts_with("wasi:") => Ok(()),
+        _ => Err(Cause::UnknownImport {
+            path: path.to_owned(),
+            import: name.to_owned(),
+        }),
+    }
+}
+
+fn check_world(
+    engine: &Engine,
+    component: &Component,
+    world: World,
+    path: &Path,
+) -> Result<(), Cause> {
+    let ty = component.component_type();
+    let exports: Vec<String> = ty
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    if exports.iter().any(|e| e == world.export_interface()) {
+        return Ok(());
+    }
+    Err(Cause::WorldMismatch {
+        path: path.to_owned(),
+        world: world.as_str().to_owned(),
+        reason: format!(
+            "it does not export `{}` (it exports: {})",
+            world.export_interface(),
+            if exports.is_empty() {
+                "nothing".to_owned()
+            } else {
+                exports.join(", ")
+            }
+        ),
+    })
+}
+
+fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Linker<HostState>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    match world {
+        World::Tool if grant.process => {
+            tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(
+                &mut linker,
+                |s| s,
+            )?;
+        }
+        World::Provider => {
+            provider::pi::extension::stream_sink::add_to_linker::<_, HasSelf<HostState>>(
+                &mut linker,
+                |s| s,
+            )?;
+            if !grant.network.is_empty() {
+                wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
+            }
+        }
+        World::Compactor if grant.llm => {
+            compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(
+                &mut linker,
+                |s| s,
+            )?;
+        }
+        _ => {}
+    }
+    Ok(linker)
+}
+
+impl LoadedComponent {
+    /// Loads (from the cache when possible), checks and links one component.
+    pub fn load(
+        engine: &Engine,
+        cache: &ComponentCache,
+        extension: Arc<ExtensionId>,
+        path: &Path,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Result<Self, ExtensionError> {
+        let fail = |cause| ExtensionError::new(&extension, cause);
+        let component = cache.load(engine, path).map_err(|reason| {
+            fail(Cause::InvalidComponent {
+                path: path.to_owned(),
+                reason,
+            })
+        })?;
+        check_world(engine, &component, world, path).map_err(fail)?;
+        let ty = component.component_type();
+        for (name, _) in ty.imports(engine) {
+            check_import(name, world, &grant, path).map_err(fail)?;
+        }
+        let runtime = |e: wasmtime::Error| fail(Cause::Runtime(format!("{e:#}")));
+        let linker = linker(engine, world, &grant).map_err(runtime)?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
+        let pre = match world {
+            World::Tool => Pre::Tool(tool::ToolPre::new(instance_pre).map_err(runtime)?),
+            World::Provider => {
+                Pre::Provider(provider::ProviderPre::new(instance_pre).map_err(runtime)?)
+            }
+            World::Renderer => {
+                Pre::Renderer(renderer::RendererPre::new(instance_pre).map_err(runtime)?)
+            }
+            World::Compactor => {
+                Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
+            }
+        };
+        let temp_dir = if grant.temp {
+            Some(PrivateTemp::create(&extension).map_err(|e| fail(Cause::Io(e)))?)
+        } else {
+            None
+        };
+        Ok(LoadedComponent {
+            extension,
+            world,
+            path: path.to_owned(),
+            grant,
+            engine: engine.clone(),
+            pre,
+            temp_dir,
+        })
+    }
+
+    /// A fresh store for one call.
+    pub(crate) fn store(&self, call: CallContext) -> Result<Store<HostState>, ExtensionError> {
+        let state = HostState::new(
+            self.extension.clone(),
+            self.grant.clone(),
+            self.temp_dir.as_ref().map(|t| t.0.as_path()),
+            call,
+        )
+        .map_err(|e| self.error(Cause::Io(e)))?;
+        Ok(new_store(&self.engine, state))
+    }
+
+    pub(crate) fn error(&self, cause: Cause) -> ExtensionError {
+        ExtensionError::new(&self.extension, cause)
+    }
+
+    /// Turns a failed call into a cause: interrupt, memory cap, stack overflow, other trap.
+    pub(crate) fn classify(
+        &self,
+        err: &wasmtime::Error,
+        store: &Store<HostState>,
+    ) -> ExtensionError {
+        let state = store.data();
+        let cause = if let Some(interrupt) = err.downcast_ref::<Interrupt>() {
+            match interrupt {
+                Interrupt::Deadline => Cause::Deadline(state.call.timeout),
+                Interrupt::Aborted => Cause::Aborted,
+            }
+        } else if state.limiter.memory_denied {
+            Cause::OutOfMemory(self.grant.limits.memory_mib)
+        } else if let Some(trap) = err.downcast_ref::<Trap>() {
+            match trap {
+                Trap::StackOverflow => Cause::StackOverflow,
+                other => Cause::Trap(other.to_string()),
+            }
+        } else {
+            Cause::Runtime(format!("{err:#}"))
+        };
+        state.flush_output();
+        self.error(cause)
+    }
+}

@@ -1,0 +1,112 @@
+//! Finding extension packages: the global dir (`~/.pi/agent/extensions/`), the trusted
+//! project dir (`.pi/extensions/`) and `-e <path>` arguments. Only manifests are read here.
+
+use crate::manifest::{MANIFEST_FILE, Manifest, ManifestError};
+use std::path::{Path, PathBuf};
+
+/// Where a package was found. Later sources win when two packages share a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExtensionSource {
+    Global,
+    Project,
+    CommandLine,
+}
+
+/// Where to look; the caller resolves paths, trust and settings.
+#[derive(Debug, Clone, Default)]
+pub struct SearchPaths {
+    /// The global extensions dir, e.g. `~/.pi/agent/extensions`.
+    pub global: Option<PathBuf>,
+    /// The project's `.pi/extensions`, only when the project is trusted.
+    pub project: Option<PathBuf>,
+    /// Package directories given with `-e`.
+    pub command_line: Vec<PathBuf>,
+    /// Package names disabled in settings.
+    pub disabled: Vec<String>,
+}
+
+/// A package whose manifest is valid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscoveredExtension {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub source: ExtensionSource,
+}
+
+fn packages_in(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    // The entry type comes with the directory listing; whether a manifest exists is learnt
+    // by reading it (one syscall fewer per package on the start-up path).
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Reads every manifest. Invalid ones are returned as errors and skipped; a name found in a
+/// later source replaces the earlier one; disabled names are dropped.
+pub fn discover(paths: &SearchPaths) -> (Vec<DiscoveredExtension>, Vec<ManifestError>) {
+    let mut candidates: Vec<(PathBuf, ExtensionSource)> = Vec::new();
+    if let Some(global) = &paths.global {
+        candidates.extend(
+            packages_in(global)
+                .into_iter()
+                .map(|d| (d, ExtensionSource::Global)),
+        );
+    }
+    if let Some(project) = &paths.project {
+        candidates.extend(
+            packages_in(project)
+                .into_iter()
+                .map(|d| (d, ExtensionSource::Project)),
+        );
+    }
+    candidates.extend(
+        paths
+            .command_line
+            .iter()
+            .map(|d| (d.clone(), ExtensionSource::CommandLine)),
+    );
+    let mut found: Vec<DiscoveredExtension> = Vec::new();
+    let mut errors = Vec::new();
+    for (dir, source) in candidates {
+        let path = dir.join(MANIFEST_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            // A folder without a manifest in an extensions dir is not a package.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    && source != ExtensionSource::CommandLine =>
+            {
+                continue;
+            }
+            Err(e) => {
+                errors.push(ManifestError::Read {
+                    path,
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        match Manifest::parse(&text, &path) {
+            Ok(manifest) => {
+                if paths.disabled.contains(&manifest.name) {
+                    continue;
+                }
+                found.retain(|e| e.manifest.name != manifest.name);
+                found.push(DiscoveredExtension {
+                    dir,
+                    manifest,
+                    source,
+                });
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    (found, errors)
+}

@@ -1,0 +1,94 @@
+//! What an extension may touch: built from the manifest's requests and the user's approval.
+
+use crate::manifest::{Capabilities, FsAccess};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Resource limits of one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest a call may run before it is interrupted. Default 30 s.
+    pub timeout: Duration,
+    /// Linear memory cap per store, in MiB. Default 64.
+    pub memory_mib: u64,
+    /// Bytes of stdout/stderr kept per call (then writes fail). Default 64 KiB.
+    pub output_bytes: usize,
+    /// Longest tool result text; longer is cut with a note. Default 1 MiB.
+    pub result_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(30),
+            memory_mib: 64,
+            output_bytes: 64 * 1024,
+            result_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Capabilities granted to one extension. Deny by default: [`Grant::new`] grants nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    /// The session's working directory (absolute). Preopened at this same path when
+    /// `filesystem` is not `None`.
+    pub workspace: PathBuf,
+    pub filesystem: FsAccess,
+    /// A private temp dir, preopened at its real path and named by `TMPDIR`.
+    pub temp: bool,
+    /// Hosts (`name` or `name:port`) HTTP requests may go to.
+    pub network: Vec<String>,
+    /// Names of host environment variables the extension sees.
+    pub env: Vec<String>,
+    pub process: bool,
+    pub llm: bool,
+    pub limits: Limits,
+}
+
+impl Grant {
+    /// Nothing granted; `workspace` is still reported as the cwd.
+    pub fn new(workspace: impl Into<PathBuf>) -> Self {
+        Grant {
+            workspace: workspace.into(),
+            filesystem: FsAccess::None,
+            temp: false,
+            network: Vec::new(),
+            env: Vec::new(),
+            process: false,
+            llm: false,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Everything the manifest asked for (the user approved it all).
+    pub fn from_capabilities(capabilities: &Capabilities, workspace: impl Into<PathBuf>) -> Self {
+        Grant {
+            filesystem: capabilities.filesystem,
+            temp: capabilities.temp,
+            network: capabilities.network.clone(),
+            env: capabilities.env.clone(),
+            process: capabilities.process,
+            llm: capabilities.llm,
+            ..Grant::new(workspace)
+        }
+    }
+
+    /// Whether an HTTP request to `authority` (`host` or `host:port`) is allowed. A granted
+    /// name without a port allows any port of that host.
+    pub fn allows_host(&self, authority: &str) -> bool {
+        let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+        self.network.iter().any(|granted| {
+            if granted.contains(':') {
+                granted.eq_ignore_ascii_case(authority)
+            } else if let Some(suffix) = granted.strip_prefix("*.") {
+                host.len() > suffix.len() + 1
+                    && host
+                        .to_ascii_lowercase()
+                        .ends_with(&format!(".{}", suffix.to_ascii_lowercase()))
+            } else {
+                granted.eq_ignore_ascii_case(host)
+            }
+        })
+    }
+}

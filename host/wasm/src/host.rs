@@ -1,0 +1,115 @@
+//! The extension host: one engine, one component cache, and the extensions opened from
+//! discovered packages. Opening reads tool descriptions from the cache, so a warm start
+//! neither compiles nor instantiates anything; components load on first use.
+
+use crate::cache::{ComponentCache, ToolDescription};
+use crate::component::LazyComponent;
+use crate::discovery::DiscoveredExtension;
+use crate::error::{ExtensionError, ExtensionId};
+use crate::grant::Grant;
+use crate::manifest::World;
+use crate::tool::{self, ComponentTool};
+use std::path::PathBuf;
+use std::sync::Arc;
+use wasmtime::Engine;
+
+/// The engine and the cache shared by all extensions.
+pub struct ExtensionHost {
+    engine: Engine,
+    cache: Arc<ComponentCache>,
+}
+
+/// An opened package: its components (loaded lazily) and the tools they serve.
+pub struct LoadedExtension {
+    pub extension: Arc<ExtensionId>,
+    pub dir: PathBuf,
+    pub components: Vec<Arc<LazyComponent>>,
+    pub tools: Vec<Arc<ComponentTool>>,
+}
+
+impl ExtensionHost {
+    /// An engine (with its epoch ticker) and a cache in `cache_dir`.
+    pub fn new(cache_dir: impl Into<PathBuf>) -> Result<Self, String> {
+        Ok(ExtensionHost {
+            engine: crate::engine::new_engine()?,
+            cache: Arc::new(ComponentCache::new(cache_dir)),
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn cache(&self) -> &Arc<ComponentCache> {
+        &self.cache
+    }
+
+    /// A component that loads (cache or compile) on first use.
+    pub fn component(
+        &self,
+        extension: Arc<ExtensionId>,
+        path: PathBuf,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Arc<LazyComponent> {
+        Arc::new(LazyComponent::new(
+            self.engine.clone(),
+            self.cache.clone(),
+            extension,
+            path,
+            world,
+            grant,
+        ))
+    }
+
+    /// Tool descriptions of a tool component: from the cache, else by loading the component
+    /// and calling `describe` once (then cached).
+    pub fn describe(
+        &self,
+        component: &LazyComponent,
+    ) -> Result<Vec<ToolDescription>, ExtensionError> {
+        if let Some(tools) = self.cache.descriptions(component.path()) {
+            return Ok(tools);
+        }
+        let loaded = component.get()?;
+        let tools = tool::describe(&loaded)?;
+        self.cache.store_descriptions(component.path(), &tools);
+        Ok(tools)
+    }
+
+    /// Opens a discovered package with `grant` (normally everything its manifest asked for
+    /// and the user approved).
+    pub fn open(
+        &self,
+        package: &DiscoveredExtension,
+        grant: Grant,
+    ) -> Result<LoadedExtension, ExtensionError> {
+        let extension = Arc::new(ExtensionId {
+            name: package.manifest.name.clone(),
+            version: package.manifest.version.clone(),
+        });
+        let grant = Arc::new(grant);
+        let mut components = Vec::new();
+        let mut tools = Vec::new();
+        for entry in &package.manifest.components {
+            let component = self.component(
+                extension.clone(),
+                package.dir.join(&entry.path),
+                entry.world,
+                grant.clone(),
+            );
+            if entry.world == World::Tool {
+                for description in self.describe(&component)? {
+                    tools.push(Arc::new(ComponentTool::new(component.clone(), description)));
+                }
+            }
+            components.push(component);
+        }
+        Ok(LoadedExtension {
+            extension,
+            dir: package.dir.clone(),
+            components,
+            tools,
+        })
+    }
+}

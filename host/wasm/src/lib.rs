@@ -1,0 +1,40 @@
+//! pi-wasm: the extension host of pi.
+//!
+//! Extensions are WebAssembly components implementing a world of the `pi:extension` WIT
+//! package (`wit/`): tools, model providers, renderers and compaction overrides. One wasmtime
+//! [`Engine`](wasmtime::Engine) runs them all with epoch interruption, a per-call deadline and
+//! a memory cap; compiled components are cached on disk (content hash + engine compatibility),
+//! linked once into an `InstancePre` and instantiated in a fresh store per call. Each store's
+//! WASI context is built from the extension's [`Grant`] only.
+
+pub mod bindings;
+pub mod cache;
+pub mod compactor;
+pub mod component;
+mod convert;
+pub mod discovery;
+pub mod engine;
+pub mod error;
+pub mod grant;
+pub mod host;
+pub mod manifest;
+pub mod process;
+pub mod provider;
+pub mod renderer;
+pub mod state;
+pub mod tool;
+
+pub use cache::{ComponentCache, ToolDescription};
+pub use compactor::{
+    CompactionDecision, CompactionOverride, CompactionPreparation, ComponentCompactor,
+};
+pub use component::{LazyComponent, LoadedComponent};
+pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
+pub use error::{Cause, ExtensionError, ExtensionId};
+pub use grant::{Grant, Limits};
+pub use host::{ExtensionHost, LoadedExtension};
+pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, World};
+pub use provider::ComponentProvider;
+pub use renderer::{ComponentRenderer, RenderTarget, Span, Style, StyledLine};
+pub use state::LlmBridge;
+pub use tool::{ComponentTool, ToolOutput};

@@ -1,0 +1,395 @@
+//! `pi-extension.toml`: what a package holds and what it asks for.
+//!
+//! ```toml
+//! [package]
+//! name = "hello"
+//! version = "0.1.0"
+//! description = "Says hello"
+//! wit = "0.1.0"
+//!
+//! [[component]]
+//! path = "hello.wasm"
+//! world = "tool"
+//!
+//! [capabilities]
+//! filesystem = "read"        # none | read | write (on the workspace)
+//! temp = true                # a private temp dir
+//! network = ["api.example.com", "127.0.0.1:8080"]
+//! env = ["HOME"]
+//! process = false
+//! llm = false
+//!
+//! [resources]
+//! skills = "skills"
+//! prompts = "prompts"
+//! themes = "themes"
+//! ```
+
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::path::{Component as PathPart, Path, PathBuf};
+
+/// The file name of a manifest inside a package directory.
+pub const MANIFEST_FILE: &str = "pi-extension.toml";
+
+/// WIT package versions this host can load.
+pub const SUPPORTED_WIT: &[&str] = &["0.1.0"];
+
+/// A validated manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub wit: String,
+    pub components: Vec<ComponentEntry>,
+    pub capabilities: Capabilities,
+    pub resources: Resources,
+}
+
+/// One component of a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComponentEntry {
+    /// Path relative to the package directory.
+    pub path: PathBuf,
+    pub world: World,
+}
+
+/// The worlds of the `pi:extension` package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum World {
+    Tool,
+    Provider,
+    Renderer,
+    Compactor,
+}
+
+impl World {
+    pub const ALL: [World; 4] = [
+        World::Tool,
+        World::Provider,
+        World::Renderer,
+        World::Compactor,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            World::Tool => "tool",
+            World::Provider => "provider",
+            World::Renderer => "renderer",
+            World::Compactor => "compactor",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<World> {
+        World::ALL.into_iter().find(|w| w.as_str() == s)
+    }
+
+    /// The interface a component of this world must export.
+    pub fn export_interface(self) -> &'static str {
+        match self {
+            World::Tool => "pi:extension/tool-guest@0.1.0",
+            World::Provider => "pi:extension/provider-guest@0.1.0",
+            World::Renderer => "pi:extension/renderer-guest@0.1.0",
+            World::Compactor => "pi:extension/compactor-guest@0.1.0",
+        }
+    }
+}
+
+/// Access to the workspace directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FsAccess {
+    #[default]
+    None,
+    Read,
+    Write,
+}
+
+/// What a package asks for. Nothing by default.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    pub filesystem: FsAccess,
+    pub temp: bool,
+    pub network: Vec<String>,
+    pub env: Vec<String>,
+    pub process: bool,
+    pub llm: bool,
+}
+
+/// Folders of skills, prompt templates and themes shipped in the package (relative paths).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Resources {
+    pub skills: Option<PathBuf>,
+    pub prompts: Option<PathBuf>,
+    pub themes: Option<PathBuf>,
+}
+
+/// Why a manifest was refused. Always names the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{path}: {reason}")]
+    Syntax { path: PathBuf, reason: String },
+    #[error("{path}: {field}: {reason}")]
+    Invalid {
+        path: PathBuf,
+        field: String,
+        reason: String,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    package: RawPackage,
+    #[serde(default, rename = "component")]
+    components: Vec<RawComponent>,
+    #[serde(default)]
+    capabilities: RawCapabilities,
+    #[serde(default)]
+    resources: RawResources,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPackage {
+    name: String,
+    version: String,
+    #[serde(default)]
+    description: String,
+    wit: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawComponent {
+    path: String,
+    world: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawCapabilities {
+    filesystem: Option<String>,
+    #[serde(default)]
+    temp: bool,
+    #[serde(default)]
+    network: Vec<String>,
+    #[serde(default)]
+    env: Vec<String>,
+    #[serde(default)]
+    process: bool,
+    #[serde(default)]
+    llm: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawResources {
+    skills: Option<String>,
+    prompts: Option<String>,
+    themes: Option<String>,
+}
+
+impl Manifest {
+    /// Reads and validates `dir/pi-extension.toml`.
+    pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| ManifestError::Read {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        Manifest::parse(&text, &path)
+    }
+
+    /// Parses and validates manifest text; `path` is used in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, ManifestError> {
+        let raw: RawManifest = toml::from_str(text).map_err(|e| ManifestError::Syntax {
+            path: path.to_owned(),
+            reason: e.to_string().trim_end().to_owned(),
+        })?;
+        let invalid = |field: &str, reason: String| ManifestError::Invalid {
+            path: path.to_owned(),
+            field: field.to_owned(),
+            reason,
+        };
+        check_name(&raw.package.name).map_err(|r| invalid("package.name", r))?;
+        check_version(&raw.package.version).map_err(|r| invalid("package.version", r))?;
+        if !SUPPORTED_WIT.contains(&raw.package.wit.as_str()) {
+            return Err(invalid(
+                "package.wit",
+                format!(
+                    "WIT version `{}` is not supported (supported: {})",
+                    raw.package.wit,
+                    SUPPORTED_WIT.join(", ")
+                ),
+            ));
+        }
+        let components = parse_components(&raw.components).map_err(|(f, r)| invalid(&f, r))?;
+        let capabilities = parse_capabilities(raw.capabilities).map_err(|(f, r)| invalid(&f, r))?;
+        let resources = Resources {
+            skills: relative("resources.skills", raw.resources.skills.as_deref())
+                .map_err(|(f, r)| invalid(&f, r))?,
+            prompts: relative("resources.prompts", raw.resources.prompts.as_deref())
+                .map_err(|(f, r)| invalid(&f, r))?,
+            themes: relative("resources.themes", raw.resources.themes.as_deref())
+                .map_err(|(f, r)| invalid(&f, r))?,
+        };
+        Ok(Manifest {
+            name: raw.package.name,
+            version: raw.package.version,
+            description: raw.package.description,
+            wit: raw.package.wit,
+            components,
+            capabilities,
+            resources,
+        })
+    }
+}
+
+type FieldError = (String, String);
+
+fn parse_components(raw: &[RawComponent]) -> Result<Vec<ComponentEntry>, FieldError> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (i, c) in raw.iter().enumerate() {
+        let field = format!("component[{i}]");
+        let world = World::parse(&c.world).ok_or_else(|| {
+            (
+                format!("{field}.world"),
+                format!(
+                    "unknown world `{}` (expected one of: tool, provider, renderer, compactor)",
+                    c.world
+                ),
+            )
+        })?;
+        let path = relative(&format!("{field}.path"), Some(&c.path))?.unwrap_or_default();
+        if path.extension().and_then(|e| e.to_str()) != Some("wasm") {
+            return Err((
+                format!("{field}.path"),
+                format!("`{}` is not a .wasm file", c.path),
+            ));
+        }
+        if !seen.insert(path.clone()) {
+            return Err((
+                format!("{field}.path"),
+                format!("`{}` is listed twice", c.path),
+            ));
+        }
+        out.push(ComponentEntry { path, world });
+    }
+    Ok(out)
+}
+
+fn parse_capabilities(raw: RawCapabilities) -> Result<Capabilities, FieldError> {
+    let filesystem = match raw.filesystem.as_deref() {
+        None | Some("none") => FsAccess::None,
+        Some("read") => FsAccess::Read,
+        Some("write") => FsAccess::Write,
+        Some(other) => {
+            return Err((
+                "capabilities.filesystem".into(),
+                format!("`{other}` is not one of none, read, write"),
+            ));
+        }
+    };
+    for host in &raw.network {
+        check_host(host).map_err(|r| ("capabilities.network".to_owned(), r))?;
+    }
+    for name in &raw.env {
+        let valid = !name.is_empty()
+            && !name.contains('=')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err((
+                "capabilities.env".into(),
+                format!("`{name}` is not an environment variable name"),
+            ));
+        }
+    }
+    Ok(Capabilities {
+        filesystem,
+        temp: raw.temp,
+        network: raw.network,
+        env: raw.env,
+        process: raw.process,
+        llm: raw.llm,
+    })
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` must start with a lowercase letter and hold only a-z, 0-9, - and _ (at most 64)"
+        ))
+    }
+}
+
+fn check_version(version: &str) -> Result<(), String> {
+    let core = version.split(['-', '+']).next().unwrap_or_default();
+    let parts: Vec<&str> = core.split('.').collect();
+    let ok = parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{version}` is not a semantic version (MAJOR.MINOR.PATCH)"
+        ))
+    }
+}
+
+fn check_host(host: &str) -> Result<(), String> {
+    let (name, port) = match host.rsplit_once(':') {
+        Some((name, port)) => (name, Some(port)),
+        None => (host, None),
+    };
+    if let Some(port) = port
+        && port.parse::<u16>().is_err()
+    {
+        return Err(format!("`{host}` has an invalid port"));
+    }
+    let ok = !name.is_empty()
+        && !host.contains('/')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '*');
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{host}` is not a host name (host or host:port, no scheme or path)"
+        ))
+    }
+}
+
+/// A path inside the package: relative, without `..`.
+fn relative(field: &str, path: Option<&str>) -> Result<Option<PathBuf>, FieldError> {
+    let Some(path) = path else { return Ok(None) };
+    let p = PathBuf::from(path);
+    let escapes = p.is_absolute()
+        || p.components().any(|c| {
+            matches!(
+                c,
+                PathPart::ParentDir | PathPart::RootDir | PathPart::Prefix(_)
+            )
+        });
+    if path.is_empty() || escapes {
+        return Err((
+            field.to_owned(),
+            format!("`{path}` must be a relative path inside the package"),
+        ));
+    }
+    Ok(Some(p))
+}

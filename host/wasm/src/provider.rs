@@ -1,0 +1,223 @@
+//! Provider components as pi-ai providers: registered under their models' `api` in an
+//! [`ApiRegistry`](pi_ai::ApiRegistry); each request runs in a fresh store on a blocking thread
+//! and its events go through pi-ai's `MessageBuilder` into the event stream as they arrive.
+
+use crate::bindings::types as wit;
+use crate::component::{LoadedComponent, Pre};
+use crate::convert;
+use crate::error::{Cause, ExtensionError};
+use crate::state::{CallContext, SinkFn};
+use pi_ai::{
+    ApiProvider, ApiRegistry, AssistantMessage, AssistantMessageEventStream, Context, EventSender,
+    MessageBuilder, Model, StopReason, StreamOptions,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A provider component.
+pub struct ComponentProvider {
+    component: Arc<LoadedComponent>,
+    models: Vec<Model>,
+}
+
+/// Turns stream-sink events into builder calls.
+struct EventPump {
+    builder: MessageBuilder,
+    open: Option<usize>,
+    tx: EventSender,
+}
+
+impl EventPump {
+    fn on_event(&mut self, event: wit::StreamEvent) -> bool {
+        let b = &mut self.builder;
+        match event {
+            wit::StreamEvent::TextStart => self.open = Some(b.start_text()),
+            wit::StreamEvent::ThinkingStart => self.open = Some(b.start_thinking(false)),
+            wit::StreamEvent::ToolCallStart(start) => {
+                self.open = Some(b.start_tool_call(&start.id, &start.name));
+            }
+            wit::StreamEvent::TextDelta(delta) => match self.open {
+                Some(i) => b.push_text(i, &delta),
+                None => {
+                    let i = b.start_text();
+                    self.open = Some(i);
+                    b.push_text(i, &delta);
+                }
+            },
+            wit::StreamEvent::ThinkingDelta(delta) => {
+                if let Some(i) = self.open {
+                    b.push_thinking(i, &delta);
+                }
+            }
+            wit::StreamEvent::ToolCallDelta(delta) => {
+                if let Some(i) = self.open {
+                    b.push_tool_args(i, &delta);
+                }
+            }
+            wit::StreamEvent::TextEnd
+            | wit::StreamEvent::ThinkingEnd
+            | wit::StreamEvent::ToolCallEnd => {
+                if let Some(i) = self.open.take() {
+                    b.end_block(i);
+                }
+            }
+            wit::StreamEvent::Usage(usage) => {
+                b.start();
+                let u = &mut b.message_mut().usage;
+                u.input = usage.input;
+                u.output = usage.output;
+                u.cache_read = usage.cache_read;
+                u.cache_write = usage.cache_write;
+                u.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write;
+            }
+            wit::StreamEvent::ResponseId(id) => b.message_mut().response_id = Some(id),
+        }
+        self.flush();
+        !self.tx.is_closed()
+    }
+
+    fn flush(&mut self) {
+        for event in self.builder.take_events() {
+            self.tx.send(event);
+        }
+    }
+}
+
+impl ComponentProvider {
+    /// Asks the component for its models.
+    pub fn load(component: Arc<LoadedComponent>) -> Result<Self, ExtensionError> {
+        let Pre::Provider(pre) = &component.pre else {
+            return Err(component.error(Cause::Runtime("not a provider component".into())));
+        };
+        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+        let instance = pre
+            .instantiate(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        let models = instance
+            .pi_extension_provider_guest()
+            .call_models(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        Ok(ComponentProvider {
+            models: models.iter().map(convert::model).collect(),
+            component,
+        })
+    }
+
+    /// The models this provider serves (pi model records).
+    pub fn models(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// Registers this provider under every `api` its models use.
+    pub fn register(self: &Arc<Self>, registry: &ApiRegistry) {
+        let mut apis: Vec<&str> = self.models.iter().map(|m| m.api.as_str()).collect();
+        apis.sort_unstable();
+        apis.dedup();
+        for api in apis {
+            registry.register(api, self.clone());
+        }
+    }
+
+    fn run(
+        component: &LoadedComponent,
+        model: &Model,
+        context: &wit::LlmContext,
+        options: &wit::StreamOptions,
+        abort: Arc<AtomicBool>,
+        pump: Arc<Mutex<EventPump>>,
+    ) -> Result<StopReason, ExtensionError> {
+        let Pre::Provider(pre) = &component.pre else {
+            return Err(component.error(Cause::Runtime("not a provider component".into())));
+        };
+        let mut call = CallContext::new(component.grant.limits.timeout);
+        call.abort = abort;
+        let sink_pump = pump.clone();
+        let sink: SinkFn = Box::new(move |event| match sink_pump.lock() {
+            Ok(mut pump) => pump.on_event(event),
+            Err(_) => false,
+        });
+        call.sink = Some(sink);
+        let mut store = component.store(call)?;
+        let instance = pre
+            .instantiate(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        let outcome = instance
+            .pi_extension_provider_guest()
+            .call_stream(&mut store, &convert::model_info(model), context, options)
+            .map_err(|e| component.classify(&e, &store))?;
+        store.data().flush_output();
+        outcome
+            .map(convert::from_stop_reason)
+            .map_err(|message| component.error(Cause::Guest(message)))
+    }
+}
+
+impl ApiProvider for ComponentProvider {
+    fn stream(
+        &self,
+        model: &Model,
+        context: &Context,
+        options: StreamOptions,
+    ) -> AssistantMessageEventStream {
+        let (tx, stream) = AssistantMessageEventStream::channel(model);
+        let pump = Arc::new(Mutex::new(EventPump {
+            builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
+            open: None,
+            tx,
+        }));
+        let abort = Arc::new(AtomicBool::new(false));
+        let cancel = options.cancel.clone();
+        let watcher = {
+            let abort = abort.clone();
+            tokio::spawn(async move {
+                cancel.cancelled().await;
+                abort.store(true, Ordering::Relaxed);
+            })
+        };
+        let component = self.component.clone();
+        let model = model.clone();
+        let wit_context = convert::context(context);
+        // Only this provider's own credential: the explicit key, else its env variable.
+        let api_key = options
+            .api_key
+            .clone()
+            .or_else(|| pi_ai::auth::env_api_key(&model.provider));
+        let wit_options = convert::options(&options, api_key);
+        tokio::task::spawn_blocking(move || {
+            let outcome = Self::run(
+                &component,
+                &model,
+                &wit_context,
+                &wit_options,
+                abort,
+                pump.clone(),
+            );
+            watcher.abort();
+            let Ok(mut pump) = pump.lock() else { return };
+            pump.builder.message_mut().usage.apply_cost(&model.cost);
+            match outcome {
+                Ok(StopReason::Error) => {
+                    pump.builder
+                        .fail(StopReason::Error, "the provider reported an error".into());
+                }
+                Ok(StopReason::Aborted) => {
+                    pump.builder
+                        .fail(StopReason::Aborted, "Request was aborted".into());
+                }
+                Ok(reason) => {
+                    pump.builder.finish(reason);
+                }
+                Err(error) => {
+                    let reason = if error.cause == Cause::Aborted {
+                        StopReason::Aborted
+                    } else {
+                        StopReason::Error
+                    };
+                    pump.builder.fail(reason, error.to_string());
+                }
+            }
+            pump.flush();
+        });
+        stream
+    }
+}

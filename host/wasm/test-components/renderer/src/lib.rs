@@ -1,0 +1,71 @@
+//! A renderer for the `note` custom message type and the `echo` tool's results.
+
+use pi_guest_sdk::{ContentBlock, RenderSubject, Renderer, Span, Style, StyledLine};
+
+struct NoteRenderer;
+
+fn span(text: &str, fg: Option<&str>, bold: bool) -> Span {
+    Span {
+        text: text.to_owned(),
+        style: Style {
+            fg: fg.map(str::to_owned),
+            bg: None,
+            bold,
+            italic: false,
+            dim: false,
+            underline: false,
+        },
+    }
+}
+
+fn wrap(text: &str, width: u32) -> Vec<String> {
+    let width = width.max(1) as usize;
+    let chars: Vec<char> = text.chars().collect();
+    chars.chunks(width).map(|c| c.iter().collect()).collect()
+}
+
+impl Renderer for NoteRenderer {
+    fn custom_types() -> Vec<String> {
+        vec!["note".into()]
+    }
+
+    fn tool_names() -> Vec<String> {
+        vec!["echo".into()]
+    }
+
+    fn render(subject: RenderSubject, width: u32) -> Option<Vec<StyledLine>> {
+        match subject {
+            RenderSubject::CustomMessage(m) if m.custom_type == "note" => {
+                let payload: serde_json::Value = serde_json::from_str(&m.payload).ok()?;
+                let body = payload["text"].as_str().unwrap_or_default();
+                let mut lines = vec![vec![span("Note", Some("accent"), true)]];
+                lines.extend(wrap(body, width).iter().map(|l| vec![span(l, None, false)]));
+                Some(lines)
+            }
+            RenderSubject::ToolResult(r) if r.tool_name == "echo" => {
+                let color = if r.result.is_error {
+                    "error"
+                } else {
+                    "success"
+                };
+                let mut lines = vec![vec![
+                    span("echo ", Some("toolTitle"), true),
+                    span(&r.arguments, Some("muted"), false),
+                ]];
+                for block in r.result.content {
+                    if let ContentBlock::Text(t) = block {
+                        lines.extend(
+                            wrap(&t, width)
+                                .iter()
+                                .map(|l| vec![span(l, Some(color), false)]),
+                        );
+                    }
+                }
+                Some(lines)
+            }
+            _ => None,
+        }
+    }
+}
+
+pi_guest_sdk::export_renderer!(NoteRenderer);

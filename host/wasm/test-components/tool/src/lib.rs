@@ -1,0 +1,129 @@
+//! A typical tool component, plus the hostile operations of the escape suite (`probe`).
+
+use pi_guest_sdk::{ExecutionMode, Tool, ToolCall, ToolDefinition, ToolResult, host, text};
+use serde_json::Value;
+use std::io::Write;
+
+struct TestTool;
+
+fn def(name: &str, description: &str) -> ToolDefinition {
+    ToolDefinition {
+        name: name.into(),
+        label: name.into(),
+        description: description.into(),
+        parameters_schema: r#"{"type":"object"}"#.into(),
+        prompt_snippet: Some(format!("{name}: {description}")),
+        prompt_guidelines: vec![],
+        execution_mode: ExecutionMode::Parallel,
+    }
+}
+
+impl Tool for TestTool {
+    fn describe() -> Vec<ToolDefinition> {
+        vec![
+            def("echo", "Echoes its arguments."),
+            def("read", "Reads a file."),
+            def("write", "Writes a file."),
+            def("probe", "Tries something it may not do."),
+        ]
+    }
+
+    fn execute(call: ToolCall) -> Result<ToolResult, String> {
+        let args: Value = serde_json::from_str(&call.arguments).map_err(|e| e.to_string())?;
+        let s = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        match call.name.as_str() {
+            "echo" => {
+                if args.get("progress").is_some() {
+                    host::progress(&text("working"));
+                }
+                host::log(host::LogLevel::Info, "echo called");
+                let mut result = text(&call.arguments);
+                result.details = Some(format!(r#"{{"cwd":{:?}}}"#, host::cwd()));
+                Ok(result)
+            }
+            "read" => std::fs::read_to_string(s("path"))
+                .map(|t| text(&t))
+                .map_err(|e| format!("cannot read {}: {e}", s("path"))),
+            "write" => std::fs::write(s("path"), s("content"))
+                .map(|()| text("written"))
+                .map_err(|e| format!("cannot write {}: {e}", s("path"))),
+            "probe" => probe(&s("op"), &args),
+            other => Err(format!("unknown tool {other}")),
+        }
+    }
+}
+
+fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
+    match op {
+        "env" => {
+            let name = args.get("name").and_then(Value::as_str).unwrap_or("HOME");
+            std::env::var(name)
+                .map(|v| text(&v))
+                .map_err(|e| format!("env {name}: {e}"))
+        }
+        "socket" => {
+            let addr = args
+                .get("addr")
+                .and_then(Value::as_str)
+                .unwrap_or("127.0.0.1:80");
+            std::net::TcpStream::connect(addr)
+                .map(|_| text("connected"))
+                .map_err(|e| format!("connect {addr}: {e}"))
+        }
+        "spawn" => std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg("echo pwned")
+            .output()
+            .map(|_| text("spawned"))
+            .map_err(|e| format!("spawn: {e}")),
+        "loop" => {
+            let mut x: u64 = 0;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }
+        "memory" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hoard.push(vec![1u8; 16 * 1024 * 1024]);
+                std::hint::black_box(&hoard);
+            }
+        }
+        "recursion" => Ok(text(
+            &recurse(std::hint::black_box(u64::MAX), 1).to_string(),
+        )),
+        "flood" => {
+            let chunk = vec![b'x'; 64 * 1024];
+            let mut out = std::io::stdout();
+            let mut written: u64 = 0;
+            while written < 1 << 30 {
+                if out.write_all(&chunk).is_err() {
+                    break;
+                }
+                written += chunk.len() as u64;
+            }
+            Ok(text(&format!("wrote {written}")))
+        }
+        "big-result" => Ok(text(&"y".repeat(8 * 1024 * 1024))),
+        "panic" => panic!("the tool panicked on purpose"),
+        other => Err(format!("unknown op {other}")),
+    }
+}
+
+/// Recursion whose frames live on the wasm stack (no address-taken locals, so nothing goes to
+/// the linear-memory shadow stack) and that LLVM cannot turn into a loop.
+#[inline(never)]
+fn recurse(n: u64, a: u64) -> u64 {
+    if n == 0 {
+        return a;
+    }
+    let r = recurse(n - 1, a.wrapping_mul(3) ^ n);
+    r.rotate_left((n % 7) as u32) ^ a
+}
+
+pi_guest_sdk::export_tool!(TestTool);

@@ -1,0 +1,74 @@
+use crate::*;
+use pi_wasm::Manifest;
+use pi_wasm::discovery::{DiscoveredExtension, ExtensionSource};
+
+fn package(dir: &Path, wasm: &[u8]) -> DiscoveredExtension {
+    std::fs::create_dir_all(dir).expect("dir");
+    std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
+    let manifest = "[package]\nname = \"cached\"\nversion = \"1.2.3\"\nwit = \"0.1.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n";
+    std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
+    DiscoveredExtension {
+        dir: dir.to_owned(),
+        manifest: Manifest::load(dir).expect("manifest"),
+        source: ExtensionSource::CommandLine,
+    }
+}
+
+#[tokio::test]
+async fn a_warm_start_neither_compiles_nor_loads_and_a_changed_component_is_recompiled() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cache_dir = tmp.path().join("cache");
+    let tool_bytes = std::fs::read(pi_wasm_test_artifacts::TOOL).expect("tool");
+    let pkg = package(&tmp.path().join("pkg"), &tool_bytes);
+    let grant = Grant::new(tmp.path());
+
+    // Cold: describing compiles once.
+    let cold = ExtensionHost::new(&cache_dir).expect("host");
+    let opened = cold.open(&pkg, grant.clone()).expect("open");
+    assert_eq!(cold.cache().compilations(), 1);
+    assert_eq!(opened.tools.len(), 4);
+    assert!(opened.components[0].is_loaded());
+
+    // Warm: descriptions come from the cache; nothing is loaded or compiled.
+    let warm = ExtensionHost::new(&cache_dir).expect("host");
+    let opened = warm.open(&pkg, grant.clone()).expect("open");
+    assert_eq!(opened.tools.len(), 4);
+    assert!(!opened.components[0].is_loaded());
+    // First use loads from the compiled artifact, still without compiling.
+    let echo = opened
+        .tools
+        .iter()
+        .find(|t| pi_agent::AgentTool::name(t.as_ref()) == "echo")
+        .expect("echo");
+    let out = run(echo, serde_json::json!({"a": 1})).await.expect("call");
+    assert_eq!(text(&out), r#"{"a":1}"#);
+    assert_eq!(warm.cache().compilations(), 0);
+
+    // Changed bytes: recompiled (and described again).
+    let mut changed = tool_bytes.clone();
+    // A custom section appended to the component changes its content, not its behaviour.
+    changed.extend_from_slice(&[0, 6, 5, b'c', b'h', b'a', b'n', b'g']);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let pkg = package(&tmp.path().join("pkg"), &changed);
+    let opened = warm.open(&pkg, grant).expect("open changed");
+    assert_eq!(warm.cache().compilations(), 1);
+    assert_eq!(opened.tools.len(), 4);
+}
+
+#[test]
+fn an_unusable_artifact_is_rebuilt() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let host = ExtensionHost::new(tmp.path().join("cache")).expect("host");
+    let path = Path::new(pi_wasm_test_artifacts::RENDERER);
+    host.cache().load(host.engine(), path).expect("compile");
+    for entry in std::fs::read_dir(host.cache().dir()).expect("dir") {
+        let p = entry.expect("entry").path();
+        if p.extension().is_some_and(|e| e == "cwasm") {
+            std::fs::write(&p, b"broken").expect("damage");
+        }
+    }
+    host.cache().load(host.engine(), path).expect("rebuilt");
+    assert_eq!(host.cache().compilations(), 2);
+    host.cache().load(host.engine(), path).expect("cached");
+    assert_eq!(host.cache().compilations(), 2);
+}
