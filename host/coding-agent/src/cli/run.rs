@@ -121,7 +121,7 @@ fn run(args: Args) -> Result<i32, StartupError> {
     for warning in &prepared.base.warnings {
         eprintln!("{warning}");
     }
-    let tools = builtin_tools(&prepared.tool_names);
+    let tools = builtin_tools(&prepared).map_err(StartupError::NoModel)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -153,10 +153,33 @@ fn run(args: Args) -> Result<i32, StartupError> {
     }))
 }
 
-/// The enabled built-in tools. Empty until the tool components are wired in.
-fn builtin_tools(names: &[String]) -> Vec<Arc<dyn AgentTool>> {
-    tracing::debug!("tools requested: {names:?}");
-    Vec::new()
+/// The enabled built-in tools, run natively (see `tools_native`), with pi's `PI_*` variables
+/// for `bash` commands.
+fn builtin_tools(
+    prepared: &crate::cli::startup::Prepared,
+) -> Result<Vec<Arc<dyn AgentTool>>, String> {
+    let session = &prepared.session;
+    let mut env = vec![
+        ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
+        ("PI_PROVIDER".to_owned(), prepared.model.provider.clone()),
+        ("PI_MODEL".to_owned(), prepared.model.id.clone()),
+        (
+            "PI_REASONING_LEVEL".to_owned(),
+            prepared.thinking.as_str().to_owned(),
+        ),
+    ];
+    if let Some(file) = session.session_file() {
+        env.push((
+            "PI_SESSION_FILE".to_owned(),
+            file.to_string_lossy().into_owned(),
+        ));
+    }
+    crate::tools_native::tools(
+        &prepared.tool_names,
+        &prepared.base.env.cwd,
+        env,
+        &prepared.base.settings,
+    )
 }
 
 /// Reads piped stdin fully; trimmed, `None` when empty.

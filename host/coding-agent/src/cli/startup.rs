@@ -400,12 +400,12 @@ fn prompt_options(
     options.append_system_prompt = args.append_system_prompt.clone();
     options.no_context_files = args.no_context_files;
     options.skills = skills.skills.clone();
-    options.tools = tool_names
-        .iter()
-        .map(|name| PromptTool {
-            name: name.clone(),
-            snippet: None,
-            guidelines: Vec::new(),
+    options.tools = crate::tools_native::definitions(tool_names)
+        .into_iter()
+        .map(|def| PromptTool {
+            snippet: (!def.prompt_snippet.is_empty()).then_some(def.prompt_snippet),
+            guidelines: def.prompt_guidelines,
+            name: def.name,
         })
         .collect();
     options

@@ -9,6 +9,7 @@ mod cli_json;
 mod cli_print;
 mod cli_rpc;
 mod cli_support;
+mod cli_tools;
 mod compaction_math;
 mod crash;
 mod messages;
