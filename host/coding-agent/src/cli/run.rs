@@ -121,6 +121,9 @@ fn run(args: Args) -> Result<i32, StartupError> {
     for warning in &prepared.base.warnings {
         eprintln!("{warning}");
     }
+    if args.verbose {
+        print_startup(&prepared);
+    }
     let tools = builtin_tools(&prepared).map_err(StartupError::NoModel)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -180,6 +183,23 @@ fn builtin_tools(
         env,
         &prepared.base.settings,
     )
+}
+
+/// `--verbose`: what start-up chose, on stderr.
+fn print_startup(prepared: &crate::cli::startup::Prepared) {
+    let session = prepared
+        .session
+        .session_file()
+        .map_or_else(|| "(in memory)".to_owned(), |p| p.display().to_string());
+    eprintln!(
+        "model: {}/{} (thinking {})\nsession: {session}\ntools: {}\nskills: {}, prompt templates: {}",
+        prepared.model.provider,
+        prepared.model.id,
+        prepared.thinking.as_str(),
+        prepared.tool_names.join(", "),
+        prepared.skills.skills.len(),
+        prepared.templates.templates.len(),
+    );
 }
 
 /// Reads piped stdin fully; trimmed, `None` when empty.

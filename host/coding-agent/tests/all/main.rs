@@ -8,6 +8,7 @@ mod cli_faults;
 mod cli_json;
 mod cli_print;
 mod cli_rpc;
+mod cli_sessions;
 mod cli_support;
 mod cli_tools;
 mod compaction_math;

@@ -1,0 +1,214 @@
+//! The `pi` binary end to end: `pi --version`, print mode with one text turn, print mode with a
+//! 10-tool-call task, each against the in-process mock LLM server. Prints median / p95 wall
+//! time and the peak RSS of the pi process (through `/usr/bin/time -f %M` when installed).
+//!
+//! `cargo bench -p pi-coding-agent --bench cli` (builds `pi` in release).
+//! Targets: `--version` ≤ 3 ms, 1 turn ≤ 30 ms, 10 tool calls ≤ 150 ms, peak RSS ≤ 15 MB.
+//! `PI_BENCH_RUNS` changes the number of runs per case (default 30).
+
+// A measuring program: failing loudly on a broken setup is what we want.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pi_mock_llm::{Api, MockLlm, Turn};
+use serde_json::json;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const PI: &str = env!("CARGO_BIN_EXE_pi");
+const TIME: &str = "/usr/bin/time";
+
+struct Case {
+    name: &'static str,
+    args: Vec<String>,
+    /// Replies to queue before each run.
+    script: fn() -> Vec<Turn>,
+    target_ms: f64,
+}
+
+fn no_turns() -> Vec<Turn> {
+    Vec::new()
+}
+
+fn one_turn() -> Vec<Turn> {
+    vec![
+        Turn::text("Hello from the mock.")
+            .usage(1200, 40, 0, 0)
+            .chunk(8),
+    ]
+}
+
+fn ten_tools() -> Vec<Turn> {
+    vec![
+        Turn::new()
+            .tool_call(
+                "c1",
+                "write",
+                json!({"path": "a.txt", "content": "alpha\nbeta\n"}),
+            )
+            .tool_call(
+                "c2",
+                "write",
+                json!({"path": "b.txt", "content": "one\ntwo\n"}),
+            ),
+        Turn::new()
+            .tool_call("c3", "read", json!({"path": "a.txt"}))
+            .tool_call("c4", "ls", json!({"path": "."})),
+        Turn::new()
+            .tool_call(
+                "c5",
+                "edit",
+                json!({"path": "a.txt", "edits": [{"oldText": "beta", "newText": "gamma"}]}),
+            )
+            .tool_call("c6", "bash", json!({"command": "cat b.txt > c.txt"})),
+        Turn::new()
+            .tool_call("c7", "grep", json!({"pattern": "gamma"}))
+            .tool_call("c8", "find", json!({"pattern": "*.txt"})),
+        Turn::new()
+            .tool_call(
+                "c9",
+                "edit",
+                json!({"path": "b.txt", "edits": [{"oldText": "two", "newText": "three"}]}),
+            )
+            .tool_call(
+                "c10",
+                "write",
+                json!({"path": "d/e.txt", "content": "done"}),
+            ),
+        Turn::text("Done."),
+    ]
+}
+
+fn command(agent_dir: &Path, cwd: &Path, home: &Path, args: &[String], rss: bool) -> Command {
+    let mut cmd = if rss {
+        let mut c = Command::new(TIME);
+        c.args(["-f", "%M", PI]);
+        c
+    } else {
+        Command::new(PI)
+    };
+    cmd.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("PI_CODING_AGENT_DIR", agent_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let runs: usize = std::env::var("PI_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30);
+    let mock = MockLlm::start();
+    let root = tempfile::tempdir().unwrap();
+    let agent_dir = root.path().join("agent");
+    let cwd = root.path().join("work");
+    let home = root.path().join("home");
+    for dir in [&agent_dir, &cwd, &home] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let models = json!({"providers": {"mock": {
+        "baseUrl": mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions", "apiKey": "bench",
+        "models": [{"id": "mock-model"}]
+    }}});
+    std::fs::write(agent_dir.join("models.json"), models.to_string()).unwrap();
+    let has_time = Path::new(TIME).exists();
+    let strings = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+    let cases = [
+        Case {
+            name: "pi --version",
+            args: strings(&["--version"]),
+            script: no_turns,
+            target_ms: 3.0,
+        },
+        Case {
+            name: "print mode, 1 text turn",
+            args: strings(&["--no-session", "-p", "Say hello"]),
+            script: one_turn,
+            target_ms: 30.0,
+        },
+        Case {
+            name: "print mode, 10 tool calls",
+            args: strings(&[
+                "--tools",
+                "read,bash,edit,write,grep,find,ls",
+                "-p",
+                "Do it",
+            ]),
+            script: ten_tools,
+            target_ms: 150.0,
+        },
+    ];
+    println!("pi: {PI}\nruns per case: {runs}\n");
+    println!("| case | median | p95 | target | peak RSS |");
+    println!("|---|---|---|---|---|");
+    let mut peak_kb = 0u64;
+    for case in &cases {
+        let run = |rss: bool| {
+            mock.push_all((case.script)());
+            let started = Instant::now();
+            let out = command(&agent_dir, &cwd, &home, &case.args, rss)
+                .output()
+                .unwrap();
+            let elapsed = started.elapsed();
+            let err = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert!(out.status.success(), "{}: {err}", case.name);
+            let kb: u64 = err
+                .lines()
+                .last()
+                .and_then(|l| l.trim().parse().ok())
+                .unwrap_or(0);
+            (elapsed, kb)
+        };
+        for _ in 0..2 {
+            run(false);
+        }
+        let mut times: Vec<Duration> = (0..runs).map(|_| run(false).0).collect();
+        times.sort();
+        let case_peak = if has_time {
+            (0..5).map(|_| run(true).1).max().unwrap_or(0)
+        } else {
+            0
+        };
+        peak_kb = peak_kb.max(case_peak);
+        let rss = if has_time {
+            format!("{:.1} MB", case_peak as f64 / 1024.0)
+        } else {
+            "n/a (no /usr/bin/time)".to_owned()
+        };
+        let median = percentile(&times, 0.5);
+        println!(
+            "| {} | {:.2} ms | {:.2} ms | ≤ {} ms {} | {} |",
+            case.name,
+            median,
+            percentile(&times, 0.95),
+            case.target_ms,
+            if median <= case.target_ms {
+                "✔"
+            } else {
+                "✘"
+            },
+            rss
+        );
+    }
+    if has_time {
+        println!(
+            "\npeak RSS over all runs: {:.1} MB (target ≤ 15 MB {})",
+            peak_kb as f64 / 1024.0,
+            if peak_kb <= 15 * 1024 { "✔" } else { "✘" }
+        );
+    }
+    let leftover = mock.pending();
+    assert_eq!(leftover, 0, "every scripted reply was used");
+}
