@@ -33,19 +33,23 @@ impl ProcessRunner for NativeRunner {
         on_output: &mut dyn FnMut(&[u8]),
         cancel: &AtomicBool,
     ) -> Result<ProcessExit, ProcessError> {
-        let mut child = spawn(request)?;
+        let (reader, mut child) = spawn(request)?;
         let (tx, rx) = mpsc::channel();
-        let stdout = child.stdout.take().map(|s| forward(s, tx.clone()));
-        let stderr = child.stderr.take().map(|s| forward(s, tx.clone()));
-        drop(tx);
-        let readers = usize::from(stdout.is_some()) + usize::from(stderr.is_some());
+        forward(reader, tx);
         let deadline = request.timeout.map(|t| Instant::now() + t);
-        let exit = pump(&mut child, &rx, readers, deadline, on_output, cancel)?;
-        Ok(exit)
+        pump(&mut child, &rx, 1, deadline, on_output, cancel)
     }
 }
 
-fn spawn(request: &SpawnRequest) -> Result<Child, ProcessError> {
+fn io_error(e: std::io::Error) -> ProcessError {
+    ProcessError::Io(e.to_string())
+}
+
+/// Starts the child with stdout and stderr on ONE pipe, so the output keeps the order in which
+/// the command wrote it (two pipes read by two threads interleave arbitrarily).
+fn spawn(request: &SpawnRequest) -> Result<(std::io::PipeReader, Child), ProcessError> {
+    let (reader, writer) = std::io::pipe().map_err(io_error)?;
+    let writer_for_stderr = writer.try_clone().map_err(io_error)?;
     let mut command = Command::new(&request.program);
     command
         .args(&request.args)
@@ -53,13 +57,16 @@ fn spawn(request: &SpawnRequest) -> Result<Child, ProcessError> {
         .env_clear()
         .envs(request.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(writer)
+        .stderr(writer_for_stderr)
         .process_group(0);
-    command.spawn().map_err(|e| ProcessError::Spawn {
+    let child = command.spawn().map_err(|e| ProcessError::Spawn {
         program: request.program.clone(),
         message: e.to_string(),
-    })
+    })?;
+    // The Command still holds the write ends; drop it so EOF arrives when the child exits.
+    drop(command);
+    Ok((reader, child))
 }
 
 fn forward(
