@@ -134,3 +134,51 @@ fn sigint_aborts_and_keeps_the_session() {
 fn sigterm_aborts_and_keeps_the_session() {
     signal_during_stream("-TERM", 143);
 }
+
+#[test]
+fn transient_errors_are_retried_by_the_session() {
+    let pi = PiEnv::new(API);
+    pi.settings(json!({"retry": {"enabled": true, "maxRetries": 2, "baseDelayMs": 10}}));
+    pi.mock.push(Reply::server_error(API, 529));
+    pi.mock.push(Turn::text("recovered"));
+    let out = pi.run(&["--mode", "json", "try again"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let events: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"auto_retry_start"), "{kinds:?}");
+    assert!(kinds.contains(&"auto_retry_end"), "{kinds:?}");
+    assert_eq!(pi.mock.requests().len(), 2);
+
+    pi.mock.push(Reply::server_error(API, 529));
+    pi.mock.push(Turn::text("recovered again"));
+    let out = pi.run(&["-c", "-p", "once more"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "recovered again\n");
+}
+
+#[test]
+fn sigint_during_a_tool_call_stops_it() {
+    let pi = PiEnv::new(API);
+    pi.mock
+        .push(Turn::new().tool_call("c1", "bash", json!({"command": "sleep 30"})));
+    let child = pi.spawn(&["-p", "run something slow"]);
+    let requests = pi.mock.wait_for_requests_blocking(1, Duration::from_secs(20));
+    assert_eq!(requests.len(), 1);
+    std::thread::sleep(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "the sleep was killed");
+    assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
+    let lines = pi.session_lines();
+    assert_complete_session(&lines);
+    let msgs = messages(&lines);
+    let result = msgs.iter().find(|m| m["role"] == "toolResult").unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+}
