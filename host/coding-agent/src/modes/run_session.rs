@@ -48,6 +48,32 @@ pub struct RunSession {
     /// The last assistant message the session produced (the agent's state may drop a failed
     /// one while recovering, but that failure is still the run's outcome if nothing follows).
     last_assistant: Arc<Mutex<Option<AssistantMessage>>>,
+    queued: Arc<Mutex<Queued>>,
+}
+
+/// Texts of the queued steering and follow-up messages, for pi's `queue_update` event (the
+/// agent keeps its queues private).
+#[derive(Default)]
+struct Queued {
+    steering: Vec<String>,
+    follow_up: Vec<String>,
+}
+
+impl Queued {
+    fn event(&self) -> Value {
+        json!({"type": "queue_update", "steering": self.steering, "followUp": self.follow_up})
+    }
+
+    /// A user message was delivered: drop it from the queue it came from.
+    fn delivered(&mut self, text: &str) -> bool {
+        for queue in [&mut self.steering, &mut self.follow_up] {
+            if let Some(at) = queue.iter().position(|t| t == text) {
+                queue.remove(at);
+                return true;
+            }
+        }
+        false
+    }
 }
 
 impl RunSession {
@@ -84,16 +110,30 @@ impl RunSession {
         let forward = Arc::clone(&listeners);
         let last_assistant: Arc<Mutex<Option<AssistantMessage>>> = Arc::default();
         let last = Arc::clone(&last_assistant);
+        let queued: Arc<Mutex<Queued>> = Arc::default();
+        let queue_view = Arc::clone(&queued);
         session.subscribe(move |event| {
             if let AgentSessionEvent::Agent(AgentEvent::MessageEnd { message }) = event
                 && let Some(assistant) = message.as_assistant()
             {
                 *lock(&last) = Some(assistant.clone());
             }
+            let delivered = match event {
+                AgentSessionEvent::Agent(AgentEvent::MessageStart { message }) => {
+                    user_message_text(message).and_then(|text| {
+                        let mut queued = lock(&queue_view);
+                        queued.delivered(&text).then(|| queued.event())
+                    })
+                }
+                _ => None,
+            };
             if !lock(&forward).is_empty()
                 && let Ok(value) = serde_json::to_value(event)
             {
                 emit(&forward, value);
+            }
+            if let Some(update) = delivered {
+                emit(&forward, update);
             }
         });
         let run = RunSession {
@@ -107,6 +147,7 @@ impl RunSession {
             queue_modes: Mutex::new(modes),
             listeners,
             last_assistant,
+            queued,
         };
         run.record_model_and_thinking(&model, thinking);
         run
@@ -204,21 +245,23 @@ impl RunSession {
     }
 
     pub fn steer(&self, text: String) {
+        let update = {
+            let mut queued = lock(&self.queued);
+            queued.steering.push(text.clone());
+            queued.event()
+        };
         self.session.steer(text);
-        self.emit_queue_update();
+        self.emit(update);
     }
 
     pub fn follow_up(&self, text: String) {
+        let update = {
+            let mut queued = lock(&self.queued);
+            queued.follow_up.push(text.clone());
+            queued.event()
+        };
         self.session.follow_up(text);
-        self.emit_queue_update();
-    }
-
-    fn emit_queue_update(&self) {
-        // The agent keeps its queues private; report the pending count pi's clients use.
-        self.emit(json!({
-            "type": "queue_update",
-            "pending": usize::from(self.session.agent().has_queued_messages()),
-        }));
+        self.emit(update);
     }
 
     pub fn abort(&self) {
@@ -413,6 +456,7 @@ impl RunSession {
         self.session.agent().replace_messages(messages);
         self.session.agent().clear_all_queues();
         *lock(&self.last_assistant) = None;
+        *lock(&self.queued) = Queued::default();
     }
 
     /// Switches to another session (new, opened) and reloads the conversation.
@@ -522,6 +566,14 @@ impl RunSession {
                 "pendingMessageCount": usize::from(agent.has_queued_messages()),
             })
         })
+    }
+}
+
+/// The text of a user message (for matching delivered queue entries).
+fn user_message_text(message: &AgentMessage) -> Option<String> {
+    match message.as_llm()? {
+        pi_ai::Message::User(user) => Some(user_text(&user.content)),
+        _ => None,
     }
 }
 

@@ -165,7 +165,9 @@ fn sigint_during_a_tool_call_stops_it() {
     pi.mock
         .push(Turn::new().tool_call("c1", "bash", json!({"command": "sleep 30"})));
     let child = pi.spawn(&["-p", "run something slow"]);
-    let requests = pi.mock.wait_for_requests_blocking(1, Duration::from_secs(20));
+    let requests = pi
+        .mock
+        .wait_for_requests_blocking(1, Duration::from_secs(20));
     assert_eq!(requests.len(), 1);
     std::thread::sleep(Duration::from_millis(300));
     let started = std::time::Instant::now();
@@ -174,7 +176,10 @@ fn sigint_during_a_tool_call_stops_it() {
         .status()
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(10), "the sleep was killed");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the sleep was killed"
+    );
     assert_eq!(out.status.code(), Some(130), "stderr: {}", stderr(&out));
     let lines = pi.session_lines();
     assert_complete_session(&lines);

@@ -117,6 +117,18 @@ fn rpc_session_prompt_steer_abort_state_compact_fork() {
     let busy = rpc.call(json!({"id": "p3", "type": "prompt", "message": "no behaviour"}));
     assert_eq!(busy["success"], false, "{busy}");
     ok(&rpc.call(json!({"id": "st", "type": "steer", "message": "please steer"})));
+    // Written before the response: the queue with the new message.
+    let queued = rpc
+        .seen
+        .iter()
+        .rev()
+        .find(|l| l["type"] == "queue_update")
+        .cloned()
+        .unwrap();
+    assert_eq!(queued["steering"], json!(["please steer"]));
+    assert_eq!(queued["followUp"], json!([]));
+    let delivered = rpc.wait_event("queue_update");
+    assert_eq!(delivered["steering"], json!([]));
     rpc.wait_event("agent_end");
     let requests = pi.mock.requests();
     assert_eq!(requests.len(), 3);
