@@ -8,6 +8,7 @@
 
 mod args;
 mod env;
+pub mod invocation;
 mod process;
 pub mod tools;
 pub mod truncate;
@@ -16,6 +17,7 @@ pub mod truncate;
 mod native;
 
 pub use env::{ShellConfig, ToolEnv, Workspace};
+pub use invocation::{Invocation, InvocationContext};
 #[cfg(all(unix, feature = "native"))]
 pub use native::NativeRunner;
 pub use process::{ProcessError, ProcessExit, ProcessRunner, SpawnRequest};

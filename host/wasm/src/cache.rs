@@ -103,7 +103,13 @@ impl ComponentCache {
     /// it once and stores the artifact.
     pub fn load(&self, engine: &Engine, path: &Path) -> Result<Component, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-        let key = Self::key(engine, &bytes);
+        self.load_bytes(engine, &bytes)
+    }
+
+    /// Loads a component given as bytes: from the cache when its artifact exists, else
+    /// compiles it once and stores the artifact.
+    pub fn load_bytes(&self, engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
+        let key = Self::key(engine, bytes);
         let artifact = self.dir.join(format!("{key}.cwasm"));
         if artifact.is_file() {
             match deserialize(engine, &artifact) {
@@ -115,7 +121,7 @@ impl ComponentCache {
             }
         }
         let compiled = engine
-            .precompile_component(&bytes)
+            .precompile_component(bytes)
             .map_err(|e| format!("{e:#}"))?;
         self.compilations.fetch_add(1, Ordering::Relaxed);
         if let Err(e) = write_atomic(&artifact, &compiled) {

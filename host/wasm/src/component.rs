@@ -29,7 +29,26 @@ pub struct LoadedComponent {
     pub grant: Arc<Grant>,
     engine: Engine,
     pub(crate) pre: Pre,
-    temp_dir: Option<PrivateTemp>,
+    temp_dir: Option<TempDir>,
+}
+
+/// Where a component's bytes come from.
+#[derive(Clone)]
+pub enum ComponentSource {
+    /// A `.wasm` file on disk (extensions).
+    File(PathBuf),
+    /// Bytes built into pi (the built-in tools). `name` stands in for a path in messages.
+    Embedded { name: String, bytes: &'static [u8] },
+}
+
+impl ComponentSource {
+    /// The path, or the embedded component's name, for messages.
+    pub fn display_path(&self) -> PathBuf {
+        match self {
+            ComponentSource::File(path) => path.clone(),
+            ComponentSource::Embedded { name, .. } => PathBuf::from(name),
+        }
+    }
 }
 
 /// A component that is loaded on first use (start-up reads only manifests and cached
@@ -38,6 +57,7 @@ pub struct LazyComponent {
     engine: Engine,
     cache: Arc<ComponentCache>,
     pub extension: Arc<ExtensionId>,
+    source: ComponentSource,
     path: PathBuf,
     pub world: World,
     pub grant: Arc<Grant>,
@@ -53,11 +73,31 @@ impl LazyComponent {
         world: World,
         grant: Arc<Grant>,
     ) -> Self {
+        Self::from_source(
+            engine,
+            cache,
+            extension,
+            ComponentSource::File(path),
+            world,
+            grant,
+        )
+    }
+
+    /// A component from any source (e.g. bytes embedded in the binary).
+    pub fn from_source(
+        engine: Engine,
+        cache: Arc<ComponentCache>,
+        extension: Arc<ExtensionId>,
+        source: ComponentSource,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Self {
         LazyComponent {
             engine,
             cache,
             extension,
-            path,
+            path: source.display_path(),
+            source,
             world,
             grant,
             cell: OnceLock::new(),
@@ -77,11 +117,11 @@ impl LazyComponent {
     pub fn get(&self) -> Result<Arc<LoadedComponent>, ExtensionError> {
         self.cell
             .get_or_init(|| {
-                LoadedComponent::load(
+                LoadedComponent::load_source(
                     &self.engine,
                     &self.cache,
                     self.extension.clone(),
-                    &self.path,
+                    &self.source,
                     self.world,
                     self.grant.clone(),
                 )
@@ -91,16 +131,22 @@ impl LazyComponent {
     }
 }
 
-/// A private temp directory, removed with the component.
-struct PrivateTemp(PathBuf);
+/// The temp directory of a component: a private one (removed with the component) or a host
+/// directory named by the grant (kept).
+struct TempDir {
+    path: PathBuf,
+    private: bool,
+}
 
-impl Drop for PrivateTemp {
+impl Drop for TempDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if self.private {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 
-impl PrivateTemp {
+impl TempDir {
     fn create(extension: &ExtensionId) -> Result<Self, String> {
         let dir = std::env::temp_dir().join(format!(
             "pi-ext-{}-{}-{:x}",
@@ -113,7 +159,23 @@ impl PrivateTemp {
         ));
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(PrivateTemp(dir))
+        Ok(TempDir {
+            path: dir,
+            private: true,
+        })
+    }
+
+    fn for_grant(grant: &Grant, extension: &ExtensionId) -> Result<Option<Self>, String> {
+        if let Some(path) = &grant.temp_dir {
+            return Ok(Some(TempDir {
+                path: path.clone(),
+                private: false,
+            }));
+        }
+        if grant.temp {
+            return Self::create(extension).map(Some);
+        }
+        Ok(None)
     }
 }
 
@@ -218,7 +280,7 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
 }
 
 impl LoadedComponent {
-    /// Loads (from the cache when possible), checks and links one component.
+    /// Loads (from the cache when possible), checks and links one component file.
     pub fn load(
         engine: &Engine,
         cache: &ComponentCache,
@@ -227,8 +289,26 @@ impl LoadedComponent {
         world: World,
         grant: Arc<Grant>,
     ) -> Result<Self, ExtensionError> {
+        let source = ComponentSource::File(path.to_owned());
+        Self::load_source(engine, cache, extension, &source, world, grant)
+    }
+
+    /// Loads (from the cache when possible), checks and links one component.
+    pub fn load_source(
+        engine: &Engine,
+        cache: &ComponentCache,
+        extension: Arc<ExtensionId>,
+        source: &ComponentSource,
+        world: World,
+        grant: Arc<Grant>,
+    ) -> Result<Self, ExtensionError> {
         let fail = |cause| ExtensionError::new(&extension, cause);
-        let component = cache.load(engine, path).map_err(|reason| {
+        let path = &source.display_path();
+        let loaded = match source {
+            ComponentSource::File(file) => cache.load(engine, file),
+            ComponentSource::Embedded { bytes, .. } => cache.load_bytes(engine, bytes),
+        };
+        let component = loaded.map_err(|reason| {
             fail(Cause::InvalidComponent {
                 path: path.to_owned(),
                 reason,
@@ -254,11 +334,7 @@ impl LoadedComponent {
                 Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
             }
         };
-        let temp_dir = if grant.temp {
-            Some(PrivateTemp::create(&extension).map_err(|e| fail(Cause::Io(e)))?)
-        } else {
-            None
-        };
+        let temp_dir = TempDir::for_grant(&grant, &extension).map_err(|e| fail(Cause::Io(e)))?;
         Ok(LoadedComponent {
             extension,
             world,
@@ -275,7 +351,7 @@ impl LoadedComponent {
         let state = HostState::new(
             self.extension.clone(),
             self.grant.clone(),
-            self.temp_dir.as_ref().map(|t| t.0.as_path()),
+            self.temp_dir.as_ref().map(|t| t.path.as_path()),
             call,
         )
         .map_err(|e| self.error(Cause::Io(e)))?;

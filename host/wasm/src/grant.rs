@@ -15,6 +15,10 @@ pub struct Limits {
     pub output_bytes: usize,
     /// Longest tool result text; longer is cut with a note. Default 1 MiB.
     pub result_bytes: usize,
+    /// How long after an abort the component may still run to wind down on its own (it sees
+    /// `host.aborted()` and its processes are killed at once); then it is interrupted.
+    /// Default 0: interrupted at once.
+    pub abort_grace: Duration,
 }
 
 impl Default for Limits {
@@ -24,6 +28,7 @@ impl Default for Limits {
             memory_mib: 64,
             output_bytes: 64 * 1024,
             result_bytes: 1024 * 1024,
+            abort_grace: Duration::ZERO,
         }
     }
 }
@@ -37,6 +42,10 @@ pub struct Grant {
     pub filesystem: FsAccess,
     /// A private temp dir, preopened at its real path and named by `TMPDIR`.
     pub temp: bool,
+    /// An existing host directory used as the temp dir instead of a private one: preopened
+    /// read-write at its real path, named by `TMPDIR`, never removed (files written there
+    /// outlive the call, e.g. a saved command output the user is pointed to).
+    pub temp_dir: Option<PathBuf>,
     /// Hosts (`name` or `name:port`) HTTP requests may go to.
     pub network: Vec<String>,
     /// Names of host environment variables the extension sees.
@@ -53,6 +62,7 @@ impl Grant {
             workspace: workspace.into(),
             filesystem: FsAccess::None,
             temp: false,
+            temp_dir: None,
             network: Vec::new(),
             env: Vec::new(),
             process: false,

@@ -28,7 +28,7 @@ pub use cache::{ComponentCache, ToolDescription};
 pub use compactor::{
     CompactionDecision, CompactionOverride, CompactionPreparation, ComponentCompactor,
 };
-pub use component::{LazyComponent, LoadedComponent};
+pub use component::{ComponentSource, LazyComponent, LoadedComponent};
 pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
 pub use error::{Cause, ExtensionError, ExtensionId};
 pub use grant::{Grant, Limits};
@@ -38,3 +38,4 @@ pub use provider::ComponentProvider;
 pub use renderer::{ComponentRenderer, RenderTarget, Span, Style, StyledLine};
 pub use state::LlmBridge;
 pub use tool::{ComponentTool, ToolOutput};
+pub use wasmtime::Engine;

@@ -2,12 +2,18 @@
 //!
 //! Output is read by one thread per stream into a channel; `read` waits on it with a bounded
 //! wait so a call's deadline and abort are honoured between reads.
+//!
+//! Every process gets its own process group, and every kill (`kill`, timeout, abort, the
+//! store dropped mid-call) kills the whole group, so background jobs a shell started die with
+//! it. std has no `killpg` and the workspace forbids `unsafe`, so the group is killed through
+//! the `kill` utility.
 
 use crate::bindings::tool::pi::extension::process::{
     self as wit, ExitStatus, Output, ReadResult, SpawnOptions,
 };
 use crate::state::HostState;
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -15,6 +21,9 @@ use wasmtime::component::Resource;
 
 /// Longest a single `read` blocks, whatever the guest asks.
 const MAX_READ_WAIT: Duration = Duration::from_millis(500);
+/// How long output is still read after the process exited while a background job it started
+/// keeps the pipes open; then `read` reports `closed`.
+const DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 enum Chunk {
     Data(Output),
@@ -28,13 +37,55 @@ pub struct ChildProcess {
     open_streams: u8,
     deadline: Option<Instant>,
     timed_out: bool,
+    /// When the process was first seen to have exited.
+    exited_at: Option<Instant>,
+    /// Whether its group was killed already (one `kill` is enough).
+    killed: bool,
 }
 
 impl ChildProcess {
     fn check_timeout(&mut self) {
         if self.deadline.is_some_and(|d| Instant::now() >= d) && !self.timed_out {
             self.timed_out = true;
+            self.kill_group();
+        }
+    }
+
+    /// Whether the process exited (reaping it), remembering when that was first seen.
+    fn exited(&mut self) -> bool {
+        if self.exited_at.is_none() && matches!(self.child.try_wait(), Ok(Some(_))) {
+            self.exited_at = Some(Instant::now());
+        }
+        self.exited_at.is_some()
+    }
+
+    /// Kills the process group the child leads (itself and everything it started), then the
+    /// child itself should the group kill fail.
+    fn kill_group(&mut self) {
+        if std::mem::replace(&mut self.killed, true) {
+            return;
+        }
+        let pgid = self.child.id();
+        let killed = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{pgid}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !killed {
+            tracing::debug!(pgid, "killing the process group failed; killing the leader");
             let _ = self.child.kill();
+        }
+    }
+}
+
+impl Drop for ChildProcess {
+    /// A store dropped mid-call (abort, deadline, trap) must not leave the command running.
+    fn drop(&mut self) {
+        if !self.exited() {
+            self.kill_group();
+            let _ = self.child.wait();
         }
     }
 }
@@ -75,7 +126,8 @@ impl wit::Host for HostState {
             .env_clear()
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            .process_group(0);
         for name in ["PATH", "HOME"] {
             if let Ok(value) = std::env::var(name) {
                 command.env(name, value);
@@ -101,6 +153,8 @@ impl wit::Host for HostState {
                 .timeout_ms
                 .map(|ms| Instant::now() + Duration::from_millis(ms)),
             timed_out: false,
+            exited_at: None,
+            killed: false,
         };
         self.table.push(process).map_err(|e| e.to_string())
     }
@@ -108,15 +162,23 @@ impl wit::Host for HostState {
 
 impl wit::HostChild for HostState {
     fn read(&mut self, child: Resource<ChildProcess>, wait_ms: u32) -> ReadResult {
-        let stop = self.interrupt().is_some();
+        let stop = self.stop_requested();
         let Ok(process) = self.table.get_mut(&child) else {
             return ReadResult::Closed;
         };
         if stop {
-            let _ = process.child.kill();
+            process.kill_group();
         }
         process.check_timeout();
         if process.open_streams == 0 {
+            return ReadResult::Closed;
+        }
+        if process.exited()
+            && process
+                .exited_at
+                .is_some_and(|at| at.elapsed() >= DRAIN_AFTER_EXIT)
+        {
+            // A background job holds the pipes open; the process itself is done.
             return ReadResult::Closed;
         }
         let wait = Duration::from_millis(u64::from(wait_ms)).min(MAX_READ_WAIT);
@@ -140,13 +202,13 @@ impl wit::HostChild for HostState {
 
     fn kill(&mut self, child: Resource<ChildProcess>) {
         if let Ok(process) = self.table.get_mut(&child) {
-            let _ = process.child.kill();
+            process.kill_group();
         }
     }
 
     fn wait(&mut self, child: Resource<ChildProcess>) -> ExitStatus {
         loop {
-            let stop = self.interrupt().is_some();
+            let stop = self.stop_requested();
             let Ok(process) = self.table.get_mut(&child) else {
                 return ExitStatus {
                     code: None,
@@ -155,7 +217,7 @@ impl wit::HostChild for HostState {
                 };
             };
             if stop {
-                let _ = process.child.kill();
+                process.kill_group();
             }
             process.check_timeout();
             match process.child.try_wait() {
@@ -180,11 +242,8 @@ impl wit::HostChild for HostState {
     }
 
     fn drop(&mut self, child: Resource<ChildProcess>) -> wasmtime::Result<()> {
-        let mut process = self.table.delete(child)?;
-        if process.child.try_wait().ok().flatten().is_none() {
-            let _ = process.child.kill();
-            let _ = process.child.wait();
-        }
+        // `ChildProcess::drop` kills the group when the process is still running.
+        drop(self.table.delete(child)?);
         Ok(())
     }
 }

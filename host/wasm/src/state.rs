@@ -150,6 +150,8 @@ pub struct HostState {
     pub(crate) limiter: Limiter,
     pub(crate) call: CallContext,
     pub(crate) deadline: Instant,
+    /// When the abort flag was first seen (the start of the abort grace).
+    abort_seen: std::sync::OnceLock<Instant>,
     pub(crate) extension: Arc<ExtensionId>,
     pub(crate) grant: Arc<Grant>,
     stdout: MemoryOutputPipe,
@@ -219,6 +221,7 @@ impl HostState {
             },
             call,
             deadline,
+            abort_seen: std::sync::OnceLock::new(),
             extension,
             grant,
             stdout,
@@ -226,15 +229,26 @@ impl HostState {
         })
     }
 
-    /// Checked by the epoch callback: abort first, then the deadline.
+    /// Checked by the epoch callback: abort first (once the grant's abort grace has passed),
+    /// then the deadline.
     pub fn interrupt(&self) -> Option<Interrupt> {
         if self.call.abort.load(Ordering::Relaxed) {
-            Some(Interrupt::Aborted)
-        } else if Instant::now() >= self.deadline {
+            let grace = self.grant.limits.abort_grace;
+            if grace.is_zero() || self.abort_seen.get_or_init(Instant::now).elapsed() >= grace {
+                return Some(Interrupt::Aborted);
+            }
+        }
+        if Instant::now() >= self.deadline {
             Some(Interrupt::Deadline)
         } else {
             None
         }
+    }
+
+    /// Whether the call was aborted or is past its deadline, grace or not: host resources
+    /// of the call (processes) are stopped at once.
+    pub fn stop_requested(&self) -> bool {
+        self.call.abort.load(Ordering::Relaxed) || Instant::now() >= self.deadline
     }
 
     /// Sends what the component printed to the log (bounded by the pipe capacity).

@@ -1,0 +1,2 @@
+//! pi's `edit` tool as a component (grant: workspace read-write).
+pi_builtin_component::export_builtin!(pi_builtin_tools::tools::edit::EditTool);

@@ -1,0 +1,2 @@
+//! pi's `find` tool as a component (grant: workspace read-only).
+pi_builtin_component::export_builtin!(pi_builtin_tools::tools::find::FindTool);

@@ -1,0 +1,134 @@
+//! A built-in tool as a `pi_agent::AgentTool`: its definition from `pi-builtin-tools`, its
+//! execution in its own component (loaded on first call) through pi-wasm's `ComponentTool`,
+//! with the call envelope carrying the session context and file-mutating calls serialised
+//! per path.
+
+use crate::context::ToolContext;
+use crate::locks::lock_key;
+use crate::{component_bytes, definition, grant, mutates_files};
+use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
+use pi_builtin_tools::Invocation;
+use pi_wasm::{ComponentSource, ComponentTool, ExtensionId, LazyComponent, ToolDescription, World};
+use serde_json::Value;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// One built-in tool backed by its component.
+pub struct BuiltinComponentTool {
+    name: &'static str,
+    inner: ComponentTool,
+    ctx: ToolContext,
+}
+
+fn description(def: &pi_builtin_tools::ToolDefinition) -> ToolDescription {
+    ToolDescription {
+        name: def.name.clone(),
+        label: def.label.clone(),
+        description: def.description.clone(),
+        parameters: def.parameters.clone(),
+        prompt_snippet: Some(def.prompt_snippet.clone()).filter(|s| !s.is_empty()),
+        prompt_guidelines: def.prompt_guidelines.clone(),
+        sequential: def.execution_mode == pi_builtin_tools::ExecutionMode::Sequential,
+    }
+}
+
+impl BuiltinComponentTool {
+    /// The tool `name` for `ctx`; `None` when there is no such built-in.
+    pub fn new(ctx: &ToolContext, name: &str) -> Option<Self> {
+        let def = definition(name)?;
+        let bytes = component_bytes(name)?;
+        let grant = grant(name, ctx)?;
+        let extension = Arc::new(ExtensionId {
+            name: format!("builtin-{name}"),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        });
+        let component = LazyComponent::from_source(
+            ctx.engine.clone(),
+            ctx.cache.clone(),
+            extension,
+            ComponentSource::Embedded {
+                name: format!("<built-in {name} component>"),
+                bytes,
+            },
+            World::Tool,
+            Arc::new(grant),
+        );
+        let inner = ComponentTool::new(Arc::new(component), description(def))
+            .with_session_id(ctx.session_id.clone());
+        Some(BuiltinComponentTool {
+            name: crate::TOOL_NAMES.into_iter().find(|n| *n == name)?,
+            inner,
+            ctx: ctx.clone(),
+        })
+    }
+
+    /// The component behind the tool (tests check it stays unloaded until the first call).
+    pub fn component(&self) -> &Arc<LazyComponent> {
+        self.inner.component()
+    }
+
+    async fn run(
+        &self,
+        call_id: &str,
+        args: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> Result<ToolOutput, ToolError> {
+        let _guard = match args.get("path").and_then(Value::as_str) {
+            Some(path) if mutates_files(self.name) => {
+                Some(self.ctx.locks.lock(lock_key(self.ctx.cwd(), path)).await)
+            }
+            _ => None,
+        };
+        let envelope = Invocation {
+            arguments: args,
+            context: self.ctx.invocation_context(self.name),
+        };
+        let envelope = serde_json::to_value(&envelope)
+            .map_err(|e| ToolError::new(format!("cannot encode the call: {e}")))?;
+        self.inner
+            .run(call_id, &envelope, cancel, Some(on_update))
+            .await
+    }
+}
+
+impl AgentTool for BuiltinComponentTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn label(&self) -> &str {
+        self.inner.label()
+    }
+
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+
+    fn parameters(&self) -> &Value {
+        self.inner.parameters()
+    }
+
+    fn prepare_arguments(&self, args: Value) -> Value {
+        // Only `edit` has a shim (legacy `oldText`/`newText` at the top level).
+        if self.name == "edit" {
+            pi_builtin_tools::tools::edit::prepare_arguments(args)
+        } else {
+            args
+        }
+    }
+
+    fn execution_mode(&self) -> ExecutionMode {
+        self.inner.execution_mode()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        args: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(self.run(call_id, args, cancel, on_update))
+    }
+}

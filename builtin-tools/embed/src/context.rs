@@ -1,0 +1,87 @@
+//! Where and how the built-in tools run: the workspace, the shell and environment of `bash`,
+//! the temp dir, image support, and the engine and cache they are compiled with.
+
+use crate::locks::FileLocks;
+use pi_builtin_tools::{InvocationContext, ShellConfig};
+use pi_wasm::{ComponentCache, ExtensionHost};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Everything the built-in tools of one session share. Tools made from the same context share
+/// its per-file locks, so parallel `edit`/`write` calls to one file run one after another.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub(crate) engine: pi_wasm::Engine,
+    pub(crate) cache: Arc<ComponentCache>,
+    cwd: PathBuf,
+    /// What `~` expands to in tool paths.
+    pub home: Option<PathBuf>,
+    /// The shell `bash` runs commands with.
+    pub shell: ShellConfig,
+    /// The complete environment of `bash` commands (default: pi's own environment; the host
+    /// adds the `PI_*` variables).
+    pub command_env: Vec<(String, String)>,
+    /// Where `bash` saves the full output of a truncated command (default: the system temp
+    /// dir, as pi). `bash` is granted read-write access to it.
+    pub temp_dir: PathBuf,
+    /// Whether the current model accepts images; shared, so the host can flip it when the
+    /// model changes.
+    pub model_supports_images: Arc<AtomicBool>,
+    /// pi's `autoResizeImages` (default on).
+    pub auto_resize_images: bool,
+    /// Reported to the components as `host.session-id`.
+    pub session_id: Option<String>,
+    pub(crate) locks: Arc<FileLocks>,
+}
+
+impl ToolContext {
+    /// Tools working in `cwd` (absolute; it is also the workspace root the tools may touch),
+    /// compiled with the extension host's engine and cache.
+    pub fn new(host: &ExtensionHost, cwd: impl Into<PathBuf>) -> Self {
+        Self::with_engine(host.engine().clone(), host.cache().clone(), cwd)
+    }
+
+    /// As [`ToolContext::new`], from an engine and a cache.
+    pub fn with_engine(
+        engine: pi_wasm::Engine,
+        cache: Arc<ComponentCache>,
+        cwd: impl Into<PathBuf>,
+    ) -> Self {
+        ToolContext {
+            engine,
+            cache,
+            cwd: cwd.into(),
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+            shell: ShellConfig::default(),
+            command_env: std::env::vars().collect(),
+            temp_dir: std::env::temp_dir(),
+            model_supports_images: Arc::new(AtomicBool::new(true)),
+            auto_resize_images: true,
+            session_id: None,
+            locks: Arc::new(FileLocks::default()),
+        }
+    }
+
+    /// The session cwd and workspace root.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The context a call of `tool` carries into its component.
+    pub(crate) fn invocation_context(&self, tool: &str) -> InvocationContext {
+        let mut context = InvocationContext::new(&self.cwd);
+        context.home = self.home.clone();
+        context.model_supports_images = self.model_supports_images.load(Ordering::Relaxed);
+        context.auto_resize_images = self.auto_resize_images;
+        if tool == "bash" {
+            context.shell = Some(self.shell.path.clone());
+            context.command_prefix = self.shell.command_prefix.clone();
+            context.command_env = self.command_env.clone();
+            context.temp_dir = Some(self.temp_dir.clone());
+        }
+        context
+    }
+}

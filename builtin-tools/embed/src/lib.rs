@@ -1,0 +1,126 @@
+//! pi's seven built-in tools (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`) as
+//! WebAssembly components of the `tool` world, embedded in the binary and run by the extension
+//! host (pi-wasm) under the least grant each needs:
+//!
+//! | tools | grant |
+//! |---|---|
+//! | `read`, `grep`, `find`, `ls` | workspace read-only |
+//! | `edit`, `write` | workspace read-write |
+//! | `bash` | workspace read-write, `process`, the temp dir saved outputs go to |
+//!
+//! Start-up costs nothing: definitions come from `pi-builtin-tools` (pure data), and a tool's
+//! component is compiled (or loaded from pi-wasm's disk cache) on that tool's first call.
+//!
+//! ```text
+//! let host = pi_wasm::ExtensionHost::new(cache_dir)?;
+//! let ctx = pi_builtin_tools_embed::ToolContext::new(&host, cwd);
+//! let tools = pi_builtin_tools_embed::select(&ctx, &pi_builtin_tools_embed::DEFAULT_ENABLED);
+//! ```
+
+mod adapter;
+mod context;
+mod locks;
+
+/// The component bytes, one static per tool (`READ`, `BASH`, …), built by `build.rs`.
+pub mod components {
+    include!(concat!(env!("OUT_DIR"), "/components.rs"));
+}
+
+pub use adapter::BuiltinComponentTool;
+pub use context::ToolContext;
+pub use pi_builtin_tools::{ExecutionMode, ShellConfig, ToolDefinition};
+
+use pi_agent::AgentTool;
+use pi_wasm::{FsAccess, Grant};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The built-in tools in pi's order.
+pub const TOOL_NAMES: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/// The tools pi enables when no `--tools` list is given.
+pub const DEFAULT_ENABLED: [&str; 4] = pi_builtin_tools::DEFAULT_ACTIVE_TOOLS;
+
+/// Longest a built-in call may run: pi sets no limit (bash has its own `timeout` parameter),
+/// so this only guards against a runaway component.
+const CALL_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
+/// Linear memory cap of a built-in call (whole files are read, images decoded).
+const MEMORY_MIB: u64 = 2048;
+/// How long an aborted `bash` may wind down (its process group is killed at once) so it
+/// reports "Command aborted" with the output so far, as pi does.
+const BASH_ABORT_GRACE: Duration = Duration::from_secs(2);
+
+/// The definitions of all seven tools (name, label, description, schema, prompt snippet and
+/// guidelines, execution mode), in pi's order. Computed once, without touching a component.
+pub fn definitions() -> &'static [ToolDefinition] {
+    static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
+    DEFINITIONS.get_or_init(|| {
+        pi_builtin_tools::builtin_tools()
+            .iter()
+            .map(|tool| tool.definition())
+            .collect()
+    })
+}
+
+/// The definition of one built-in tool.
+pub fn definition(name: &str) -> Option<&'static ToolDefinition> {
+    definitions().iter().find(|d| d.name == name)
+}
+
+/// The component of a built-in tool.
+pub fn component_bytes(name: &str) -> Option<&'static [u8]> {
+    Some(match name {
+        "read" => components::READ,
+        "bash" => components::BASH,
+        "edit" => components::EDIT,
+        "write" => components::WRITE,
+        "grep" => components::GREP,
+        "find" => components::FIND,
+        "ls" => components::LS,
+        _ => return None,
+    })
+}
+
+/// The least grant `name` needs in `ctx`'s workspace.
+pub fn grant(name: &str, ctx: &ToolContext) -> Option<Grant> {
+    let mut grant = Grant::new(ctx.cwd());
+    grant.limits.timeout = CALL_TIMEOUT;
+    grant.limits.memory_mib = MEMORY_MIB;
+    match name {
+        "read" | "grep" | "find" | "ls" => grant.filesystem = FsAccess::Read,
+        "edit" | "write" => grant.filesystem = FsAccess::Write,
+        "bash" => {
+            grant.filesystem = FsAccess::Write;
+            grant.process = true;
+            grant.temp_dir = Some(ctx.temp_dir.clone());
+            grant.limits.abort_grace = BASH_ABORT_GRACE;
+        }
+        _ => return None,
+    }
+    Some(grant)
+}
+
+/// Whether calls of `name` must be serialised per file path (pi queues edits to one file).
+fn mutates_files(name: &str) -> bool {
+    matches!(name, "edit" | "write")
+}
+
+/// One built-in tool for `ctx`; `None` for an unknown name. Nothing is compiled until its
+/// first call.
+pub fn builtin_tool(ctx: &ToolContext, name: &str) -> Option<Arc<dyn AgentTool>> {
+    BuiltinComponentTool::new(ctx, name).map(|tool| Arc::new(tool) as Arc<dyn AgentTool>)
+}
+
+/// All seven built-in tools for `ctx`, in pi's order.
+pub fn builtin_tools(ctx: &ToolContext) -> Vec<Arc<dyn AgentTool>> {
+    select(ctx, &TOOL_NAMES)
+}
+
+/// The named built-in tools for `ctx` (e.g. [`DEFAULT_ENABLED`] or a `--tools` list), in the
+/// order given; unknown names are skipped.
+pub fn select(ctx: &ToolContext, names: &[&str]) -> Vec<Arc<dyn AgentTool>> {
+    names
+        .iter()
+        .filter_map(|name| builtin_tool(ctx, name))
+        .collect()
+}

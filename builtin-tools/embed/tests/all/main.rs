@@ -1,0 +1,33 @@
+//! The built-in tools through the real host: pi-wasm running the embedded components.
+//!
+//! The behaviour suite of `pi-builtin-tools` (`builtin-tools/core/tests/all`) is shared: its
+//! modules are compiled here against a component-backed `common::Ws`, so every case (limits
+//! at, below and above their edges, CRLF/BOM/Unicode edits, fuzzy matches, edit errors,
+//! images, nested .gitignore files, bash timeout/abort/huge output/exit codes, paths outside
+//! the workspace) runs through the components exactly as natively. `components.rs` adds what
+//! only the host can show: lazy loading, grants, per-file serialisation, process groups.
+
+// Test helpers outside `#[test]` functions may panic on setup failures too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod components;
+
+#[path = "../../../core/tests/all/bash.rs"]
+mod bash;
+#[path = "../../../core/tests/all/edit.rs"]
+mod edit;
+#[path = "../../../core/tests/all/find.rs"]
+mod find;
+#[path = "../../../core/tests/all/grep.rs"]
+mod grep;
+#[path = "../../../core/tests/all/images.rs"]
+mod images;
+#[path = "../../../core/tests/all/ls.rs"]
+mod ls;
+#[path = "../../../core/tests/all/paths.rs"]
+mod paths;
+#[path = "../../../core/tests/all/read.rs"]
+mod read;
+#[path = "../../../core/tests/all/write.rs"]
+mod write;
