@@ -3,7 +3,7 @@
 
 #![allow(clippy::expect_used)]
 
-use pi_wasm::{ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, World, discover};
+use pi_wasm::{ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, World};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -35,9 +35,11 @@ fn package(dir: &Path, name: &str, wasm: &[u8]) {
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
 }
 
+/// pi's start-up path: discovery through the host (answered by the start-up index when
+/// nothing changed), then opening every package.
 fn start_up(cache: &Path, global: &Path, workspace: &Path) -> usize {
     let host = ExtensionHost::new(cache).expect("host");
-    let (found, _) = discover(&SearchPaths {
+    let (found, _) = host.discover(&SearchPaths {
         global: Some(global.to_owned()),
         ..SearchPaths::default()
     });

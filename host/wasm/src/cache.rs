@@ -2,19 +2,23 @@
 //! the description index that lets start-up skip compilation entirely.
 
 use crate::bindings::types::ToolDefinition;
+use crate::index::StartupIndex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::UNIX_EPOCH;
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-/// Compiled artifacts (`<key>.cwasm`) and description records (`describe/<path-hash>.json`).
+/// Compiled artifacts (`<key>.cwasm`), description records (`describe/<path-hash>.json`) and
+/// the start-up index (`startup-<paths-hash>.json`, see `index.rs`).
 pub struct ComponentCache {
     dir: PathBuf,
     compilations: AtomicU64,
+    index: Mutex<StartupIndex>,
 }
 
 /// What `describe` returned for a component file, with the file's fingerprint.
@@ -77,6 +81,7 @@ impl ComponentCache {
         ComponentCache {
             dir: dir.into(),
             compilations: AtomicU64::new(0),
+            index: Mutex::new(StartupIndex::default()),
         }
     }
 
@@ -87,6 +92,20 @@ impl ComponentCache {
     /// How many components this cache compiled since it was created.
     pub fn compilations(&self) -> u64 {
         self.compilations.load(Ordering::Relaxed)
+    }
+
+    /// How many manifests were read and parsed because the start-up index had no valid
+    /// entry for them.
+    pub fn manifest_parses(&self) -> u64 {
+        self.index().manifest_parses
+    }
+
+    pub(crate) fn index(&self) -> MutexGuard<'_, StartupIndex> {
+        // The index is a plain value; a panic elsewhere cannot leave it half-updated in a way
+        // that matters (at worst an entry is re-read), so a poisoned lock is still usable.
+        self.index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The artifact key of `bytes` for `engine`.
@@ -141,12 +160,21 @@ impl ComponentCache {
             .join(format!("{}.json", &hex(&sha.finalize())[..32]))
     }
 
-    /// The cached tool descriptions of `wasm`, if its size and mtime still match.
+    /// The cached tool descriptions of `wasm`, if its size and mtime still match: from the
+    /// start-up index, else from its own record (then added to the index).
     pub fn descriptions(&self, wasm: &Path) -> Option<Vec<ToolDescription>> {
         let (size, mtime_ns) = fingerprint(wasm)?;
+        if let Some(tools) = self.index().descriptions(wasm, size, mtime_ns) {
+            return Some(tools);
+        }
         let text = std::fs::read(self.record_path(wasm)).ok()?;
         let record: DescriptionRecord = serde_json::from_slice(&text).ok()?;
-        (record.size == size && record.mtime_ns == mtime_ns).then_some(record.tools)
+        if record.size != size || record.mtime_ns != mtime_ns {
+            return None;
+        }
+        let tools = record.tools.clone();
+        self.index().store_descriptions(wasm, record);
+        Some(tools)
     }
 
     /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
@@ -159,6 +187,7 @@ impl ComponentCache {
             mtime_ns,
             tools: tools.to_vec(),
         };
+        self.index().store_descriptions(wasm, record.clone());
         let path = self.record_path(wasm);
         let written = serde_json::to_vec(&record)
             .map_err(|e| e.to_string())
@@ -169,7 +198,7 @@ impl ComponentCache {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let dir = path.parent().ok_or("no parent directory")?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let tmp = dir.join(format!(

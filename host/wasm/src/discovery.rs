@@ -48,9 +48,43 @@ fn packages_in(dir: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// How reading one manifest went.
+pub(crate) enum ManifestRead {
+    Found(Manifest),
+    /// The file does not exist: in an extensions dir, that folder is not a package.
+    Missing(ManifestError),
+    Failed(ManifestError),
+}
+
+/// Reads and validates the manifest at `path`.
+pub(crate) fn read_manifest(path: &Path) -> ManifestRead {
+    match std::fs::read_to_string(path) {
+        Ok(text) => match Manifest::parse(&text, path) {
+            Ok(manifest) => ManifestRead::Found(manifest),
+            Err(e) => ManifestRead::Failed(e),
+        },
+        Err(e) => {
+            let missing = e.kind() == std::io::ErrorKind::NotFound;
+            let error = ManifestError::Read {
+                path: path.to_owned(),
+                reason: e.to_string(),
+            };
+            if missing {
+                ManifestRead::Missing(error)
+            } else {
+                ManifestRead::Failed(error)
+            }
+        }
+    }
+}
+
 /// Reads every manifest. Invalid ones are returned as errors and skipped; a name found in a
 /// later source replaces the earlier one; disabled names are dropped.
 pub fn discover(paths: &SearchPaths) -> (Vec<DiscoveredExtension>, Vec<ManifestError>) {
+    discover_with(paths, read_manifest)
+}
+
+fn candidates(paths: &SearchPaths) -> Vec<(PathBuf, ExtensionSource)> {
     let mut candidates: Vec<(PathBuf, ExtensionSource)> = Vec::new();
     if let Some(global) = &paths.global {
         candidates.extend(
@@ -72,41 +106,35 @@ pub fn discover(paths: &SearchPaths) -> (Vec<DiscoveredExtension>, Vec<ManifestE
             .iter()
             .map(|d| (d.clone(), ExtensionSource::CommandLine)),
     );
+    candidates
+}
+
+/// [`discover`] with the manifest reader given: the extension host passes one that answers
+/// from its start-up index when the file did not change.
+pub(crate) fn discover_with(
+    paths: &SearchPaths,
+    mut read: impl FnMut(&Path) -> ManifestRead,
+) -> (Vec<DiscoveredExtension>, Vec<ManifestError>) {
     let mut found: Vec<DiscoveredExtension> = Vec::new();
     let mut errors = Vec::new();
-    for (dir, source) in candidates {
-        let path = dir.join(MANIFEST_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            // A folder without a manifest in an extensions dir is not a package.
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    && source != ExtensionSource::CommandLine =>
-            {
-                continue;
-            }
-            Err(e) => {
-                errors.push(ManifestError::Read {
-                    path,
-                    reason: e.to_string(),
-                });
+    for (dir, source) in candidates(paths) {
+        let manifest = match read(&dir.join(MANIFEST_FILE)) {
+            ManifestRead::Found(manifest) => manifest,
+            ManifestRead::Missing(_) if source != ExtensionSource::CommandLine => continue,
+            ManifestRead::Missing(e) | ManifestRead::Failed(e) => {
+                errors.push(e);
                 continue;
             }
         };
-        match Manifest::parse(&text, &path) {
-            Ok(manifest) => {
-                if paths.disabled.contains(&manifest.name) {
-                    continue;
-                }
-                found.retain(|e| e.manifest.name != manifest.name);
-                found.push(DiscoveredExtension {
-                    dir,
-                    manifest,
-                    source,
-                });
-            }
-            Err(e) => errors.push(e),
+        if paths.disabled.contains(&manifest.name) {
+            continue;
         }
+        found.retain(|e| e.manifest.name != manifest.name);
+        found.push(DiscoveredExtension {
+            dir,
+            manifest,
+            source,
+        });
     }
     (found, errors)
 }

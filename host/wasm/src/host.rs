@@ -1,13 +1,14 @@
 //! The extension host: one engine, one component cache, and the extensions opened from
-//! discovered packages. Opening reads tool descriptions from the cache, so a warm start
-//! neither compiles nor instantiates anything; components load on first use.
+//! discovered packages. Discovery and opening answer from the start-up index in the cache
+//! (`index.rs`), so a warm start neither parses manifests, compiles nor instantiates
+//! anything; components load on first use.
 
 use crate::cache::{ComponentCache, ToolDescription};
 use crate::component::LazyComponent;
-use crate::discovery::DiscoveredExtension;
+use crate::discovery::{self, DiscoveredExtension, SearchPaths};
 use crate::error::{ExtensionError, ExtensionId};
 use crate::grant::Grant;
-use crate::manifest::World;
+use crate::manifest::{ManifestError, World};
 use crate::tool::{self, ComponentTool};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +43,19 @@ impl ExtensionHost {
 
     pub fn cache(&self) -> &Arc<ComponentCache> {
         &self.cache
+    }
+
+    /// Finds the packages of `paths` like [`discovery::discover`], taking each unchanged
+    /// manifest from the start-up index instead of parsing it. Writes the index back when a
+    /// package was added, changed or removed.
+    pub fn discover(&self, paths: &SearchPaths) -> (Vec<DiscoveredExtension>, Vec<ManifestError>) {
+        let mut index = self.cache.index();
+        index.begin(crate::index::index_file(self.cache.dir(), paths));
+        let found =
+            discovery::discover_with(paths, |path| index.manifest(path, discovery::read_manifest));
+        index.end_discovery();
+        index.save();
+        found
     }
 
     /// A component that loads (cache or compile) on first use.
@@ -105,6 +119,8 @@ impl ExtensionHost {
             }
             components.push(component);
         }
+        // Descriptions learnt just now go into the start-up index for the next run.
+        self.cache.index().save();
         Ok(LoadedExtension {
             extension,
             dir: package.dir.clone(),

@@ -17,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod grant;
 pub mod host;
+mod index;
 pub mod manifest;
 pub mod process;
 pub mod provider;

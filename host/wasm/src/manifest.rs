@@ -25,7 +25,7 @@
 //! themes = "themes"
 //! ```
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Component as PathPart, Path, PathBuf};
 
@@ -36,7 +36,7 @@ pub const MANIFEST_FILE: &str = "pi-extension.toml";
 pub const SUPPORTED_WIT: &[&str] = &["0.1.0"];
 
 /// A validated manifest.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub name: String,
     pub version: String,
@@ -48,7 +48,7 @@ pub struct Manifest {
 }
 
 /// One component of a package.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ComponentEntry {
     /// Path relative to the package directory.
     pub path: PathBuf,
@@ -56,7 +56,8 @@ pub struct ComponentEntry {
 }
 
 /// The worlds of the `pi:extension` package.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum World {
     Tool,
     Provider,
@@ -97,7 +98,8 @@ impl World {
 }
 
 /// Access to the workspace directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FsAccess {
     #[default]
     None,
@@ -106,7 +108,7 @@ pub enum FsAccess {
 }
 
 /// What a package asks for. Nothing by default.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Capabilities {
     pub filesystem: FsAccess,
     pub temp: bool,
@@ -117,7 +119,7 @@ pub struct Capabilities {
 }
 
 /// Folders of skills, prompt templates and themes shipped in the package (relative paths).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Resources {
     pub skills: Option<PathBuf>,
     pub prompts: Option<PathBuf>,
