@@ -15,5 +15,5 @@ pub mod session;
 pub mod settings;
 pub mod skills;
 pub mod system_prompt;
-pub mod tools_native;
+pub mod tools;
 pub mod trust;

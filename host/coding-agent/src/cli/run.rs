@@ -156,8 +156,8 @@ fn run(args: Args) -> Result<i32, StartupError> {
     }))
 }
 
-/// The enabled built-in tools, run natively (see `tools_native`), with pi's `PI_*` variables
-/// for `bash` commands.
+/// The enabled built-in tools (components, see `tools`), with pi's `PI_*` variables for `bash`
+/// commands.
 fn builtin_tools(
     prepared: &crate::cli::startup::Prepared,
 ) -> Result<Vec<Arc<dyn AgentTool>>, String> {
@@ -177,9 +177,10 @@ fn builtin_tools(
             file.to_string_lossy().into_owned(),
         ));
     }
-    crate::tools_native::tools(
+    crate::tools::tools(
         &prepared.tool_names,
         &prepared.base.env.cwd,
+        &prepared.base.env.agent_dir,
         env,
         &prepared.base.settings,
     )

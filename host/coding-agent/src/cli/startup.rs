@@ -400,7 +400,7 @@ fn prompt_options(
     options.append_system_prompt = args.append_system_prompt.clone();
     options.no_context_files = args.no_context_files;
     options.skills = skills.skills.clone();
-    options.tools = crate::tools_native::definitions(tool_names)
+    options.tools = crate::tools::definitions(tool_names)
         .into_iter()
         .map(|def| PromptTool {
             snippet: (!def.prompt_snippet.is_empty()).then_some(def.prompt_snippet),
