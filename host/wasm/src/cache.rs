@@ -172,9 +172,8 @@ impl ComponentCache {
         if record.size != size || record.mtime_ns != mtime_ns {
             return None;
         }
-        let tools = record.tools.clone();
-        self.index().store_descriptions(wasm, record);
-        Some(tools)
+        self.index().store_descriptions(wasm, &record);
+        Some(record.tools)
     }
 
     /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
@@ -187,7 +186,7 @@ impl ComponentCache {
             mtime_ns,
             tools: tools.to_vec(),
         };
-        self.index().store_descriptions(wasm, record.clone());
+        self.index().store_descriptions(wasm, &record);
         let path = self.record_path(wasm);
         let written = serde_json::to_vec(&record)
             .map_err(|e| e.to_string())

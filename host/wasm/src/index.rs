@@ -4,6 +4,10 @@
 //! manifest and per tool component plus one file read, instead of reading and TOML-parsing
 //! each manifest and reading one description record per component.
 //!
+//! Manifests and description records are kept as raw JSON text inside the index and parsed
+//! only when looked up: each one is then built once, straight into the value handed out,
+//! instead of being parsed with the whole file and cloned.
+//!
 //! The index is only an accelerator: an entry whose file changed is read the normal way and
 //! replaced; an unreadable or corrupt index is ignored and rewritten; it never causes an error.
 
@@ -11,6 +15,7 @@ use crate::cache::{DescriptionRecord, ToolDescription, write_atomic};
 use crate::discovery::{ManifestRead, SearchPaths};
 use crate::manifest::Manifest;
 use serde::{Deserialize, Serialize};
+use serde_json::value::{RawValue, to_raw_value};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::Metadata;
@@ -67,7 +72,8 @@ impl FileKey {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct PackageEntry {
     key: FileKey,
-    manifest: Manifest,
+    /// A [`Manifest`].
+    manifest: Box<RawValue>,
 }
 
 /// The stored form.
@@ -76,8 +82,9 @@ struct IndexData {
     format: u32,
     /// By manifest path.
     packages: HashMap<PathBuf, PackageEntry>,
-    /// By component path (package dir joined with the manifest's component path).
-    descriptions: HashMap<PathBuf, DescriptionRecord>,
+    /// [`DescriptionRecord`]s by component path (package dir joined with the manifest's
+    /// component path).
+    descriptions: HashMap<PathBuf, Box<RawValue>>,
 }
 
 /// The index of one discovery run, kept by the component cache until the host saves it.
@@ -152,18 +159,17 @@ impl StartupIndex {
         let cached = self.unconfirmed.remove(path);
         if let (Some(key), Some(entry)) = (key, cached)
             && entry.key == key
+            && let Ok(manifest) = serde_json::from_str::<Manifest>(entry.manifest.get())
         {
-            let manifest = entry.manifest.clone();
             self.data.packages.insert(path.to_owned(), entry);
             return ManifestRead::Found(manifest);
         }
         self.manifest_parses += 1;
         let result = read(path);
-        if let (Some(key), ManifestRead::Found(manifest)) = (key, &result) {
-            let entry = PackageEntry {
-                key,
-                manifest: manifest.clone(),
-            };
+        if let (Some(key), ManifestRead::Found(manifest)) = (key, &result)
+            && let Ok(manifest) = to_raw_value(manifest)
+        {
+            let entry = PackageEntry { key, manifest };
             self.data.packages.insert(path.to_owned(), entry);
         }
         // New, changed, vanished or now invalid: the stored index is out of date.
@@ -186,14 +192,22 @@ impl StartupIndex {
         size: u64,
         mtime_ns: u128,
     ) -> Option<Vec<ToolDescription>> {
-        let record = self.data.descriptions.get(wasm)?;
-        (record.size == size && record.mtime_ns == mtime_ns).then(|| record.tools.clone())
+        let raw = self.data.descriptions.get(wasm)?;
+        let record: DescriptionRecord = serde_json::from_str(raw.get()).ok()?;
+        (record.size == size && record.mtime_ns == mtime_ns).then_some(record.tools)
     }
 
     /// Records the descriptions of `wasm` (only while an index file is in use).
-    pub(crate) fn store_descriptions(&mut self, wasm: &Path, record: DescriptionRecord) {
-        if self.file.is_some() && self.data.descriptions.get(wasm) != Some(&record) {
-            self.data.descriptions.insert(wasm.to_owned(), record);
+    pub(crate) fn store_descriptions(&mut self, wasm: &Path, record: &DescriptionRecord) {
+        if self.file.is_none() {
+            return;
+        }
+        let Ok(raw) = to_raw_value(record) else {
+            return;
+        };
+        let stored = self.data.descriptions.get(wasm);
+        if stored.is_none_or(|old| old.get() != raw.get()) {
+            self.data.descriptions.insert(wasm.to_owned(), raw);
             self.dirty = true;
         }
     }
@@ -209,8 +223,7 @@ impl StartupIndex {
             .data
             .packages
             .iter()
-            .filter_map(|(path, entry)| Some((path.parent()?, entry)))
-            .flat_map(|(dir, entry)| entry.manifest.components.iter().map(|c| dir.join(&c.path)))
+            .flat_map(|(path, entry)| component_paths(path, entry))
             .collect();
         self.data
             .descriptions
@@ -224,4 +237,19 @@ impl StartupIndex {
             Err(e) => tracing::warn!(path = %file.display(), "cannot store start-up index: {e}"),
         }
     }
+}
+
+/// Where the components of an indexed package are.
+fn component_paths(manifest_path: &Path, entry: &PackageEntry) -> Vec<PathBuf> {
+    let (Some(dir), Ok(manifest)) = (
+        manifest_path.parent(),
+        serde_json::from_str::<Manifest>(entry.manifest.get()),
+    ) else {
+        return Vec::new();
+    };
+    manifest
+        .components
+        .iter()
+        .map(|c| dir.join(&c.path))
+        .collect()
 }
