@@ -187,3 +187,47 @@ fn sigint_during_a_tool_call_stops_it() {
     let result = msgs.iter().find(|m| m["role"] == "toolResult").unwrap();
     assert_eq!(result["isError"], true, "{result}");
 }
+
+/// A context overflow in a session with history: pi compacts, retries once, prints the final
+/// answer, exits 0, and the session file holds everything through that answer (the reference
+/// pi exits 0 with empty output and a cut session here).
+#[test]
+fn recovered_overflow_prints_the_answer_and_keeps_the_session() {
+    let pi = PiEnv::new(API);
+    pi.settings(json!({"compaction": {"keepRecentTokens": 3}, "retry": {"enabled": false}}));
+    pi.mock.push(Turn::text(
+        "first answer, long enough to be worth summarising",
+    ));
+    let first = pi.run(&["-p", "first question"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+
+    pi.mock.push(Reply::context_overflow(API));
+    pi.mock
+        .push(Turn::text("## Goal\nsummary of the earlier work"));
+    pi.mock.push(Turn::text("the final answer"));
+    let out = pi.run(&["-c", "-p", "second question"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out).trim_end(), "the final answer");
+    assert_eq!(
+        pi.mock.requests().len(),
+        4,
+        "first, overflow, summary, retry"
+    );
+
+    let lines = pi.session_lines();
+    assert_complete_session(&lines);
+    assert_eq!(
+        lines.iter().filter(|l| l["type"] == "compaction").count(),
+        1,
+        "one compaction entry"
+    );
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "message");
+    assert_eq!(last["message"]["role"], "assistant");
+    assert_eq!(last["message"]["content"][0]["text"], "the final answer");
+    // The failed reply stays in the file for the record.
+    assert!(
+        messages(&lines).iter().any(|m| m["stopReason"] == "error"),
+        "the overflow reply is kept in the file"
+    );
+}
