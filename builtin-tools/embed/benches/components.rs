@@ -124,10 +124,12 @@ impl Bench {
                 "--glob",
                 "--color=never",
                 "--hidden",
-                "--no-require-git",
                 "--max-results",
                 "10000000",
             ];
+            if fd_knows_no_require_git() {
+                fd_args.push("--no-require-git");
+            }
             if pattern.contains('/') {
                 fd_args.extend(["--full-path", &full_path]);
             } else {
@@ -186,12 +188,16 @@ impl Bench {
 /// every 100th file and an ignored directory (the layout of pi-builtin-tools' bench).
 fn tree(files: usize, kb: usize) -> PathBuf {
     let root = target_dir().join(format!("bench-tree-{files}-{kb}"));
+    // The tree is its own repository root: a component sees only its workspace, so a `.git`
+    // above it (the pi checkout) would count for rg but not for the component's walk.
     if root.join(".complete").exists() {
+        std::fs::create_dir_all(root.join(".git")).unwrap();
         return root;
     }
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     std::fs::write(root.join(".gitignore"), "ignored/\n*.tmp\n").unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
     let mut rng = fastrand::Rng::with_seed(7);
     let exts = ["rs", "txt", "md", "ts"];
     for i in 0..files {
@@ -234,6 +240,11 @@ fn time<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
     }
     samples.sort();
     (samples[samples.len() / 2], last)
+}
+
+/// fd before 8.7 has no `--no-require-git` (the bench tree is a repository root anyway).
+fn fd_knows_no_require_git() -> bool {
+    run_native("fdfind", &["--help"]).is_some_and(|help| help.contains("--no-require-git"))
 }
 
 fn run_native(program: &str, args: &[&str]) -> Option<String> {

@@ -172,6 +172,9 @@ impl HostState {
         let stdout = MemoryOutputPipe::new(grant.limits.output_bytes);
         let stderr = MemoryOutputPipe::new(grant.limits.output_bytes);
         builder.stdout(stdout.clone()).stderr(stderr.clone());
+        // Calls already run on a blocking thread: file I/O inline instead of a hop to tokio's
+        // blocking pool per operation (the search tools open tens of thousands of files).
+        builder.allow_blocking_current_thread(true);
         builder
             .allow_tcp(false)
             .allow_udp(false)
