@@ -149,3 +149,32 @@ fn kill_group(child: &mut Child) {
     }
     let _ = child.wait();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_and_stderr_keep_their_interleaving() {
+        let request = SpawnRequest {
+            program: "/bin/sh".into(),
+            args: vec![
+                "-c".into(),
+                "printf a; printf b >&2; printf c; printf d >&2".into(),
+            ],
+            cwd: std::env::temp_dir(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            timeout: None,
+        };
+        let mut out = Vec::new();
+        let exit = NativeRunner
+            .run(
+                &request,
+                &mut |b| out.extend_from_slice(b),
+                &AtomicBool::new(false),
+            )
+            .unwrap();
+        assert_eq!(exit, ProcessExit::Exited(Some(0)));
+        assert_eq!(String::from_utf8_lossy(&out), "abcd");
+    }
+}
