@@ -82,8 +82,8 @@ pub enum AuthError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// The stored OAuth access token is past its expiry. (Refreshing it is not implemented yet;
-    /// until then the user must log in again.)
+    /// The stored OAuth access token is past its expiry. OAuth flows (login, refresh) belong
+    /// to a later issue, so the user is told to log in again; never a silent env fallback.
     #[error("the OAuth login for \"{provider}\" has expired: log in again (/login {provider})")]
     OAuthExpired { provider: String },
     #[error("the stored API key for \"{provider}\" resolves to nothing (an unset variable?)")]
