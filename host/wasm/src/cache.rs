@@ -147,7 +147,8 @@ impl ComponentCache {
             tracing::warn!(path = %artifact.display(), "cannot store compiled component: {e}");
             return deserialize_bytes(engine, &compiled);
         }
-        deserialize(engine, &artifact)
+        // Another thread may have replaced the artifact meanwhile; the bytes in hand are good.
+        deserialize(engine, &artifact).or_else(|_| deserialize_bytes(engine, &compiled))
     }
 
     fn record_path(&self, wasm: &Path) -> PathBuf {
@@ -197,15 +198,19 @@ impl ComponentCache {
     }
 }
 
+/// Writes through a temp file unique to this call (process id + a per-process counter), so
+/// two threads storing the same artifact never truncate each other's half-written file.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let dir = path.parent().ok_or("no parent directory")?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let tmp = dir.join(format!(
-        ".{}.{}.tmp",
+        ".{}.{}.{}.tmp",
         path.file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default(),
-        std::process::id()
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
     ));
     std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
     std::fs::rename(&tmp, path).map_err(|e| e.to_string())
