@@ -8,6 +8,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use sha2::{Digest, Sha256};
+
 const TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 fn main() {
@@ -34,11 +36,16 @@ fn main() {
         let wasm = target_dir
             .join("wasm32-wasip2/release")
             .join(format!("pi_tool_{name}.wasm"));
+        let digest = match std::fs::read(&wasm) {
+            Ok(bytes) => hex(&Sha256::digest(&bytes)),
+            Err(e) => panic!("cannot read {}: {e}", wasm.display()),
+        };
         let _ = writeln!(
             code,
-            "/// The `{name}` tool component.\npub static {}: &[u8] = include_bytes!({:?});",
-            name.to_uppercase(),
-            wasm.display().to_string()
+            "/// The `{name}` tool component.\npub static {upper}: &[u8] = include_bytes!({path:?});\n\
+             /// SHA-256 of [`{upper}`], lowercase hex.\npub static {upper}_SHA256: &str = {digest:?};",
+            upper = name.to_uppercase(),
+            path = wasm.display().to_string(),
         );
     }
     if let Err(e) = std::fs::write(out_dir.join("components.rs"), code) {
@@ -87,4 +94,11 @@ fn build_guests(guests: &Path, target_dir: &Path) {
              target installed? (rustup target add wasm32-wasip2)"
         ),
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
 }

@@ -5,10 +5,10 @@
 
 use crate::context::ToolContext;
 use crate::locks::lock_key;
-use crate::{component_bytes, definition, grant, mutates_files};
+use crate::{component_source, definition, grant, mutates_files};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use pi_builtin_tools::Invocation;
-use pi_wasm::{ComponentSource, ComponentTool, ExtensionId, LazyComponent, ToolDescription, World};
+use pi_wasm::{ComponentTool, ExtensionId, LazyComponent, ToolDescription, World};
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -36,7 +36,6 @@ impl BuiltinComponentTool {
     /// The tool `name` for `ctx`; `None` when there is no such built-in.
     pub fn new(ctx: &ToolContext, name: &str) -> Option<Self> {
         let def = definition(name)?;
-        let bytes = component_bytes(name)?;
         let grant = grant(name, ctx)?;
         let extension = Arc::new(ExtensionId {
             name: format!("builtin-{name}"),
@@ -46,10 +45,7 @@ impl BuiltinComponentTool {
             ctx.engine.clone(),
             ctx.cache.clone(),
             extension,
-            ComponentSource::Embedded {
-                name: format!("<built-in {name} component>"),
-                bytes,
-            },
+            component_source(name)?,
             World::Tool,
             Arc::new(grant),
         );

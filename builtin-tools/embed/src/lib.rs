@@ -69,14 +69,29 @@ pub fn definition(name: &str) -> Option<&'static ToolDefinition> {
 
 /// The component of a built-in tool.
 pub fn component_bytes(name: &str) -> Option<&'static [u8]> {
+    embedded(name).map(|(bytes, _)| bytes)
+}
+
+/// The component of a built-in tool as a source for pi-wasm, with its build-time digest.
+pub fn component_source(name: &str) -> Option<pi_wasm::ComponentSource> {
+    let (bytes, sha256) = embedded(name)?;
+    Some(pi_wasm::ComponentSource::Embedded {
+        name: format!("<built-in {name} component>"),
+        bytes,
+        sha256,
+    })
+}
+
+fn embedded(name: &str) -> Option<(&'static [u8], &'static str)> {
+    use components::*;
     Some(match name {
-        "read" => components::READ,
-        "bash" => components::BASH,
-        "edit" => components::EDIT,
-        "write" => components::WRITE,
-        "grep" => components::GREP,
-        "find" => components::FIND,
-        "ls" => components::LS,
+        "read" => (READ, READ_SHA256),
+        "bash" => (BASH, BASH_SHA256),
+        "edit" => (EDIT, EDIT_SHA256),
+        "write" => (WRITE, WRITE_SHA256),
+        "grep" => (GREP, GREP_SHA256),
+        "find" => (FIND, FIND_SHA256),
+        "ls" => (LS, LS_SHA256),
         _ => return None,
     })
 }

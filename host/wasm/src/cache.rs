@@ -110,10 +110,15 @@ impl ComponentCache {
 
     /// The artifact key of `bytes` for `engine`.
     pub fn key(engine: &Engine, bytes: &[u8]) -> String {
+        Self::digest_key(engine, &hex(&Sha256::digest(bytes)))
+    }
+
+    /// The artifact key of a component whose SHA-256 (lowercase hex) is `sha256`.
+    pub fn digest_key(engine: &Engine, sha256: &str) -> String {
         let mut compat = std::collections::hash_map::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut compat);
         let mut sha = Sha256::new();
-        sha.update(bytes);
+        sha.update(sha256.as_bytes());
         sha.update(compat.finish().to_le_bytes());
         hex(&sha.finalize())
     }
@@ -128,7 +133,21 @@ impl ComponentCache {
     /// Loads a component given as bytes: from the cache when its artifact exists, else
     /// compiles it once and stores the artifact.
     pub fn load_bytes(&self, engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
-        let key = Self::key(engine, bytes);
+        self.load_keyed(engine, bytes, Self::key(engine, bytes))
+    }
+
+    /// Like [`load_bytes`](Self::load_bytes) for bytes whose SHA-256 is known already: a warm
+    /// load then touches only the artifact, not `bytes`.
+    pub fn load_digested(
+        &self,
+        engine: &Engine,
+        bytes: &[u8],
+        sha256: &str,
+    ) -> Result<Component, String> {
+        self.load_keyed(engine, bytes, Self::digest_key(engine, sha256))
+    }
+
+    fn load_keyed(&self, engine: &Engine, bytes: &[u8], key: String) -> Result<Component, String> {
         let artifact = self.dir.join(format!("{key}.cwasm"));
         if artifact.is_file() {
             match deserialize(engine, &artifact) {

@@ -37,8 +37,14 @@ pub struct LoadedComponent {
 pub enum ComponentSource {
     /// A `.wasm` file on disk (extensions).
     File(PathBuf),
-    /// Bytes built into pi (the built-in tools). `name` stands in for a path in messages.
-    Embedded { name: String, bytes: &'static [u8] },
+    /// Bytes built into pi (the built-in tools). `name` stands in for a path in messages;
+    /// `sha256` is the digest of `bytes`, computed at build time so that finding the cached
+    /// artifact never reads (and so never pages in) the embedded bytes.
+    Embedded {
+        name: String,
+        bytes: &'static [u8],
+        sha256: &'static str,
+    },
 }
 
 impl ComponentSource {
@@ -306,7 +312,9 @@ impl LoadedComponent {
         let path = &source.display_path();
         let loaded = match source {
             ComponentSource::File(file) => cache.load(engine, file),
-            ComponentSource::Embedded { bytes, .. } => cache.load_bytes(engine, bytes),
+            ComponentSource::Embedded { bytes, sha256, .. } => {
+                cache.load_digested(engine, bytes, sha256)
+            }
         };
         let component = loaded.map_err(|reason| {
             fail(Cause::InvalidComponent {

@@ -4,8 +4,8 @@
 use crate::common::{Ws, host, runtime};
 use pi_agent::AgentTool;
 use pi_builtin_tools_embed::{
-    BuiltinComponentTool, DEFAULT_ENABLED, TOOL_NAMES, ToolContext, component_bytes, definitions,
-    grant,
+    BuiltinComponentTool, DEFAULT_ENABLED, TOOL_NAMES, ToolContext, component_bytes,
+    component_source, definitions, grant,
 };
 use pi_wasm::{
     ComponentSource, ExtensionId, FsAccess, Grant, LazyComponent, LoadedComponent, World,
@@ -17,10 +17,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 fn embedded(name: &str) -> ComponentSource {
-    ComponentSource::Embedded {
-        name: name.to_owned(),
-        bytes: component_bytes(name).unwrap(),
-    }
+    component_source(name).unwrap()
 }
 
 fn id(name: &str) -> Arc<ExtensionId> {
@@ -279,4 +276,21 @@ fn second_context_loads_from_the_cache_without_compiling() {
         .unwrap();
     assert!(tool.component().is_loaded());
     assert_eq!(cache.compilations(), 0);
+}
+
+#[test]
+fn build_time_digests_key_the_same_artifact_as_the_bytes() {
+    let engine = host().engine();
+    for name in TOOL_NAMES {
+        let Some(ComponentSource::Embedded { bytes, sha256, .. }) = component_source(name) else {
+            panic!("{name} is not embedded");
+        };
+        assert_eq!(bytes, component_bytes(name).unwrap());
+        assert_eq!(sha256.len(), 64, "{name}");
+        assert_eq!(
+            pi_wasm::ComponentCache::key(engine, bytes),
+            pi_wasm::ComponentCache::digest_key(engine, sha256),
+            "{name}: the build-time digest is not the digest of the embedded bytes"
+        );
+    }
 }
