@@ -2,6 +2,7 @@
 //! the description index that lets start-up skip compilation entirely.
 
 use crate::bindings::types::ToolDefinition;
+use crate::component::ComponentSource;
 use crate::index::StartupIndex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -71,6 +72,29 @@ fn fingerprint(path: &Path) -> Option<(u64, u128)> {
     Some((meta.len(), mtime))
 }
 
+/// A loaded component and, when its compiled artifact is on disk, the artifact's key: such a
+/// component can be dropped when idle and mapped again in well under a millisecond.
+pub(crate) struct Cached {
+    pub component: Component,
+    pub key: Option<String>,
+}
+
+impl Cached {
+    fn stored(component: Component, key: String) -> Self {
+        Cached {
+            component,
+            key: Some(key),
+        }
+    }
+
+    fn unstored(component: Component) -> Self {
+        Cached {
+            component,
+            key: None,
+        }
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -133,25 +157,40 @@ impl ComponentCache {
     /// Loads a component given as bytes: from the cache when its artifact exists, else
     /// compiles it once and stores the artifact.
     pub fn load_bytes(&self, engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
-        self.load_keyed(engine, bytes, Self::key(engine, bytes))
+        Ok(self
+            .load_keyed(engine, bytes, Self::key(engine, bytes))?
+            .component)
     }
 
-    /// Like [`load_bytes`](Self::load_bytes) for bytes whose SHA-256 is known already: a warm
-    /// load then touches only the artifact, not `bytes`.
-    pub fn load_digested(
+    /// Loads a component from its source; says whether it can be loaded again cheaply.
+    pub(crate) fn load_source(
         &self,
         engine: &Engine,
-        bytes: &[u8],
-        sha256: &str,
-    ) -> Result<Component, String> {
-        self.load_keyed(engine, bytes, Self::digest_key(engine, sha256))
+        source: &ComponentSource,
+    ) -> Result<Cached, String> {
+        match source {
+            ComponentSource::File(path) => {
+                let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+                self.load_keyed(engine, &bytes, Self::key(engine, &bytes))
+            }
+            // The digest was computed at build time: a warm load touches only the artifact,
+            // never the embedded bytes.
+            ComponentSource::Embedded { bytes, sha256, .. } => {
+                self.load_keyed(engine, bytes, Self::digest_key(engine, sha256))
+            }
+        }
     }
 
-    fn load_keyed(&self, engine: &Engine, bytes: &[u8], key: String) -> Result<Component, String> {
+    /// The stored artifact `key` again (see [`Cached::key`]); `None` if it is gone or damaged.
+    pub(crate) fn reload(&self, engine: &Engine, key: &str) -> Option<Component> {
+        deserialize(engine, &self.dir.join(format!("{key}.cwasm"))).ok()
+    }
+
+    fn load_keyed(&self, engine: &Engine, bytes: &[u8], key: String) -> Result<Cached, String> {
         let artifact = self.dir.join(format!("{key}.cwasm"));
         if artifact.is_file() {
             match deserialize(engine, &artifact) {
-                Ok(component) => return Ok(component),
+                Ok(component) => return Ok(Cached::stored(component, key)),
                 // A damaged artifact is rebuilt below rather than trusted.
                 Err(e) => {
                     tracing::warn!(path = %artifact.display(), "cached component unusable: {e}")
@@ -164,10 +203,13 @@ impl ComponentCache {
         self.compilations.fetch_add(1, Ordering::Relaxed);
         if let Err(e) = write_atomic(&artifact, &compiled) {
             tracing::warn!(path = %artifact.display(), "cannot store compiled component: {e}");
-            return deserialize_bytes(engine, &compiled);
+            return deserialize_bytes(engine, &compiled).map(Cached::unstored);
         }
         // Another thread may have replaced the artifact meanwhile; the bytes in hand are good.
-        deserialize(engine, &artifact).or_else(|_| deserialize_bytes(engine, &compiled))
+        match deserialize(engine, &artifact) {
+            Ok(component) => Ok(Cached::stored(component, key)),
+            Err(_) => deserialize_bytes(engine, &compiled).map(Cached::unstored),
+        }
     }
 
     fn record_path(&self, wasm: &Path) -> PathBuf {

@@ -2,14 +2,15 @@
 //! `InstancePre`, instantiated in a fresh store for every call.
 
 use crate::bindings::{compactor, provider, renderer, tool};
-use crate::cache::ComponentCache;
+use crate::cache::{Cached, ComponentCache};
 use crate::engine::new_store;
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
 use crate::manifest::World;
 use crate::state::{CallContext, HostState, Interrupt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use wasmtime::component::{Component, HasSelf, Linker};
 use wasmtime::{Engine, Store, Trap};
 
@@ -29,7 +30,9 @@ pub struct LoadedComponent {
     pub grant: Arc<Grant>,
     engine: Engine,
     pub(crate) pre: Pre,
-    temp_dir: Option<TempDir>,
+    temp_dir: Option<Arc<TempDir>>,
+    /// The key of the compiled artifact on disk, when there is one.
+    artifact: Option<String>,
 }
 
 /// Where a component's bytes come from.
@@ -59,6 +62,11 @@ impl ComponentSource {
 
 /// A component that is loaded on first use (start-up reads only manifests and cached
 /// descriptions). A failed load is remembered: the same error comes back on every use.
+///
+/// The loaded component stays in memory only while calls hold it: its compiled code is a
+/// private mapping of a few MB, and mapping the cached artifact again costs a fraction of a
+/// millisecond, so an idle extension costs nothing. A component whose artifact could not be
+/// stored (read-only cache) is kept, since loading it again would mean compiling again.
 pub struct LazyComponent {
     engine: Engine,
     cache: Arc<ComponentCache>,
@@ -67,7 +75,20 @@ pub struct LazyComponent {
     path: PathBuf,
     pub world: World,
     pub grant: Arc<Grant>,
-    cell: OnceLock<Result<Arc<LoadedComponent>, ExtensionError>>,
+    slot: Mutex<Slot>,
+    loads: AtomicU64,
+}
+
+#[derive(Default)]
+struct Slot {
+    failed: Option<ExtensionError>,
+    resident: Weak<LoadedComponent>,
+    /// Kept alive when the component cannot be loaded again cheaply.
+    pinned: Option<Arc<LoadedComponent>>,
+    /// The key of the stored artifact once the component was loaded.
+    artifact: Option<String>,
+    /// The component's temp directory outlives unloads, so its files last the session.
+    temp_dir: Option<Arc<TempDir>>,
 }
 
 impl LazyComponent {
@@ -106,7 +127,8 @@ impl LazyComponent {
             source,
             world,
             grant,
-            cell: OnceLock::new(),
+            slot: Mutex::new(Slot::default()),
+            loads: AtomicU64::new(0),
         }
     }
 
@@ -114,26 +136,82 @@ impl LazyComponent {
         &self.path
     }
 
-    /// Whether the component was loaded already.
-    pub fn is_loaded(&self) -> bool {
-        self.cell.get().is_some()
+    /// How many times the component was loaded (mapped from the cache or compiled).
+    pub fn loads(&self) -> u64 {
+        self.loads.load(Ordering::Relaxed)
     }
 
-    /// The loaded component (loads it now if needed; may compile on a cold cache).
+    /// Whether the component is in memory now (a call holds it, or it is pinned).
+    pub fn is_resident(&self) -> bool {
+        self.lock().resident.strong_count() > 0
+    }
+
+    /// The loaded component (loads it now if needed; may compile on a cold cache). Keep the
+    /// `Arc` for the length of a call, not longer: dropping the last one unloads it.
     pub fn get(&self) -> Result<Arc<LoadedComponent>, ExtensionError> {
-        self.cell
-            .get_or_init(|| {
-                LoadedComponent::load_source(
-                    &self.engine,
-                    &self.cache,
-                    self.extension.clone(),
-                    &self.source,
-                    self.world,
-                    self.grant.clone(),
-                )
-                .map(Arc::new)
-            })
-            .clone()
+        // Held while loading: parallel first calls wait for one load instead of each compiling.
+        let mut slot = self.lock();
+        if let Some(error) = &slot.failed {
+            return Err(error.clone());
+        }
+        if let Some(loaded) = slot.resident.upgrade() {
+            return Ok(loaded);
+        }
+        let loaded = match self.load(&slot) {
+            Ok(loaded) => Arc::new(loaded),
+            Err(error) => {
+                slot.failed = Some(error.clone());
+                return Err(error);
+            }
+        };
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        slot.resident = Arc::downgrade(&loaded);
+        slot.temp_dir = loaded.temp_dir.clone();
+        slot.artifact = loaded.artifact.clone();
+        if loaded.artifact.is_none() {
+            slot.pinned = Some(loaded.clone());
+        }
+        Ok(loaded)
+    }
+
+    fn load(&self, slot: &Slot) -> Result<LoadedComponent, ExtensionError> {
+        let again = slot
+            .artifact
+            .as_ref()
+            .and_then(|key| Some((key, self.cache.reload(&self.engine, key)?)));
+        let cached = match again {
+            Some((key, component)) => Cached {
+                component,
+                key: Some(key.clone()),
+            },
+            None => self
+                .cache
+                .load_source(&self.engine, &self.source)
+                .map_err(|reason| {
+                    ExtensionError::new(
+                        &self.extension,
+                        Cause::InvalidComponent {
+                            path: self.path.clone(),
+                            reason,
+                        },
+                    )
+                })?,
+        };
+        LoadedComponent::link(
+            &self.engine,
+            self.extension.clone(),
+            &self.path,
+            cached,
+            self.world,
+            self.grant.clone(),
+            slot.temp_dir.clone(),
+        )
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Slot> {
+        // Every update of the slot is a single assignment; a panic elsewhere cannot leave it
+        // half-written, so a poisoned lock is still usable.
+        self.slot.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -308,20 +386,32 @@ impl LoadedComponent {
         world: World,
         grant: Arc<Grant>,
     ) -> Result<Self, ExtensionError> {
-        let fail = |cause| ExtensionError::new(&extension, cause);
-        let path = &source.display_path();
-        let loaded = match source {
-            ComponentSource::File(file) => cache.load(engine, file),
-            ComponentSource::Embedded { bytes, sha256, .. } => {
-                cache.load_digested(engine, bytes, sha256)
-            }
-        };
-        let component = loaded.map_err(|reason| {
-            fail(Cause::InvalidComponent {
-                path: path.to_owned(),
-                reason,
-            })
+        let path = source.display_path();
+        let cached = cache.load_source(engine, source).map_err(|reason| {
+            ExtensionError::new(
+                &extension,
+                Cause::InvalidComponent {
+                    path: path.clone(),
+                    reason,
+                },
+            )
         })?;
+        Self::link(engine, extension, &path, cached, world, grant, None)
+    }
+
+    /// Checks a loaded component against its world and grant and links it. `temp_dir` is the
+    /// one of an earlier load of the same component, if any.
+    fn link(
+        engine: &Engine,
+        extension: Arc<ExtensionId>,
+        path: &Path,
+        cached: Cached,
+        world: World,
+        grant: Arc<Grant>,
+        temp_dir: Option<Arc<TempDir>>,
+    ) -> Result<Self, ExtensionError> {
+        let fail = |cause| ExtensionError::new(&extension, cause);
+        let component = cached.component;
         check_world(engine, &component, world, path).map_err(fail)?;
         let ty = component.component_type();
         for (name, _) in ty.imports(engine) {
@@ -342,7 +432,12 @@ impl LoadedComponent {
                 Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
             }
         };
-        let temp_dir = TempDir::for_grant(&grant, &extension).map_err(|e| fail(Cause::Io(e)))?;
+        let temp_dir = match temp_dir {
+            Some(dir) => Some(dir),
+            None => TempDir::for_grant(&grant, &extension)
+                .map_err(|e| fail(Cause::Io(e)))?
+                .map(Arc::new),
+        };
         Ok(LoadedComponent {
             extension,
             world,
@@ -351,6 +446,7 @@ impl LoadedComponent {
             engine: engine.clone(),
             pre,
             temp_dir,
+            artifact: cached.key,
         })
     }
 

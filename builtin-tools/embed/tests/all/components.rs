@@ -37,7 +37,7 @@ fn tools_are_listed_in_pi_order_and_nothing_loads_before_a_call() {
         .collect();
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
     assert_eq!(names, TOOL_NAMES);
-    assert!(tools.iter().all(|t| !t.component().is_loaded()));
+    assert!(tools.iter().all(|t| t.component().loads() == 0));
     ws.write("a.txt", "hello");
     let out = runtime()
         .block_on(tools[0].execute(
@@ -48,8 +48,8 @@ fn tools_are_listed_in_pi_order_and_nothing_loads_before_a_call() {
         ))
         .unwrap();
     assert_eq!(out.details, json!({}));
-    assert!(tools[0].component().is_loaded());
-    assert!(tools[1..].iter().all(|t| !t.component().is_loaded()));
+    assert_eq!(tools[0].component().loads(), 1);
+    assert!(tools[1..].iter().all(|t| t.component().loads() == 0));
     assert!(BuiltinComponentTool::new(&ws.ctx, "nope").is_none());
 }
 
@@ -274,7 +274,7 @@ fn second_context_loads_from_the_cache_without_compiling() {
             Arc::new(|_| {}),
         ))
         .unwrap();
-    assert!(tool.component().is_loaded());
+    assert_eq!(tool.component().loads(), 1);
     assert_eq!(cache.compilations(), 0);
 }
 
