@@ -131,7 +131,12 @@ impl Ws {
         for update in updates.lock().unwrap().drain(..) {
             progress(convert(update));
         }
-        result.map(convert).map_err(|e| ToolError::new(e.message))
+        result.map(convert).map_err(|e| {
+            let details = e
+                .details
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            ToolError::with_details(e.message, details)
+        })
     }
 
     /// Runs a tool that must succeed and returns its text.
