@@ -2,6 +2,7 @@
 //! cwd, the process runner for `bash`, and where temp files go.
 
 use crate::ToolError;
+use crate::ancestor_ignores::AncestorIgnores;
 use crate::process::ProcessRunner;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -157,6 +158,9 @@ pub struct ToolEnv {
     pub model_supports_images: bool,
     /// Whether `read` shrinks large images (pi's `autoResizeImages`, default on).
     pub auto_resize_images: bool,
+    /// Ignore files above the workspace that `grep` and `find` apply (sent by the host to a
+    /// component, which cannot read them; natively `None`, the walker reads them itself).
+    pub ancestor_ignores: Option<Arc<AncestorIgnores>>,
 }
 
 impl ToolEnv {
@@ -170,6 +174,7 @@ impl ToolEnv {
             temp_dir: default_temp_dir(),
             model_supports_images: true,
             auto_resize_images: true,
+            ancestor_ignores: None,
         }
     }
 

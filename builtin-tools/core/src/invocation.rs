@@ -8,6 +8,7 @@
 //! private to pi's own tool components; the model never sees it.
 
 use crate::ToolError;
+use crate::ancestor_ignores::AncestorIgnores;
 use crate::env::{ShellConfig, ToolEnv, Workspace};
 use crate::process::ProcessRunner;
 use serde::{Deserialize, Serialize};
@@ -49,6 +50,11 @@ pub struct InvocationContext {
     /// `bash` only: where truncated outputs are saved (a host path the component can write).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_dir: Option<PathBuf>,
+    /// `grep` and `find` only: the ignore files between the workspace and its git repository
+    /// root, which the component cannot read itself. They travel here rather than in the
+    /// arguments because they describe where the call runs, not what the model asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ancestor_ignores: Option<AncestorIgnores>,
 }
 
 fn yes() -> bool {
@@ -69,6 +75,7 @@ impl InvocationContext {
             command_prefix: None,
             command_env: Vec::new(),
             temp_dir: None,
+            ancestor_ignores: None,
         }
     }
 
@@ -91,6 +98,7 @@ impl InvocationContext {
         if let Some(dir) = &self.temp_dir {
             env.temp_dir = dir.clone();
         }
+        env.ancestor_ignores = self.ancestor_ignores.clone().map(Arc::new);
         Ok(env)
     }
 }

@@ -6,6 +6,7 @@
 //! component, where `std::fs` works against preopened directories and the process runner is
 //! provided by the host.
 
+pub mod ancestor_ignores;
 mod args;
 mod env;
 pub mod invocation;

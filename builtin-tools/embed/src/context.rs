@@ -2,6 +2,7 @@
 //! the temp dir, image support, and the engine and cache they are compiled with.
 
 use crate::locks::FileLocks;
+use pi_builtin_tools::ancestor_ignores::AncestorIgnores;
 use pi_builtin_tools::{InvocationContext, ShellConfig};
 use pi_wasm::{ComponentCache, ExtensionHost};
 use std::path::{Path, PathBuf};
@@ -81,6 +82,11 @@ impl ToolContext {
             context.command_prefix = self.shell.command_prefix.clone();
             context.command_env = self.command_env.clone();
             context.temp_dir = Some(self.temp_dir.clone());
+        }
+        if tool == "grep" || tool == "find" {
+            // Only the workspace is preopened: the ignore files between it and its repository
+            // root are read here, on every call so edits to them count at once.
+            context.ancestor_ignores = AncestorIgnores::read(&self.cwd);
         }
         context
     }

@@ -179,7 +179,7 @@ impl ToolRunner<'_> {
         settled.store(true, Ordering::Release);
         match result {
             Ok(output) => (output, false),
-            Err(error) => (ToolOutput::text(error.message), true),
+            Err(error) => (error.into_output(), true),
         }
     }
 

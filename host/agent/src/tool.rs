@@ -53,24 +53,43 @@ impl ToolOutput {
 }
 
 /// A tool failure. It never escapes the loop: it becomes an `isError` result whose text is the
-/// message.
+/// message and whose details are `details` (pi's `{}` when there are none).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     pub message: String,
+    /// What the failing call still reports for the UI and the session (e.g. `bash`'s
+    /// `truncation` and `fullOutputPath` when a command with a huge output exits non-zero).
+    pub details: Option<Value>,
 }
 
 impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            details: None,
+        }
+    }
+
+    /// The same failure carrying `details` into the error result.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The error result's output: the message as text, the details or `{}`.
+    pub fn into_output(self) -> ToolOutput {
+        let output = ToolOutput::text(self.message);
+        match self.details {
+            Some(details) => output.with_details(details),
+            None => output,
         }
     }
 }
 
 impl From<String> for ToolError {
     fn from(message: String) -> Self {
-        ToolError { message }
+        ToolError::new(message)
     }
 }
 

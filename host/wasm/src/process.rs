@@ -1,7 +1,9 @@
 //! The `process` interface: host processes for extensions granted `process`.
 //!
-//! Output is read by one thread per stream into a channel; `read` waits on it with a bounded
-//! wait so a call's deadline and abort are honoured between reads.
+//! Output is read by one thread per pipe into a channel; `read` waits on it with a bounded
+//! wait so a call's deadline and abort are honoured between reads. With `merge-stderr` the
+//! child's stdout and stderr share one pipe (one reader), so the order in which it wrote them
+//! survives; two pipes drained by two threads interleave arbitrarily.
 //!
 //! Every process gets its own process group, and every kill (`kill`, timeout, abort, the
 //! store dropped mid-call) kills the whole group, so background jobs a shell started die with
@@ -113,6 +115,14 @@ fn pump(mut source: impl Read + Send + 'static, tx: mpsc::Sender<Chunk>, stdout:
     });
 }
 
+/// Points the child's stdout and stderr at one pipe and returns its read end.
+fn merge_output(command: &mut Command) -> std::io::Result<std::io::PipeReader> {
+    let (reader, writer) = std::io::pipe()?;
+    let for_stderr = writer.try_clone()?;
+    command.stdout(writer).stderr(for_stderr);
+    Ok(reader)
+}
+
 impl wit::Host for HostState {
     fn spawn(&mut self, options: SpawnOptions) -> Result<Resource<ChildProcess>, String> {
         let cwd = options
@@ -125,30 +135,47 @@ impl wit::Host for HostState {
             .current_dir(&cwd)
             .env_clear()
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .process_group(0);
+        let merged = if options.merge_stderr {
+            let reader = merge_output(&mut command)
+                .map_err(|e| format!("cannot create a pipe for {}: {e}", options.program))?;
+            Some(reader)
+        } else {
+            command.stdout(Stdio::piped()).stderr(Stdio::piped());
+            None
+        };
         for name in ["PATH", "HOME"] {
             if let Ok(value) = std::env::var(name) {
                 command.env(name, value);
             }
         }
         command.envs(options.env.iter().map(|(k, v)| (k, v)));
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("cannot spawn {}: {e}", options.program))?;
+        let spawned = command.spawn();
+        // The command keeps the merged pipe's write ends; the reader only sees EOF once they
+        // are closed here and in the exited child.
+        drop(command);
+        let mut child = spawned.map_err(|e| format!("cannot spawn {}: {e}", options.program))?;
         tracing::debug!(extension = %self.extension, program = %options.program, "spawned");
         let (tx, rx) = mpsc::channel();
-        if let Some(out) = child.stdout.take() {
-            pump(out, tx.clone(), true);
-        }
-        if let Some(err) = child.stderr.take() {
-            pump(err, tx, false);
-        }
+        let open_streams = match merged {
+            Some(reader) => {
+                pump(reader, tx, true);
+                1
+            }
+            None => {
+                if let Some(out) = child.stdout.take() {
+                    pump(out, tx.clone(), true);
+                }
+                if let Some(err) = child.stderr.take() {
+                    pump(err, tx, false);
+                }
+                2
+            }
+        };
         let process = ChildProcess {
             child,
             rx,
-            open_streams: 2,
+            open_streams,
             deadline: options
                 .timeout_ms
                 .map(|ms| Instant::now() + Duration::from_millis(ms)),

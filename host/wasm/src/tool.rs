@@ -111,6 +111,22 @@ fn error_text(output: &ToolOutput) -> String {
         .join("\n")
 }
 
+/// The failure an `is-error` result stands for: its text, and its details unless they are
+/// empty (then the error result gets pi's `{}`), so e.g. bash's `fullOutputPath` survives.
+fn error_of(output: ToolOutput) -> ToolError {
+    let error = ToolError::new(error_text(&output));
+    let empty = match &output.details {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        _ => false,
+    };
+    if empty {
+        error
+    } else {
+        error.with_details(output.details)
+    }
+}
+
 impl ComponentTool {
     pub fn new(component: Arc<LazyComponent>, description: ToolDescription) -> Self {
         ComponentTool {
@@ -169,7 +185,7 @@ impl ComponentTool {
                 let is_error = result.is_error;
                 let output = to_output(result, limit);
                 if is_error {
-                    Err(ToolError::new(error_text(&output)))
+                    Err(error_of(output))
                 } else {
                     Ok(output)
                 }

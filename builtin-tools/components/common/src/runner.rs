@@ -1,7 +1,8 @@
 //! `ProcessRunner` over the host's `process` interface (granted to `bash` only).
 //!
-//! The host spawns the command in its own process group and kills the group on `kill`, on the
-//! spawn timeout and when the call is aborted; this side forwards output and maps the ending.
+//! The host spawns the command in its own process group, with stdout and stderr on one pipe,
+//! and kills the group on `kill`, on the spawn timeout and when the call is aborted; this side
+//! forwards output and maps the ending.
 
 use pi_builtin_tools::{ProcessError, ProcessExit, ProcessRunner, SpawnRequest};
 use pi_guest_sdk::host;
@@ -29,6 +30,9 @@ impl ProcessRunner for HostRunner {
             timeout_ms: request
                 .timeout
                 .map(|t| u64::try_from(t.as_millis()).unwrap_or(u64::MAX)),
+            // One pipe for both streams, as pi's shell: the output keeps the order in which
+            // the command wrote it.
+            merge_stderr: true,
         })
         .map_err(|message| ProcessError::Spawn {
             program: request.program.clone(),

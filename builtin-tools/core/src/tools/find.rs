@@ -1,7 +1,8 @@
 //! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
 
-use super::search::{finish_listing, relative_display, run_walk};
+use super::search::{ancestor_rules, finish_listing, relative_display, run_walk};
 use super::{ABORTED, check_cancel};
+use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use globset::{GlobBuilder, GlobMatcher};
@@ -65,7 +66,8 @@ impl BuiltinTool for FindTool {
                 dir.display()
             )));
         }
-        let mut found = walk(&dir, &glob, limit, cancel)?;
+        let ancestors = ancestor_rules(env, ".fdignore").unwrap_or_default();
+        let mut found = walk(&dir, &glob, limit, ancestors, cancel)?;
         if found.is_empty() {
             return Ok(ToolOutput::text(
                 "No files found matching pattern",
@@ -131,6 +133,7 @@ fn walk(
     dir: &Path,
     glob: &PathGlob,
     limit: usize,
+    ancestors: AncestorRules,
     cancel: &AtomicBool,
 ) -> Result<Vec<String>, ToolError> {
     let mut builder = WalkBuilder::new(dir);
@@ -138,7 +141,7 @@ fn walk(
         .hidden(false)
         .require_git(false)
         .add_custom_ignore_filename(".fdignore")
-        .filter_entry(|entry| entry.file_name() != ".git");
+        .filter_entry(move |entry| entry.file_name() != ".git" && !ancestors.ignores(entry));
     let count = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     let aborted = AtomicBool::new(false);

@@ -1,8 +1,9 @@
 //! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
 //! formatted the way pi formats ripgrep's matches.
 
-use super::search::{Listing, finish_listing, relative_display, run_walk};
+use super::search::{Listing, ancestor_rules, finish_listing, relative_display, run_walk};
 use super::{ABORTED, check_cancel};
+use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
@@ -93,7 +94,8 @@ impl BuiltinTool for GrepTool {
         check_cancel(cancel)?;
         let meta = std::fs::metadata(&search)
             .map_err(|_| ToolError::new(format!("Path not found: {}", search.display())))?;
-        let mut hits = run_search(&search, &query, cancel)?;
+        let ancestors = ancestor_rules(env, ".rgignore");
+        let mut hits = run_search(&search, &query, ancestors, cancel)?;
         check_cancel(cancel)?;
         hits.sort_by(|a, b| a.0.cmp(&b.0));
         let found = keep_first(&mut hits, query.limit);
@@ -144,12 +146,20 @@ impl BuiltinTool for GrepTool {
 fn run_search(
     search: &Path,
     query: &Query,
+    ancestors: Option<AncestorRules>,
     cancel: &AtomicBool,
 ) -> Result<Vec<FileHits>, ToolError> {
     let mut builder = WalkBuilder::new(search);
     builder
         .hidden(false)
         .add_custom_ignore_filename(".rgignore");
+    if let Some(rules) = ancestors {
+        // The host found a repository root above the workspace, whose `.git` the component
+        // cannot see: the workspace's own `.gitignore` files count all the same.
+        builder
+            .require_git(false)
+            .filter_entry(move |entry| !rules.ignores(entry));
+    }
     if let Some(glob) = &query.glob {
         let mut overrides = OverrideBuilder::new(search);
         overrides

@@ -1,10 +1,18 @@
 //! Helpers shared by `grep`, `find` and `ls`: result limits, notices, relative paths.
 
+use crate::ToolEnv;
+use crate::ancestor_ignores::AncestorRules;
 use crate::args::no_details;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use ignore::{DirEntry, WalkBuilder, WalkState};
 use serde_json::{Value, json};
 use std::path::Path;
+
+/// The rules of the ignore files above the workspace the host sent (none natively, where the
+/// walker reads them itself); `tool_file` is the tool's own ignore file name.
+pub(crate) fn ancestor_rules(env: &ToolEnv, tool_file: &str) -> Option<AncestorRules> {
+    env.ancestor_ignores.as_ref().map(|a| a.rules(tool_file))
+}
 
 /// Worker threads for directory walks; components (wasm) have no threads.
 pub(crate) fn walk_threads() -> usize {

@@ -7,15 +7,21 @@ use std::time::{Duration, Instant};
 fn runs_in_workspace_cwd_and_combines_streams() {
     let ws = Ws::new();
     let text = ws.ok("bash", json!({"command": "pwd; echo err >&2"}));
-    // Both streams are captured. Their relative order is only guaranteed where the runner
-    // shares one pipe (the native runner; see its unit test), not across the host's two
-    // process streams, so compare as a set here.
-    let mut lines: Vec<&str> = text.lines().collect();
-    lines.sort_unstable();
-    let root = ws.root().display().to_string();
-    let mut expected = vec![root.as_str(), "err"];
-    expected.sort_unstable();
-    assert_eq!(lines, expected);
+    assert_eq!(text, format!("{}\nerr\n", ws.root().display()));
+    // Both streams share one pipe (natively and through the host's `merge-stderr`), so the
+    // output keeps the order in which the command wrote it, as pi.
+    assert_eq!(
+        ws.ok("bash", json!({"command": "echo a; echo b >&2; echo c"})),
+        "a\nb\nc\n"
+    );
+    let alternating: String = (1..=200).map(|i| format!("o{i}\ne{i}\n")).collect();
+    assert_eq!(
+        ws.ok(
+            "bash",
+            json!({"command": "for i in $(seq 1 200); do echo o$i; echo e$i >&2; done"})
+        ),
+        alternating
+    );
     assert_eq!(ws.ok("bash", json!({"command": "true"})), "(no output)");
 }
 
@@ -112,6 +118,36 @@ fn huge_output_keeps_tail_and_saves_full_output() {
     )));
     let expected: String = (1..=100000).map(|i| format!("{i}\n")).collect();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+}
+
+#[test]
+fn failing_commands_keep_the_full_output_path() {
+    let ws = Ws::new();
+    let expected: String = (1..=100000).map(|i| format!("{i}\n")).collect();
+    for (command, ending) in [
+        ("seq 1 100000; exit 3", "Command exited with code 3"),
+        (
+            "seq 1 100000; sleep 30",
+            "Command timed out after 1 seconds",
+        ),
+    ] {
+        let err = ws
+            .run("bash", json!({"command": command, "timeout": 1}))
+            .unwrap_err();
+        let path = err.details["fullOutputPath"].as_str().unwrap().to_string();
+        assert!(
+            path.contains("pi-bash-") && path.ends_with(".log"),
+            "{path}"
+        );
+        assert!(
+            err.message.contains(&format!("Full output: {path}]")),
+            "{}",
+            err.message
+        );
+        assert!(err.message.ends_with(ending), "{}", err.message);
+        assert_eq!(err.details["truncation"]["totalLines"], json!(100000));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    }
 }
 
 #[test]

@@ -23,6 +23,17 @@ impl Ws {
         Ws { dir, tmp, env }
     }
 
+    /// A workspace at `rel` inside a temp dir (`dir`), so tests can put files above it.
+    #[allow(dead_code)]
+    pub fn nested(rel: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join(rel);
+        std::fs::create_dir_all(&root).unwrap();
+        let env = ToolEnv::native(Workspace::at(&root).unwrap()).with_temp_dir(tmp.path());
+        Ws { dir, tmp, env }
+    }
+
     pub fn root(&self) -> PathBuf {
         self.env.workspace.root().to_path_buf()
     }

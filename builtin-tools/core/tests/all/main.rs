@@ -3,6 +3,7 @@
 // Test helpers outside `#[test]` functions may panic on setup failures too.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod ancestors;
 mod bash;
 mod common;
 mod definitions;

@@ -52,9 +52,18 @@ pub struct Ws {
 
 impl Ws {
     pub fn new() -> Self {
+        Self::nested("")
+    }
+
+    /// A workspace at `rel` inside a temp dir (`dir`), so tests can put files above it.
+    pub fn nested(rel: &str) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let tmp = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
+        let mut root = dir.path().canonicalize().unwrap();
+        if !rel.is_empty() {
+            root.push(rel);
+            std::fs::create_dir_all(&root).unwrap();
+        }
         let mut ctx = ToolContext::new(host(), &root);
         ctx.temp_dir = tmp.path().canonicalize().unwrap();
         Ws {
@@ -131,7 +140,12 @@ impl Ws {
         for update in updates.lock().unwrap().drain(..) {
             progress(convert(update));
         }
-        result.map(convert).map_err(|e| ToolError::new(e.message))
+        result.map(convert).map_err(|e| {
+            let details = e
+                .details
+                .unwrap_or_else(|| Value::Object(Default::default()));
+            ToolError::with_details(e.message, details)
+        })
     }
 
     /// Runs a tool that must succeed and returns its text.

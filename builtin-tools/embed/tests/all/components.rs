@@ -294,3 +294,30 @@ fn build_time_digests_key_the_same_artifact_as_the_bytes() {
         );
     }
 }
+
+#[test]
+fn without_a_repository_above_nothing_above_the_workspace_is_read() {
+    // The shared suite (`ancestors.rs`) covers a repository root above the workspace; here
+    // there is none, so the host sends nothing and the `.log` file is found.
+    let ws = Ws::nested("outer/ws");
+    let outer = ws.root().join("..");
+    std::fs::write(outer.join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(outer.join(".ignore"), "*.log\n").unwrap();
+    ws.write("a.txt", "needle\n");
+    ws.write("b.log", "needle\n");
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "a.txt:1: needle\nb.log:1: needle"
+    );
+    assert_eq!(ws.ok("find", json!({"pattern": "*.log"})), "b.log");
+    // The same files count once a repository root appears above them.
+    std::fs::create_dir_all(outer.join(".git")).unwrap();
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "a.txt:1: needle"
+    );
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*.log"})),
+        "No files found matching pattern"
+    );
+}

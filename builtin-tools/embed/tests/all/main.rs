@@ -13,6 +13,8 @@
 mod common;
 mod components;
 
+#[path = "../../../core/tests/all/ancestors.rs"]
+mod ancestors;
 #[path = "../../../core/tests/all/bash.rs"]
 mod bash;
 #[path = "../../../core/tests/all/edit.rs"]

@@ -6,7 +6,7 @@ use pi_agent::{
 };
 use pi_ai::{Message, StopReason, UserBlock, UserContent, UserMessage};
 use pi_mock_llm::{Reply, Turn};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -106,6 +106,12 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
         Box::pin(async { Err(ToolError::new("disk on fire")) })
     })
     .arc();
+    let detailed = FnTool::new("big", |_, _, _| {
+        Box::pin(async {
+            Err(ToolError::new("exit 2").with_details(json!({"fullOutputPath": "/tmp/x.log"})))
+        })
+    })
+    .arc();
     let strict = FnTool::new("read", |_, _, _| {
         Box::pin(async { panic!("must not run with invalid arguments") })
     })
@@ -119,10 +125,11 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
         Turn::new()
             .tool_call("c1", "nope", json!({}))
             .tool_call("c2", "read", json!({"limit": "many"}))
-            .tool_call("c3", "fail", json!({})),
+            .tool_call("c3", "fail", json!({}))
+            .tool_call("c4", "big", json!({})),
         Turn::text("ok"),
     ]);
-    rig.agent.set_tools(vec![failing, strict]);
+    rig.agent.set_tools(vec![failing, strict, detailed]);
     let agent = &rig.agent;
     let rec = rig.rec.clone();
     agent.prompt("go").await.unwrap();
@@ -137,6 +144,16 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
     );
     assert!(results[1].2);
     assert_eq!(results[2], ("c3".into(), "disk on fire".into(), true));
+    assert_eq!(results[3], ("c4".into(), "exit 2".into(), true));
+    // Error results carry the tool's details, `{}` (as pi) when it gave none.
+    let details: Vec<Option<Value>> = agent
+        .messages()
+        .iter()
+        .filter_map(AgentMessage::as_tool_result)
+        .map(|r| r.details.clone())
+        .collect();
+    assert_eq!(details[2], Some(json!({})));
+    assert_eq!(details[3], Some(json!({"fullOutputPath": "/tmp/x.log"})));
     let ends: Vec<(String, bool)> = rec
         .events()
         .iter()
@@ -149,7 +166,7 @@ async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
             _ => None,
         })
         .collect();
-    assert_eq!(ends.len(), 3);
+    assert_eq!(ends.len(), 4);
     assert!(ends.iter().all(|(_, e)| *e));
     // The run went on to the model's answer.
     assert_eq!(rig.contexts().len(), 2);

@@ -45,6 +45,22 @@ async fn a_tool_call_returns_content_and_details_through_agent_tool() {
 }
 
 #[tokio::test]
+async fn an_error_result_keeps_its_text_and_details() {
+    let ws = Workspace::create();
+    let tool = test_tool(ws.grant(), "echo");
+    let err = run(&tool, json!({"fail": true}))
+        .await
+        .expect_err("is-error result");
+    assert_eq!(err.message, r#"{"fail":true}"#);
+    assert_eq!(err.details, Some(json!({"cwd": ws.dir.to_string_lossy()})));
+    // Failures of the host itself have none (the error result gets pi's `{}`).
+    let err = run(&test_tool(ws.grant(), "probe"), json!({"op": "nope"}))
+        .await
+        .expect_err("guest error");
+    assert_eq!(err.details, None);
+}
+
+#[tokio::test]
 async fn a_granted_workspace_is_readable_at_its_real_path() {
     let ws = Workspace::create();
     let grant = Grant {
@@ -175,6 +191,56 @@ async fn a_granted_process_runs_and_streams_its_output() {
     );
     assert!(t.ends_with("exit=Some(0) timed_out=false"), "{t}");
     assert!(updates.lock().expect("lock").contains("one"));
+}
+
+/// Output lines alternating between the two streams: `o1`, `e1`, `o2`, `e2`, ...
+const ALTERNATING: &str = "for i in $(seq 1 40); do echo o$i; echo e$i >&2; done";
+
+fn alternating(count: usize) -> String {
+    (1..=count).map(|i| format!("o{i}\ne{i}\n")).collect()
+}
+
+#[tokio::test]
+async fn merged_output_keeps_the_order_of_both_streams() {
+    let ws = Workspace::create();
+    let grant = Grant {
+        process: true,
+        ..ws.grant()
+    };
+    let tool = tool_of(pi_wasm_test_artifacts::SPAWNER, grant, "run", "spawner");
+    let args = json!({"program": "sh", "args": ["-c", ALTERNATING], "merge_stderr": true});
+    let out = text(&run(&tool, args).await.expect("run"));
+    // One pipe: exactly the written order, and nothing arrives as stderr.
+    let expected = format!(
+        "{}stderr=\"\" exit=Some(0) timed_out=false",
+        alternating(40)
+    );
+    assert_eq!(out, expected);
+}
+
+#[tokio::test]
+async fn separate_streams_stay_apart_without_merging() {
+    let ws = Workspace::create();
+    let grant = Grant {
+        process: true,
+        ..ws.grant()
+    };
+    let tool = tool_of(pi_wasm_test_artifacts::SPAWNER, grant, "run", "spawner");
+    let args = json!({"program": "sh", "args": ["-c", ALTERNATING]});
+    let out = text(&run(&tool, args).await.expect("run"));
+    let (all, rest) = out.split_once("stderr=").expect("stderr part");
+    let errors: String = (1..=40).map(|i| format!("e{i}\n")).collect();
+    assert!(
+        rest.starts_with(&format!("{errors:?} exit=Some(0)")),
+        "stderr is its own stream: {rest}"
+    );
+    // Every line arrived once; their order across the two pipes is not defined.
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.sort_unstable();
+    let expected = alternating(40);
+    let mut expected: Vec<&str> = expected.lines().collect();
+    expected.sort_unstable();
+    assert_eq!(lines, expected);
 }
 
 #[tokio::test]

@@ -33,13 +33,21 @@ impl Tool for Spawner {
             cwd: None,
             env: vec![],
             timeout_ms: args["timeout_ms"].as_u64(),
+            merge_stderr: args["merge_stderr"].as_bool().unwrap_or(false),
         })?;
+        // All output in arrival order, and what came as `stderr` on its own.
         let mut out = Vec::new();
+        let mut err = Vec::new();
         loop {
             match child.read(50) {
-                ReadResult::Output(Output::Stdout(b) | Output::Stderr(b)) => {
+                ReadResult::Output(Output::Stdout(b)) => {
                     host::progress(&text(&String::from_utf8_lossy(&b)));
                     out.extend_from_slice(&b);
+                }
+                ReadResult::Output(Output::Stderr(b)) => {
+                    host::progress(&text(&String::from_utf8_lossy(&b)));
+                    out.extend_from_slice(&b);
+                    err.extend_from_slice(&b);
                 }
                 ReadResult::Pending => {}
                 ReadResult::Closed => break,
@@ -47,8 +55,9 @@ impl Tool for Spawner {
         }
         let status = child.wait();
         Ok(text(&format!(
-            "{}exit={:?} timed_out={}",
+            "{}stderr={:?} exit={:?} timed_out={}",
             String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&err),
             status.code,
             status.timed_out
         )))

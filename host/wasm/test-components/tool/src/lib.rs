@@ -44,6 +44,8 @@ impl Tool for TestTool {
                 host::log(host::LogLevel::Info, "echo called");
                 let mut result = text(&call.arguments);
                 result.details = Some(format!(r#"{{"cwd":{:?}}}"#, host::cwd()));
+                // A failure that still reports details (as bash's saved full output).
+                result.is_error = args.get("fail").is_some();
                 Ok(result)
             }
             "read" => std::fs::read_to_string(s("path"))
