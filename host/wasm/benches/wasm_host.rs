@@ -77,9 +77,10 @@ fn main() {
     let wasm = std::fs::read(wasm_path).expect("tool component");
     let host = ExtensionHost::new(tmp.path().join("cache")).expect("host");
     println!("tool component: {} KB", wasm.len() / 1024);
+    let compiler = pi_wasm::engine::compiler().expect("compiler");
 
     let compiles: Vec<Duration> = (0..3)
-        .map(|_| time(|| host.engine().precompile_component(&wasm).expect("compile")).0)
+        .map(|_| time(|| compiler.precompile_component(&wasm).expect("compile")).0)
         .collect();
     println!(
         "cold compile (precompile_component):  {:>10.2?}",

@@ -197,7 +197,7 @@ impl ComponentCache {
                 }
             }
         }
-        let compiled = engine
+        let compiled = crate::engine::compiler()?
             .precompile_component(bytes)
             .map_err(|e| format!("{e:#}"))?;
         self.compilations.fetch_add(1, Ordering::Relaxed);
@@ -279,14 +279,16 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 #[allow(unsafe_code)]
 fn deserialize(engine: &Engine, artifact: &Path) -> Result<Component, String> {
-    // SAFETY: the artifact was written by `precompile_component` of an engine with the same
-    // compatibility hash (it is part of the file name), into pi's own cache directory, via an
-    // atomic rename, so it is never observed half-written. wasmtime still checks its header.
+    // SAFETY: the artifact was written by `precompile_component` of pi's compiling engine
+    // (same settings as `engine`, whose compatibility hash is part of the file name), into
+    // pi's own cache directory, via an atomic rename, so it is never observed half-written.
+    // wasmtime still checks its header and settings.
     unsafe { Component::deserialize_file(engine, artifact) }.map_err(|e| format!("{e:#}"))
 }
 
 #[allow(unsafe_code)]
 fn deserialize_bytes(engine: &Engine, compiled: &[u8]) -> Result<Component, String> {
-    // SAFETY: `compiled` was produced just now by `precompile_component` of this engine.
+    // SAFETY: `compiled` was produced just now by `precompile_component` of pi's compiling
+    // engine, whose settings match `engine`'s.
     unsafe { Component::deserialize(engine, compiled) }.map_err(|e| format!("{e:#}"))
 }

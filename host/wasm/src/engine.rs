@@ -1,7 +1,11 @@
-//! The one wasmtime engine of the process: cranelift, epoch interruption driven by a ticker
-//! thread, and the per-call store setup (deadline, abort, memory cap).
+//! The wasmtime engines of the process and the per-call store setup (deadline, abort, memory
+//! cap). Components run in a runtime engine without a compiler, with epoch interruption driven
+//! by a ticker thread; a compiling engine with the same settings is created only when a
+//! component is not in the cache yet. So a warm start never touches cranelift: building it
+//! costs start-up time and ~1 MB of resident code.
 
 use crate::state::HostState;
+use std::sync::OnceLock;
 use std::time::Duration;
 use wasmtime::{Config, Engine, Store, UpdateDeadline};
 
@@ -11,14 +15,8 @@ pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// Builds the engine and starts its ticker. The ticker holds only a weak reference and stops
 /// when the last engine clone is dropped.
 pub fn new_engine() -> Result<Engine, String> {
-    let mut config = Config::new();
-    config
-        .wasm_component_model(true)
-        .epoch_interruption(true)
-        .cranelift_opt_level(wasmtime::OptLevel::Speed)
-        .parallel_compilation(true)
-        // Deep recursion traps here instead of exhausting the host thread's stack.
-        .max_wasm_stack(1 << 20);
+    let mut config = config();
+    config.enable_compiler(false);
     let engine = Engine::new(&config).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let weak = engine.weak();
     std::thread::Builder::new()
@@ -34,6 +32,30 @@ pub fn new_engine() -> Result<Engine, String> {
         })
         .map_err(|e| format!("cannot start the epoch ticker: {e}"))?;
     Ok(engine)
+}
+
+/// The compiling engine, created on first use; its artifacts load in any runtime engine.
+pub fn compiler() -> Result<&'static Engine, String> {
+    static COMPILER: OnceLock<Result<Engine, String>> = OnceLock::new();
+    COMPILER
+        .get_or_init(|| {
+            Engine::new(&config()).map_err(|e| format!("cannot create the wasm compiler: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The settings both engines share (artifacts only load where they match).
+fn config() -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .epoch_interruption(true)
+        .cranelift_opt_level(wasmtime::OptLevel::Speed)
+        .parallel_compilation(true)
+        // Deep recursion traps here instead of exhausting the host thread's stack.
+        .max_wasm_stack(1 << 20);
+    config
 }
 
 /// A fresh store for one call: memory and table limits, and an epoch callback that stops the
