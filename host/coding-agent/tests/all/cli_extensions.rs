@@ -1,0 +1,235 @@
+//! Third-party extensions end to end: a real tool component (pi-wasm's `test-components/tool`,
+//! serving `echo`, `read`, `write` and `probe`) installed as a package, driven by the mock LLM
+//! through the `pi` binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::cli_support::*;
+use pi_mock_llm::{Api, Turn};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Installs the test tool component as package `name` in `dir/<name>`; returns the package dir.
+fn install(dir: &Path, name: &str) -> PathBuf {
+    let package = dir.join(name);
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(pi_wasm_test_artifacts::TOOL, package.join("tool.wasm")).unwrap();
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n"
+    );
+    std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+    package
+}
+
+fn global_dir(pi: &PiEnv) -> PathBuf {
+    pi.agent_dir().join("extensions")
+}
+
+/// Names of the tools offered in request `i`.
+fn offered(pi: &PiEnv, i: usize) -> Vec<String> {
+    pi.mock.requests()[i].body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tool_description(request: &Value, name: &str) -> String {
+    request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == name)
+        .map(|t| t["function"]["description"].as_str().unwrap().to_owned())
+        .unwrap_or_default()
+}
+
+#[test]
+fn extension_tool_result_reaches_the_model() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(&global_dir(&pi), "testext");
+    pi.mock
+        .push(Turn::new().tool_call("c1", "echo", json!({"message": "hello from the model"})));
+    pi.mock.push(Turn::text("The echo answered."));
+    let out = pi.run(&["-p", "Use the echo tool"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "The echo answered.\n");
+    assert!(!stderr(&out).contains("Warning"), "{}", stderr(&out));
+
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 2);
+    // Default selection: pi's default built-ins plus every extension tool; the extension's
+    // `read` and `write` override the built-ins of the same name (as pi's registerTool does).
+    let tools = offered(&pi, 0);
+    for name in ["bash", "edit", "echo", "probe", "read", "write"] {
+        assert!(tools.contains(&name.to_owned()), "{name} in {tools:?}");
+    }
+    assert_eq!(tools.len(), 6, "{tools:?}");
+    assert_eq!(tool_description(&requests[0].body, "read"), "Reads a file.");
+    assert_eq!(
+        tool_description(&requests[0].body, "echo"),
+        "Echoes its arguments."
+    );
+    let system = requests[0].body["messages"][0]["content"].to_string();
+    assert!(system.contains("echo: Echoes its arguments."), "{system}");
+
+    // The component's result (it echoes its arguments) is what the model got back.
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "c1")
+        .unwrap_or_else(|| panic!("no tool result in {messages:?}"));
+    assert!(
+        result["content"]
+            .to_string()
+            .contains("hello from the model"),
+        "{result}"
+    );
+    let lines = pi.session_lines();
+    let stored = messages_of_role(&lines, "toolResult");
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0]["toolName"], "echo");
+    assert_eq!(stored[0]["isError"], false, "{}", stored[0]);
+
+    // The second run answers from the start-up index (no manifest parse, no compile before
+    // the first call) and still runs the tool.
+    let index_files = std::fs::read_dir(pi.agent_dir().join("cache/components"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("startup-"))
+        .count();
+    assert_eq!(index_files, 1, "the start-up index was written");
+    pi.mock
+        .push(Turn::new().tool_call("c2", "echo", json!({"again": true})));
+    pi.mock.push(Turn::text("Twice."));
+    let out = pi.run(&["--no-session", "-p", "Again"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "Twice.\n");
+    let requests = pi.mock.requests();
+    assert!(requests[3].body["messages"].to_string().contains("again"));
+}
+
+fn messages_of_role<'a>(lines: &'a [Value], role: &str) -> Vec<&'a Value> {
+    messages(lines)
+        .into_iter()
+        .filter(|m| m["role"] == role)
+        .collect()
+}
+
+#[test]
+fn extension_tools_follow_tool_selection() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(&global_dir(&pi), "testext");
+    let run = |args: &[&str]| {
+        pi.mock.push(Turn::text("ok"));
+        let mut all = vec!["--no-session"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-p", "hi"]);
+        let out = pi.run(&all);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        (offered(&pi, pi.mock.requests().len() - 1), stderr(&out))
+    };
+    let (tools, _) = run(&["--tools", "echo,bash"]);
+    assert_eq!(tools, ["echo", "bash"]);
+    let (tools, _) = run(&["--exclude-tools", "echo,probe"]);
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert!(!tools.contains(&"probe".to_owned()), "{tools:?}");
+    let (tools, _) = run(&["--no-builtin-tools"]);
+    let mut sorted = tools.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        ["echo", "probe", "read", "write"],
+        "extension tools stay"
+    );
+    let (tools, _) = run(&["--no-tools"]);
+    assert!(tools.is_empty(), "{tools:?}");
+    let (tools, warnings) = run(&["--tools", "echo,nosuch"]);
+    assert_eq!(tools, ["echo"]);
+    assert!(warnings.contains("unknown tool \"nosuch\""), "{warnings}");
+}
+
+#[test]
+fn broken_extensions_warn_and_pi_still_runs() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let global = global_dir(&pi);
+    install(&global, "good");
+    // A manifest that does not validate.
+    let bad = global.join("badmanifest");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(
+        bad.join("pi-extension.toml"),
+        "[package]\nname = \"Bad Name\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n",
+    )
+    .unwrap();
+    // A valid manifest whose component is not WebAssembly.
+    let broken = install(&global, "badwasm");
+    std::fs::write(broken.join("tool.wasm"), b"this is not a component").unwrap();
+    // A folder without a manifest is not a package (no warning).
+    std::fs::create_dir_all(global.join("notes")).unwrap();
+
+    pi.mock.push(Turn::text("Still here."));
+    let missing = pi.root.path().join("nowhere");
+    let out = pi.run(&["-e", missing.to_str().unwrap(), "-p", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "Still here.\n");
+    let err = stderr(&out);
+    assert!(
+        err.contains("badmanifest") && err.contains("package.name"),
+        "{err}"
+    );
+    assert!(err.contains("extension \"badwasm\""), "{err}");
+    assert!(err.contains("nowhere"), "{err}");
+    assert!(!err.contains("notes"), "{err}");
+    assert_eq!(err.matches("Warning").count(), 3, "{err}");
+    // The good package still works.
+    assert!(offered(&pi, 0).contains(&"echo".to_owned()));
+}
+
+#[test]
+fn no_extensions_keeps_explicit_ones_and_project_needs_trust() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(&global_dir(&pi), "globalext");
+    install(&pi.cwd().join(".pi/extensions"), "projectext");
+    let elsewhere = install(&pi.root.path().join("elsewhere"), "cliext");
+    let run = |args: &[&str]| {
+        pi.mock.push(Turn::text("ok"));
+        let mut all = vec!["--no-session", "--verbose"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-p", "hi"]);
+        let out = pi.run(&all);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let err = stderr(&out);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("extensions: "))
+            .unwrap_or_else(|| panic!("no extensions line in {err}"))
+            .to_owned();
+        (line, offered(&pi, pi.mock.requests().len() - 1))
+    };
+    // Untrusted project (non-interactive default): only the global package.
+    let (line, tools) = run(&[]);
+    assert_eq!(line, "extensions: globalext@0.1.0");
+    assert!(tools.contains(&"echo".to_owned()));
+    // Trusted for this run: the project package too.
+    let (line, _) = run(&["--approve"]);
+    assert_eq!(line, "extensions: globalext@0.1.0, projectext@0.1.0");
+    // --no-extensions: nothing discovered, no extension tools.
+    let (line, tools) = run(&["--no-extensions", "--approve"]);
+    assert_eq!(line, "extensions: (none)");
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
+    // ... but an explicit -e still loads.
+    let dir = elsewhere.to_str().unwrap();
+    let (line, tools) = run(&["--no-extensions", "-e", dir]);
+    assert_eq!(line, "extensions: cliext@0.1.0");
+    assert!(tools.contains(&"echo".to_owned()));
+    // -e with a path relative to the working directory.
+    std::fs::rename(&elsewhere, pi.cwd().join("local")).unwrap();
+    let (line, _) = run(&["-ne", "-e", "local"]);
+    assert_eq!(line, "extensions: cliext@0.1.0");
+}
