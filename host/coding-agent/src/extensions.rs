@@ -7,13 +7,19 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
+//! Provider components are loaded at start-up (their models must be known to choose one): the
+//! component comes from the component cache, is instantiated once and asked for its models,
+//! which join the model registry; the provider serves each `api` its models use that pi has no
+//! adapter for.
+//!
 //! A package that cannot be used (bad manifest, missing or invalid component, a world it does
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 use crate::paths;
 use pi_wasm::manifest::World;
 use pi_wasm::{
-    DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths, ToolDescription,
+    ComponentProvider, DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths,
+    ToolDescription,
 };
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,6 +52,8 @@ pub struct Extensions {
     pub loaded: Vec<String>,
     /// Their tools; a later tool of the same name replaces an earlier one.
     pub tools: Vec<ExtensionTool>,
+    /// Their model providers.
+    pub providers: Vec<Arc<ComponentProvider>>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
 }
@@ -145,6 +153,7 @@ fn open_package(
     for (entry, component) in manifest.components.iter().zip(&loaded.components) {
         match entry.world {
             World::Tool => add_tools(host, &id, component, out),
+            World::Provider => add_provider(&id, component, out),
             other => out.warnings.push(format!(
                 "Warning: extension \"{}\": {} components are not used by this build yet ({})",
                 manifest.name,
@@ -173,5 +182,32 @@ fn add_tools(host: &ExtensionHost, id: &str, component: &Arc<LazyComponent>, out
             description,
             component: Arc::clone(component),
         });
+    }
+}
+
+/// Loads a provider component and asks it for its models.
+fn add_provider(id: &str, component: &Arc<LazyComponent>, out: &mut Extensions) {
+    match component.get().and_then(ComponentProvider::load) {
+        Ok(provider) => out.providers.push(Arc::new(provider)),
+        Err(error) => out
+            .warnings
+            .push(format!("Warning: extension \"{id}\": {error}")),
+    }
+}
+
+/// Adds the providers' models to `registry` and registers each provider for the `api`s of its
+/// models that no adapter serves yet (an extension does not replace pi's own protocols).
+pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRegistry) {
+    let apis = pi_ai::registry();
+    for provider in &extensions.providers {
+        registry.add_models(provider.models().iter().cloned());
+        for model in provider.models() {
+            if apis.get(&model.api).is_none() {
+                apis.register(
+                    &model.api,
+                    Arc::clone(provider) as Arc<dyn pi_ai::ApiProvider>,
+                );
+            }
+        }
     }
 }

@@ -178,8 +178,8 @@ fn session_tools(prepared: &crate::cli::startup::Prepared) -> Vec<Arc<dyn AgentT
     crate::tools::tools(
         &prepared.tool_names,
         &prepared.base.env.cwd,
-        &prepared.host,
-        &prepared.extensions,
+        &prepared.base.host,
+        &prepared.base.extensions,
         session.session_id(),
         env,
         &prepared.base.settings,
@@ -199,10 +199,10 @@ fn print_startup(prepared: &crate::cli::startup::Prepared) {
         prepared.model.id,
         prepared.thinking.as_str(),
         prepared.tool_names.join(", "),
-        if prepared.extensions.loaded.is_empty() {
+        if prepared.base.extensions.loaded.is_empty() {
             "(none)".to_owned()
         } else {
-            prepared.extensions.loaded.join(", ")
+            prepared.base.extensions.loaded.join(", ")
         },
         prepared.skills.skills.len(),
         prepared.templates.templates.len(),

@@ -86,6 +86,9 @@ pub struct Base {
     pub trusted: bool,
     pub registry: ModelRegistry,
     pub auth: AuthStorage,
+    /// Runs the built-in and extension components (one engine and cache for all).
+    pub host: pi_wasm::ExtensionHost,
+    pub extensions: Extensions,
     pub warnings: Vec<String>,
 }
 
@@ -112,14 +115,21 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
-        let registry = ModelRegistry::load(Some(&env.agent_dir.join("models.json")))?;
+        let mut registry = ModelRegistry::load(Some(&env.agent_dir.join("models.json")))?;
         let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
+        let host = pi_wasm::ExtensionHost::new(crate::tools::cache_dir(&env.agent_dir))
+            .map_err(StartupError::ExtensionHost)?;
+        let mut extensions = load_extensions(args, &env, &settings, trusted, &host);
+        warnings.append(&mut extensions.warnings);
+        crate::extensions::register_providers(&extensions, &mut registry);
         Ok(Base {
             env,
             settings,
             trusted,
             registry,
             auth,
+            host,
+            extensions,
             warnings,
         })
     }
@@ -139,9 +149,6 @@ pub struct Prepared {
     /// Names of the tools enabled for this run, in order. A name an extension provides is
     /// that extension's tool (it overrides a built-in of the same name), else a built-in.
     pub tool_names: Vec<String>,
-    /// Runs the built-in and extension components (one engine and cache for all).
-    pub host: pi_wasm::ExtensionHost,
-    pub extensions: Extensions,
     pub prompt_options: SystemPromptOptions,
     pub system_prompt: String,
 }
@@ -167,15 +174,11 @@ pub fn prepare(args: &Args, base: Base) -> Result<Prepared, StartupError> {
         session_thinking,
         base.settings.default_thinking_level(),
     );
-    let host = pi_wasm::ExtensionHost::new(crate::tools::cache_dir(&base.env.agent_dir))
-        .map_err(StartupError::ExtensionHost)?;
-    let mut extensions = load_extensions(args, &base, &host);
-    base.warnings.append(&mut extensions.warnings);
-    let (tool_names, tool_warnings) = enabled_tools(args, &extensions.tool_names());
+    let (tool_names, tool_warnings) = enabled_tools(args, &base.extensions.tool_names());
     base.warnings.extend(tool_warnings);
     let skills = load_skills(args, &base);
     let templates = load_templates(args, &base);
-    let prompt_options = prompt_options(args, &base, &tool_names, &extensions, &skills);
+    let prompt_options = prompt_options(args, &base, &tool_names, &skills);
     let system_prompt = build_system_prompt(&prompt_options);
     Ok(Prepared {
         api_key: args.api_key.clone(),
@@ -187,21 +190,25 @@ pub fn prepare(args: &Args, base: Base) -> Result<Prepared, StartupError> {
         skills,
         templates,
         tool_names,
-        host,
-        extensions,
         prompt_options,
         system_prompt,
     })
 }
 
-fn load_extensions(args: &Args, base: &Base, host: &pi_wasm::ExtensionHost) -> Extensions {
-    let settings_paths = settings_paths(base.settings.extensions(), &base.env.agent_dir);
+fn load_extensions(
+    args: &Args,
+    env: &StartupEnv,
+    settings: &SettingsManager,
+    trusted: bool,
+    host: &pi_wasm::ExtensionHost,
+) -> Extensions {
+    let settings_paths = settings_paths(settings.extensions(), &env.agent_dir);
     crate::extensions::load(
         host,
         &ExtensionSearch {
-            agent_dir: &base.env.agent_dir,
-            cwd: &base.env.cwd,
-            project_trusted: base.trusted,
+            agent_dir: &env.agent_dir,
+            cwd: &env.cwd,
+            project_trusted: trusted,
             no_extensions: args.no_extensions,
             settings_paths: &settings_paths,
             cli_paths: &args.extensions,
@@ -419,7 +426,6 @@ fn prompt_options(
     args: &Args,
     base: &Base,
     tool_names: &[String],
-    extensions: &Extensions,
     skills: &SkillRegistry,
 ) -> SystemPromptOptions {
     let mut options = SystemPromptOptions::new(&base.env.cwd, &base.env.agent_dir);
@@ -430,7 +436,7 @@ fn prompt_options(
     options.skills = skills.skills.clone();
     options.tools = tool_names
         .iter()
-        .filter_map(|name| prompt_tool(name, extensions))
+        .filter_map(|name| prompt_tool(name, &base.extensions))
         .collect();
     options
 }

@@ -233,3 +233,65 @@ fn no_extensions_keeps_explicit_ones_and_project_needs_trust() {
     let (line, _) = run(&["-ne", "-e", "local"]);
     assert_eq!(line, "extensions: cliext@0.1.0");
 }
+
+#[test]
+fn extension_provider_serves_a_model() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let base = pi.mock.base_url(Api::OpenAiCompletions);
+    let authority = base
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    // pi-wasm's test provider: model wasm-test/wasm-mini, openai-completions over wasi:http to
+    // the base URL it reads from its (granted) environment.
+    let package = global_dir(&pi).join("wasmprov");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(
+        pi_wasm_test_artifacts::PROVIDER,
+        package.join("provider.wasm"),
+    )
+    .unwrap();
+    let manifest = format!(
+        "[package]\nname = \"wasmprov\"\nversion = \"1.2.3\"\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"provider.wasm\"\nworld = \"provider\"\n\n\
+         [capabilities]\nnetwork = [\"{authority}\"]\nenv = [\"TEST_PROVIDER_BASE_URL\"]\n"
+    );
+    std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+
+    pi.mock.push(Turn::text("Hello through the component."));
+    let out = pi
+        .command(&[
+            "--model",
+            "wasm-test/wasm-mini",
+            "--api-key",
+            "sk-wasm",
+            "--no-tools",
+            "-p",
+            "Say hello",
+        ])
+        .env("TEST_PROVIDER_BASE_URL", &base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "Hello through the component.\n");
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].body["model"], "wasm-mini");
+    assert_eq!(
+        requests[0].headers.get("authorization").map(String::as_str),
+        Some("Bearer sk-wasm"),
+        "the provider got its own key"
+    );
+    assert!(
+        requests[0].body["messages"]
+            .to_string()
+            .contains("Say hello")
+    );
+    let lines = pi.session_lines();
+    let assistant = messages_of_role(&lines, "assistant");
+    assert_eq!(assistant[0]["provider"], "wasm-test");
+    assert_eq!(assistant[0]["model"], "wasm-mini");
+    assert_eq!(assistant[0]["api"], "test-wasm-completions");
+}
