@@ -7,6 +7,9 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
+//! Compactor components are asked before pi's own summary (`ExtensionCompactor`); renderers
+//! are for the interactive UI, which this build does not have.
+//!
 //! Provider components are loaded at start-up (their models must be known to choose one): the
 //! component comes from the component cache, is instantiated once and asked for its models,
 //! which join the model registry; the provider serves each `api` its models use that pi has no
@@ -14,6 +17,10 @@
 //!
 //! A package that cannot be used (bad manifest, missing or invalid component, a world it does
 //! not implement) is skipped with a warning naming it; pi runs without it.
+
+mod compactor;
+
+pub use compactor::ExtensionCompactor;
 
 use crate::paths;
 use pi_wasm::manifest::World;
@@ -54,6 +61,8 @@ pub struct Extensions {
     pub tools: Vec<ExtensionTool>,
     /// Their model providers.
     pub providers: Vec<Arc<ComponentProvider>>,
+    /// Their compactor components (loaded on the first compaction).
+    pub compactors: Vec<Arc<LazyComponent>>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
 }
@@ -154,12 +163,12 @@ fn open_package(
         match entry.world {
             World::Tool => add_tools(host, &id, component, out),
             World::Provider => add_provider(&id, component, out),
-            other => out.warnings.push(format!(
-                "Warning: extension \"{}\": {} components are not used by this build yet ({})",
-                manifest.name,
-                other.as_str(),
-                entry.path.display()
-            )),
+            World::Compactor => out.compactors.push(Arc::clone(component)),
+            // Renderers draw custom messages in the interactive UI; print, json and rpc
+            // modes show none.
+            World::Renderer => {
+                tracing::debug!("{id}: renderer {} unused here", entry.path.display());
+            }
         }
     }
     out.loaded.push(id);

@@ -105,6 +105,11 @@ impl RunSession {
         options.api_key = api_key.clone();
         options.registry = Some(Arc::clone(&registry));
         let session = AgentSession::new(options);
+        for component in &base.extensions.compactors {
+            session.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
+                Arc::clone(component),
+            )));
+        }
         session.agent().set_queue_modes(modes.0, modes.1);
         let listeners: Listeners = Arc::default();
         let forward = Arc::clone(&listeners);

@@ -295,3 +295,65 @@ fn extension_provider_serves_a_model() {
     assert_eq!(assistant[0]["model"], "wasm-mini");
     assert_eq!(assistant[0]["api"], "test-wasm-completions");
 }
+
+#[test]
+fn extension_compactor_writes_the_summary() {
+    use super::cli_rpc::{RpcClient, ok};
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // Keep almost nothing verbatim so there is history to summarize.
+    pi.settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    // pi-wasm's test compactor: cancels on the instructions "cancel", else summarizes itself
+    // (message and word counts plus the first user text).
+    let package = global_dir(&pi).join("counter");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(
+        pi_wasm_test_artifacts::COMPACTOR,
+        package.join("compactor.wasm"),
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("pi-extension.toml"),
+        "[package]\nname = \"counter\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"compactor.wasm\"\nworld = \"compactor\"\n",
+    )
+    .unwrap();
+    let mut rpc = RpcClient::start(&pi);
+    for (i, text) in ["alpha question here", "beta question", "gamma"]
+        .iter()
+        .enumerate()
+    {
+        pi.mock.push(Turn::text(format!("answer {i}")));
+        ok(&rpc.call(json!({"id": format!("p{i}"), "type": "prompt", "message": text})));
+        rpc.wait_event("agent_end");
+    }
+    let requests_before = pi.mock.requests().len();
+
+    let cancelled =
+        rpc.call(json!({"id": "c0", "type": "compact", "customInstructions": "cancel"}));
+    assert_eq!(cancelled["success"], false, "{cancelled}");
+    assert!(
+        cancelled["error"]
+            .as_str()
+            .unwrap()
+            .contains("the user asked to keep everything"),
+        "{cancelled}"
+    );
+
+    let compact = rpc.call(json!({"id": "c1", "type": "compact"}));
+    let summary = ok(&compact)["summary"].as_str().unwrap().to_owned();
+    assert!(
+        summary.contains("summarized; it began with: alpha question here"),
+        "{summary}"
+    );
+    assert_eq!(
+        pi.mock.requests().len(),
+        requests_before,
+        "no summary was asked from the model"
+    );
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+    let lines = pi.session_lines();
+    let entry = lines.iter().find(|l| l["type"] == "compaction").unwrap();
+    assert_eq!(entry["summary"], summary.as_str());
+    assert_eq!(entry["fromHook"], true);
+}

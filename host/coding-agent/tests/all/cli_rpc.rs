@@ -10,16 +10,16 @@ use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-struct RpcClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
+pub(super) struct RpcClient {
+    pub(super) child: Child,
+    pub(super) stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
     /// Everything read so far, in order.
-    seen: Vec<Value>,
+    pub(super) seen: Vec<Value>,
 }
 
 impl RpcClient {
-    fn start(pi: &PiEnv) -> RpcClient {
+    pub(super) fn start(pi: &PiEnv) -> RpcClient {
         let mut child = pi.spawn_piped(&["--mode", "rpc"]);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
@@ -66,18 +66,18 @@ impl RpcClient {
     }
 
     /// Sends a command and returns its response.
-    fn call(&mut self, command: Value) -> Value {
+    pub(super) fn call(&mut self, command: Value) -> Value {
         let id = command["id"].clone();
         self.send_raw(&command.to_string());
         self.wait_for("response", |l| l["type"] == "response" && l["id"] == id)
     }
 
-    fn wait_event(&mut self, kind: &str) -> Value {
+    pub(super) fn wait_event(&mut self, kind: &str) -> Value {
         self.wait_for(kind, |l| l["type"] == kind)
     }
 }
 
-fn ok(response: &Value) -> &Value {
+pub(super) fn ok(response: &Value) -> &Value {
     assert_eq!(response["success"], true, "{response}");
     &response["data"]
 }
