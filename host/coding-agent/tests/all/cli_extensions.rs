@@ -112,6 +112,27 @@ fn extension_tool_result_reaches_the_model() {
     assert_eq!(stdout(&out), "Twice.\n");
     let requests = pi.mock.requests();
     assert!(requests[3].body["messages"].to_string().contains("again"));
+
+    // A warm start compiles and loads nothing: with the compiled artifacts gone, a run that
+    // offers the tool but never calls it leaves none behind.
+    let cache = pi.agent_dir().join("cache/components");
+    let artifacts = || {
+        std::fs::read_dir(&cache)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+            .map(|e| e.path())
+            .collect::<Vec<_>>()
+    };
+    assert!(!artifacts().is_empty(), "the first call compiled the tool");
+    for path in artifacts() {
+        std::fs::remove_file(path).unwrap();
+    }
+    pi.mock.push(Turn::text("No tools needed."));
+    let out = pi.run(&["--no-session", "--tools", "echo", "-p", "Just talk"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(offered(&pi, 4), ["echo"]);
+    assert_eq!(artifacts(), Vec::<PathBuf>::new());
 }
 
 fn messages_of_role<'a>(lines: &'a [Value], role: &str) -> Vec<&'a Value> {
