@@ -7,6 +7,8 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
+//! Skills and prompt templates a package ships (`[resources]`) join the session's.
+//!
 //! Compactor components are asked before pi's own summary (`ExtensionCompactor`); renderers
 //! are for the interactive UI, which this build does not have.
 //!
@@ -63,6 +65,9 @@ pub struct Extensions {
     pub providers: Vec<Arc<ComponentProvider>>,
     /// Their compactor components (loaded on the first compaction).
     pub compactors: Vec<Arc<LazyComponent>>,
+    /// Skill and prompt-template directories the packages ship (`[resources]`).
+    pub skill_dirs: Vec<PathBuf>,
+    pub prompt_dirs: Vec<PathBuf>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
 }
@@ -171,6 +176,11 @@ fn open_package(
             }
         }
     }
+    let resources = &manifest.resources;
+    out.skill_dirs
+        .extend(resources.skills.iter().map(|d| package.dir.join(d)));
+    out.prompt_dirs
+        .extend(resources.prompts.iter().map(|d| package.dir.join(d)));
     out.loaded.push(id);
 }
 

@@ -405,13 +405,14 @@ fn load_skills(args: &Args, base: &Base) -> SkillRegistry {
         project_trusted: base.trusted,
         no_skills: args.no_skills,
         settings_paths: &settings_paths,
-        package_dirs: &[],
+        package_dirs: &base.extensions.skill_dirs,
         cli_paths: &args.skills,
     })
 }
 
 fn load_templates(args: &Args, base: &Base) -> PromptTemplates {
-    let extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+    let mut extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+    extra.extend(base.extensions.prompt_dirs.iter().cloned());
     PromptTemplates::discover(&TemplateSearch {
         agent_dir: &base.env.agent_dir,
         cwd: &base.env.cwd,

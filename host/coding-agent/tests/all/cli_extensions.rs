@@ -378,3 +378,52 @@ fn extension_compactor_writes_the_summary() {
     assert_eq!(entry["summary"], summary.as_str());
     assert_eq!(entry["fromHook"], true);
 }
+
+#[test]
+fn package_skills_and_prompt_templates_join_the_session() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = global_dir(&pi).join("resext");
+    std::fs::create_dir_all(package.join("skills/greet")).unwrap();
+    std::fs::create_dir_all(package.join("prompts")).unwrap();
+    std::fs::write(
+        package.join("pi-extension.toml"),
+        "[package]\nname = \"resext\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n\
+         [resources]\nskills = \"skills\"\nprompts = \"prompts\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("skills/greet/SKILL.md"),
+        "---\nname: greet\ndescription: Greets people warmly.\n---\nSay hi.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("prompts/shout.md"),
+        "---\ndescription: Shouts\n---\nShout the word banana.\n",
+    )
+    .unwrap();
+    pi.mock.push(Turn::text("BANANA"));
+    let out = pi.run(&["-p", "/shout"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let body = &pi.mock.requests()[0].body;
+    let system = body["messages"][0]["content"].to_string();
+    assert!(system.contains("Greets people warmly."), "{system}");
+    assert!(system.contains("skills/greet/SKILL.md"), "{system}");
+    let user = body["messages"][1]["content"].to_string();
+    assert!(user.contains("Shout the word banana."), "{user}");
+
+    // --no-extensions drops the package's resources too.
+    pi.mock.push(Turn::text("ok"));
+    let out = pi.run(&["--no-extensions", "-p", "/shout"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let body = &pi.mock.requests()[1].body;
+    assert!(
+        !body["messages"][0]["content"]
+            .to_string()
+            .contains("Greets people")
+    );
+    assert!(
+        body["messages"][1]["content"]
+            .to_string()
+            .contains("/shout")
+    );
+}
