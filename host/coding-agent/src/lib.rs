@@ -5,6 +5,7 @@ pub mod cli;
 pub mod compaction;
 pub mod context_files;
 pub mod export_html;
+pub mod extensions;
 pub mod frontmatter;
 pub mod list_models;
 pub mod messages;

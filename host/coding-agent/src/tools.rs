@@ -1,12 +1,15 @@
-//! The built-in tools of a `pi` run: WebAssembly components embedded in the binary
+//! The tools of a `pi` run. Built-ins are WebAssembly components embedded in the binary
 //! (`pi-builtin-tools-embed`), run by the extension host under the least grant each needs, in
-//! the session's working directory. A tool's component is compiled on its first call and kept
+//! the session's working directory; extension tools (`extensions`) run under their package's
+//! grant. A tool's component is compiled on its first call and kept
 //! in `<agentDir>/cache/components`, so start-up compiles nothing.
 
+use crate::extensions::Extensions;
 use crate::settings::SettingsManager;
 use pi_agent::AgentTool;
 use pi_builtin_tools::ToolDefinition;
 use pi_builtin_tools_embed::ToolContext;
+use pi_wasm::{ComponentTool, ExtensionHost};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -24,18 +27,20 @@ pub fn cache_dir(agent_dir: &Path) -> std::path::PathBuf {
     agent_dir.join("cache").join("components")
 }
 
-/// The named built-ins working in `cwd`. `command_env` is added to the environment of `bash`
-/// commands (pi's `PI_*` session variables).
+/// The enabled tools, in order: a name an extension provides is that extension's tool (it
+/// overrides the built-in), anything else the built-in working in `cwd`. `command_env` is added
+/// to the environment of `bash` commands (pi's `PI_*` session variables); `session_id` is what
+/// extension components see as `host.session-id`.
 pub fn tools(
     names: &[String],
     cwd: &Path,
-    agent_dir: &Path,
+    host: &ExtensionHost,
+    extensions: &Extensions,
+    session_id: &str,
     command_env: Vec<(String, String)>,
     settings: &SettingsManager,
-) -> Result<Vec<Arc<dyn AgentTool>>, String> {
-    let host = pi_wasm::ExtensionHost::new(cache_dir(agent_dir))
-        .map_err(|e| format!("cannot start the tool host: {e}"))?;
-    let mut ctx = ToolContext::new(&host, cwd);
+) -> Vec<Arc<dyn AgentTool>> {
+    let mut ctx = ToolContext::new(host, cwd);
     ctx.command_env.extend(command_env);
     ctx.auto_resize_images = settings.images_auto_resize();
     if let Some(shell) = settings.shell_path() {
@@ -44,6 +49,18 @@ pub fn tools(
             .into_owned();
     }
     ctx.shell.command_prefix = settings.shell_command_prefix();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    Ok(pi_builtin_tools_embed::select(&ctx, &names))
+    names
+        .iter()
+        .filter_map(|name| match extensions.tool(name) {
+            Some(tool) => {
+                let component =
+                    ComponentTool::new(Arc::clone(&tool.component), tool.description.clone())
+                        .with_session_id(Some(session_id.to_owned()));
+                Some(Arc::new(component) as Arc<dyn AgentTool>)
+            }
+            None => pi_builtin_tools_embed::select(&ctx, &[name.as_str()])
+                .into_iter()
+                .next(),
+        })
+        .collect()
 }

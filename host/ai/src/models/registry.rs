@@ -109,6 +109,14 @@ impl ModelRegistry {
         }
     }
 
+    /// Adds models served by an extension provider (pi's `registerProvider`); one with the
+    /// provider and id of a known model replaces it.
+    pub fn add_models(&mut self, models: impl IntoIterator<Item = Model>) {
+        for model in models {
+            self.insert(model);
+        }
+    }
+
     /// Every model, built-ins first.
     pub fn all(&self) -> &[Model] {
         &self.models

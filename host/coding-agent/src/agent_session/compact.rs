@@ -146,7 +146,7 @@ impl AgentSession {
             focus,
         };
         for compactor in compactors {
-            match compactor.decide(&request) {
+            match compactor.decide(&request).await {
                 CompactionDecision::UseDefault => continue,
                 CompactionDecision::Cancel(why) => return Err(CompactFailure::Cancelled(why)),
                 CompactionDecision::Custom { summary, details } => {

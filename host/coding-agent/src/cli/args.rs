@@ -114,8 +114,8 @@ pub struct Args {
     #[arg(long)]
     pub no_builtin_tools: bool,
 
-    /// Load an extension (repeatable).
-    #[arg(short = 'e', long = "extension", value_name = "PATH")]
+    /// Load the extension in this directory (holding pi-extension.toml; repeatable).
+    #[arg(short = 'e', long = "extension", value_name = "DIR")]
     pub extensions: Vec<String>,
 
     /// Load no extensions except those given with -e. Short form: -ne.

@@ -124,7 +124,7 @@ fn run(args: Args) -> Result<i32, StartupError> {
     if args.verbose {
         print_startup(&prepared);
     }
-    let tools = builtin_tools(&prepared).map_err(StartupError::NoModel)?;
+    let tools = session_tools(&prepared);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -156,11 +156,9 @@ fn run(args: Args) -> Result<i32, StartupError> {
     }))
 }
 
-/// The enabled built-in tools (components, see `tools`), with pi's `PI_*` variables for `bash`
-/// commands.
-fn builtin_tools(
-    prepared: &crate::cli::startup::Prepared,
-) -> Result<Vec<Arc<dyn AgentTool>>, String> {
+/// The enabled tools (built-in and extension components, see `tools`), with pi's `PI_*`
+/// variables for `bash` commands.
+fn session_tools(prepared: &crate::cli::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
     let session = &prepared.session;
     let mut env = vec![
         ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
@@ -180,7 +178,9 @@ fn builtin_tools(
     crate::tools::tools(
         &prepared.tool_names,
         &prepared.base.env.cwd,
-        &prepared.base.env.agent_dir,
+        &prepared.base.host,
+        &prepared.base.extensions,
+        session.session_id(),
         env,
         &prepared.base.settings,
     )
@@ -193,11 +193,17 @@ fn print_startup(prepared: &crate::cli::startup::Prepared) {
         .session_file()
         .map_or_else(|| "(in memory)".to_owned(), |p| p.display().to_string());
     eprintln!(
-        "model: {}/{} (thinking {})\nsession: {session}\ntools: {}\nskills: {}, prompt templates: {}",
+        "model: {}/{} (thinking {})\nsession: {session}\ntools: {}\nextensions: {}\n\
+         skills: {}, prompt templates: {}",
         prepared.model.provider,
         prepared.model.id,
         prepared.thinking.as_str(),
         prepared.tool_names.join(", "),
+        if prepared.base.extensions.loaded.is_empty() {
+            "(none)".to_owned()
+        } else {
+            prepared.base.extensions.loaded.join(", ")
+        },
         prepared.skills.skills.len(),
         prepared.templates.templates.len(),
     );

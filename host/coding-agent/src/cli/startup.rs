@@ -1,12 +1,14 @@
 //! Start-up (SPEC §1): read the options and settings, choose the session, then prepare the
-//! model, prompts, skills and tools. Nothing here touches the network or compiles components;
-//! the first request is the first network use.
+//! model, prompts, skills, extensions and tools. Nothing here touches the network; components
+//! are compiled on first use (an extension package new to the cache is compiled once to list
+//! its tools). The first request is the first network use.
 
 use crate::cli::args::Args;
 use crate::cli::model_select::{
     self, InitialModelInputs, ModelSelectError, ScopedModel, cli_model, initial_model,
     initial_thinking, scoped_models,
 };
+use crate::extensions::{ExtensionSearch, Extensions};
 use crate::paths;
 use crate::prompt_templates::{PromptTemplates, TemplateSearch};
 use crate::session::{
@@ -41,6 +43,8 @@ pub enum StartupError {
     NoModel(String),
     #[error("{0}")]
     NoApiKey(String),
+    #[error("Cannot start the extension host: {0}")]
+    ExtensionHost(String),
     #[error(
         "--resume needs the interactive session picker. Use --continue, or --session <path|id>."
     )]
@@ -82,6 +86,9 @@ pub struct Base {
     pub trusted: bool,
     pub registry: ModelRegistry,
     pub auth: AuthStorage,
+    /// Runs the built-in and extension components (one engine and cache for all).
+    pub host: pi_wasm::ExtensionHost,
+    pub extensions: Extensions,
     pub warnings: Vec<String>,
 }
 
@@ -108,14 +115,21 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
-        let registry = ModelRegistry::load(Some(&env.agent_dir.join("models.json")))?;
+        let mut registry = ModelRegistry::load(Some(&env.agent_dir.join("models.json")))?;
         let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
+        let host = pi_wasm::ExtensionHost::new(crate::tools::cache_dir(&env.agent_dir))
+            .map_err(StartupError::ExtensionHost)?;
+        let mut extensions = load_extensions(args, &env, &settings, trusted, &host);
+        warnings.append(&mut extensions.warnings);
+        crate::extensions::register_providers(&extensions, &mut registry);
         Ok(Base {
             env,
             settings,
             trusted,
             registry,
             auth,
+            host,
+            extensions,
             warnings,
         })
     }
@@ -132,7 +146,8 @@ pub struct Prepared {
     pub api_key: Option<String>,
     pub skills: SkillRegistry,
     pub templates: PromptTemplates,
-    /// Names of the tools enabled for this run, in order.
+    /// Names of the tools enabled for this run, in order. A name an extension provides is
+    /// that extension's tool (it overrides a built-in of the same name), else a built-in.
     pub tool_names: Vec<String>,
     pub prompt_options: SystemPromptOptions,
     pub system_prompt: String,
@@ -159,14 +174,8 @@ pub fn prepare(args: &Args, base: Base) -> Result<Prepared, StartupError> {
         session_thinking,
         base.settings.default_thinking_level(),
     );
-    let (tool_names, tool_warnings) = enabled_tools(args);
+    let (tool_names, tool_warnings) = enabled_tools(args, &base.extensions.tool_names());
     base.warnings.extend(tool_warnings);
-    if !args.extensions.is_empty() {
-        base.warnings.push(format!(
-            "Warning: extensions are not supported by this build yet; ignoring {}",
-            args.extensions.join(", ")
-        ));
-    }
     let skills = load_skills(args, &base);
     let templates = load_templates(args, &base);
     let prompt_options = prompt_options(args, &base, &tool_names, &skills);
@@ -184,6 +193,27 @@ pub fn prepare(args: &Args, base: Base) -> Result<Prepared, StartupError> {
         prompt_options,
         system_prompt,
     })
+}
+
+fn load_extensions(
+    args: &Args,
+    env: &StartupEnv,
+    settings: &SettingsManager,
+    trusted: bool,
+    host: &pi_wasm::ExtensionHost,
+) -> Extensions {
+    let settings_paths = settings_paths(settings.extensions(), &env.agent_dir);
+    crate::extensions::load(
+        host,
+        &ExtensionSearch {
+            agent_dir: &env.agent_dir,
+            cwd: &env.cwd,
+            project_trusted: trusted,
+            no_extensions: args.no_extensions,
+            settings_paths: &settings_paths,
+            cli_paths: &args.extensions,
+        },
+    )
 }
 
 /// The session the flags ask for.
@@ -311,8 +341,11 @@ fn choose_model(
 }
 
 /// The tool names enabled by `--tools`, `--exclude-tools`, `--no-tools` and
-/// `--no-builtin-tools`, with warnings for unknown names.
-pub fn enabled_tools(args: &Args) -> (Vec<String>, Vec<String>) {
+/// `--no-builtin-tools`, with warnings for unknown names. `extension_tools` are the names the
+/// loaded extensions provide: enabled by default, selectable with `--tools` like built-ins,
+/// kept by `--no-builtin-tools`.
+pub fn enabled_tools(args: &Args, extension_tools: &[String]) -> (Vec<String>, Vec<String>) {
+    let from_extension = |n: &str| extension_tools.iter().any(|e| e == n);
     let mut warnings = Vec::new();
     let mut names: Vec<String> = match &args.tools {
         Some(list) => list
@@ -320,7 +353,7 @@ pub fn enabled_tools(args: &Args) -> (Vec<String>, Vec<String>) {
             .map(|n| n.trim())
             .filter(|n| !n.is_empty())
             .filter(|n| {
-                let known = BUILTIN_TOOL_NAMES.contains(n);
+                let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
                 if !known {
                     warnings.push(format!("Warning: unknown tool \"{n}\" ignored"));
                 }
@@ -332,10 +365,11 @@ pub fn enabled_tools(args: &Args) -> (Vec<String>, Vec<String>) {
         None => DEFAULT_ACTIVE_TOOLS
             .iter()
             .map(|n| (*n).to_owned())
+            .chain(extension_tools.iter().cloned())
             .collect(),
     };
     if args.no_builtin_tools {
-        names.retain(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()));
+        names.retain(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()) || from_extension(n));
     }
     names.retain(|n| !args.exclude_tools.iter().any(|x| x.trim() == n));
     let mut seen = Vec::new();
@@ -371,13 +405,14 @@ fn load_skills(args: &Args, base: &Base) -> SkillRegistry {
         project_trusted: base.trusted,
         no_skills: args.no_skills,
         settings_paths: &settings_paths,
-        package_dirs: &[],
+        package_dirs: &base.extensions.skill_dirs,
         cli_paths: &args.skills,
     })
 }
 
 fn load_templates(args: &Args, base: &Base) -> PromptTemplates {
-    let extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+    let mut extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+    extra.extend(base.extensions.prompt_dirs.iter().cloned());
     PromptTemplates::discover(&TemplateSearch {
         agent_dir: &base.env.agent_dir,
         cwd: &base.env.cwd,
@@ -400,15 +435,29 @@ fn prompt_options(
     options.append_system_prompt = args.append_system_prompt.clone();
     options.no_context_files = args.no_context_files;
     options.skills = skills.skills.clone();
-    options.tools = crate::tools::definitions(tool_names)
-        .into_iter()
-        .map(|def| PromptTool {
-            snippet: (!def.prompt_snippet.is_empty()).then_some(def.prompt_snippet),
-            guidelines: def.prompt_guidelines,
-            name: def.name,
-        })
+    options.tools = tool_names
+        .iter()
+        .filter_map(|name| prompt_tool(name, &base.extensions))
         .collect();
     options
+}
+
+/// What the system prompt says about one enabled tool (the extension's when it provides it).
+fn prompt_tool(name: &str, extensions: &Extensions) -> Option<PromptTool> {
+    if let Some(tool) = extensions.tool(name) {
+        let d = &tool.description;
+        return Some(PromptTool {
+            name: d.name.clone(),
+            snippet: d.prompt_snippet.clone().filter(|s| !s.is_empty()),
+            guidelines: d.prompt_guidelines.clone(),
+        });
+    }
+    let def = pi_builtin_tools_embed::definition(name)?;
+    Some(PromptTool {
+        name: def.name.clone(),
+        snippet: (!def.prompt_snippet.is_empty()).then(|| def.prompt_snippet.clone()),
+        guidelines: def.prompt_guidelines.clone(),
+    })
 }
 
 /// What to do when no model has credentials.

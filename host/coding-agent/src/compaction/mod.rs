@@ -50,7 +50,11 @@ pub struct CompactionRequest<'a> {
 }
 
 /// A compactor registered with the session (extensions, the WASM compactor world). Asked in
-/// registration order; the first answer other than `UseDefault` wins.
+/// registration order; the first answer other than `UseDefault` wins. Asynchronous because a
+/// component runs on a blocking thread while the session's runtime goes on.
 pub trait CompactionOverride: Send + Sync {
-    fn decide(&self, request: &CompactionRequest<'_>) -> CompactionDecision;
+    fn decide<'a>(
+        &'a self,
+        request: &'a CompactionRequest<'a>,
+    ) -> pi_agent::BoxFuture<'a, CompactionDecision>;
 }

@@ -251,9 +251,7 @@ impl Server {
                 None => SessionManager::in_memory(&cwd),
             }
         });
-        if parent.is_some() {
-            tracing::debug!("new_session parentSession is recorded by AgentSession");
-        }
+        let next = next.with_parent_session(parent.filter(|p| !p.is_empty()));
         self.session
             .replace_session(next)
             .map_err(|e| e.to_string())?;

@@ -105,6 +105,11 @@ impl RunSession {
         options.api_key = api_key.clone();
         options.registry = Some(Arc::clone(&registry));
         let session = AgentSession::new(options);
+        for component in &base.extensions.compactors {
+            session.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
+                Arc::clone(component),
+            )));
+        }
         session.agent().set_queue_modes(modes.0, modes.1);
         let listeners: Listeners = Arc::default();
         let forward = Arc::clone(&listeners);
@@ -431,11 +436,20 @@ impl RunSession {
         *lock(&self.queue_modes)
     }
 
-    /// Turns automatic compaction (or, with `"retry.enabled"`, retry) on or off for this
-    /// process.
+    /// Turns automatic compaction (`"compaction.enabled"`) or retry (`"retry.enabled"`) on or
+    /// off, and saves it in the global settings file as pi does, so later runs keep it. Like
+    /// pi, a failed save does not fail the command: the change applies to this process and
+    /// the failure is logged.
     pub fn set_setting(&self, path: &str, enabled: bool) {
-        self.session
-            .with_settings_mut(|s| s.set(path, Value::Bool(enabled)));
+        self.session.with_settings_mut(|s| {
+            s.set(path, Value::Bool(enabled));
+            if s.global_path().as_os_str().is_empty() {
+                return;
+            }
+            if let Err(e) = s.save() {
+                tracing::warn!("cannot save setting {path}: {e}");
+            }
+        });
     }
 
     // ---- session operations ----------------------------------------------------------------

@@ -227,6 +227,14 @@ impl SessionManager {
         &self.header
     }
 
+    /// Records the session this one was started from (pi's `newSession({parentSession})`).
+    /// Only for a session nothing was written to yet: the header is written with the first
+    /// assistant message.
+    pub fn with_parent_session(mut self, parent: Option<String>) -> Self {
+        self.header.parent_session = parent;
+        self
+    }
+
     pub fn session_id(&self) -> &str {
         &self.header.id
     }

@@ -10,16 +10,16 @@ use std::process::{Child, ChildStdin};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-struct RpcClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
+pub(super) struct RpcClient {
+    pub(super) child: Child,
+    pub(super) stdin: Option<ChildStdin>,
     lines: Receiver<Value>,
     /// Everything read so far, in order.
-    seen: Vec<Value>,
+    pub(super) seen: Vec<Value>,
 }
 
 impl RpcClient {
-    fn start(pi: &PiEnv) -> RpcClient {
+    pub(super) fn start(pi: &PiEnv) -> RpcClient {
         let mut child = pi.spawn_piped(&["--mode", "rpc"]);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
@@ -66,18 +66,18 @@ impl RpcClient {
     }
 
     /// Sends a command and returns its response.
-    fn call(&mut self, command: Value) -> Value {
+    pub(super) fn call(&mut self, command: Value) -> Value {
         let id = command["id"].clone();
         self.send_raw(&command.to_string());
         self.wait_for("response", |l| l["type"] == "response" && l["id"] == id)
     }
 
-    fn wait_event(&mut self, kind: &str) -> Value {
+    pub(super) fn wait_event(&mut self, kind: &str) -> Value {
         self.wait_for(kind, |l| l["type"] == kind)
     }
 }
 
-fn ok(response: &Value) -> &Value {
+pub(super) fn ok(response: &Value) -> &Value {
     assert_eq!(response["success"], true, "{response}");
     &response["data"]
 }
@@ -244,8 +244,99 @@ fn rpc_model_and_thinking_commands() {
         rpc.call(json!({"id": 7, "type": "set_model", "provider": "mock", "modelId": "nope"}));
     assert_eq!(missing["success"], false);
     ok(&rpc.call(json!({"id": 8, "type": "set_session_name", "name": "My run"})));
+    // pi's `session_info_changed`, written before the response.
+    let changed = rpc
+        .seen
+        .iter()
+        .find(|l| l["type"] == "session_info_changed")
+        .cloned();
+    assert_eq!(
+        changed,
+        Some(json!({"type": "session_info_changed", "name": "My run"}))
+    );
     let state = rpc.call(json!({"id": 9, "type": "get_state"}));
     assert_eq!(ok(&state)["sessionName"], "My run");
     drop(rpc.stdin.take());
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn rpc_new_session_records_parent_session() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = RpcClient::start(&pi);
+    pi.mock.push(Turn::text("first answer"));
+    ok(&rpc.call(json!({"id": 1, "type": "prompt", "message": "first"})));
+    rpc.wait_event("agent_end");
+    let state = rpc.call(json!({"id": 2, "type": "get_state"}));
+    let parent = ok(&state)["sessionFile"].as_str().unwrap().to_owned();
+
+    let created = rpc.call(json!({"id": 3, "type": "new_session", "parentSession": parent}));
+    assert_eq!(ok(&created)["cancelled"], false);
+    pi.mock.push(Turn::text("second answer"));
+    ok(&rpc.call(json!({"id": 4, "type": "prompt", "message": "second"})));
+    rpc.wait_event("agent_end");
+    let state = rpc.call(json!({"id": 5, "type": "get_state"}));
+    let child = ok(&state)["sessionFile"].as_str().unwrap().to_owned();
+    assert_ne!(child, parent);
+    assert_eq!(
+        ok(&state)["messageCount"],
+        2,
+        "the new session starts empty"
+    );
+
+    // Without parentSession the header has none.
+    ok(&rpc.call(json!({"id": 6, "type": "new_session"})));
+    pi.mock.push(Turn::text("third answer"));
+    ok(&rpc.call(json!({"id": 7, "type": "prompt", "message": "third"})));
+    rpc.wait_event("agent_end");
+    let state = rpc.call(json!({"id": 8, "type": "get_state"}));
+    let orphan = ok(&state)["sessionFile"].as_str().unwrap().to_owned();
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+
+    let header = read_jsonl(std::path::Path::new(&child))[0].clone();
+    assert_eq!(header["type"], "session");
+    assert_eq!(header["parentSession"], parent.as_str(), "{header}");
+    let header = read_jsonl(std::path::Path::new(&orphan))[0].clone();
+    assert!(header.get("parentSession").is_none(), "{header}");
+    let header = read_jsonl(std::path::Path::new(&parent))[0].clone();
+    assert!(header.get("parentSession").is_none(), "{header}");
+}
+
+#[test]
+fn rpc_auto_compaction_and_retry_switches_persist_in_settings() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // A key this version does not know, and a sibling of the changed one, must survive.
+    pi.settings(json!({"someFutureKey": {"x": 1}, "compaction": {"keepRecentTokens": 1234}}));
+    let settings_file = pi.agent_dir().join("settings.json");
+    let read_settings = || {
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&settings_file).unwrap()).unwrap()
+    };
+
+    let mut rpc = RpcClient::start(&pi);
+    let state = rpc.call(json!({"id": 1, "type": "get_state"}));
+    assert_eq!(ok(&state)["autoCompactionEnabled"], true);
+    ok(&rpc.call(json!({"id": 2, "type": "set_auto_compaction", "enabled": false})));
+    ok(&rpc.call(json!({"id": 3, "type": "set_auto_retry", "enabled": false})));
+    // Saved as soon as the command is answered, while the process still runs.
+    let saved = read_settings();
+    assert_eq!(saved["compaction"]["enabled"], false, "{saved}");
+    assert_eq!(saved["compaction"]["keepRecentTokens"], 1234, "{saved}");
+    assert_eq!(saved["retry"]["enabled"], false, "{saved}");
+    assert_eq!(saved["someFutureKey"], json!({"x": 1}));
+    let state = rpc.call(json!({"id": 4, "type": "get_state"}));
+    assert_eq!(ok(&state)["autoCompactionEnabled"], false);
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+
+    // A later run starts with them off, and turning compaction back on is saved too.
+    let mut rpc = RpcClient::start(&pi);
+    let state = rpc.call(json!({"id": 1, "type": "get_state"}));
+    assert_eq!(ok(&state)["autoCompactionEnabled"], false);
+    ok(&rpc.call(json!({"id": 2, "type": "set_auto_compaction", "enabled": true})));
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+    let saved = read_settings();
+    assert_eq!(saved["compaction"]["enabled"], true, "{saved}");
+    assert_eq!(saved["retry"]["enabled"], false, "{saved}");
 }

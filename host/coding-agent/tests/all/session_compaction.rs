@@ -332,9 +332,13 @@ async fn transient_summary_errors_use_the_retry_policy() {
 struct Fixed(CompactionDecision);
 
 impl CompactionOverride for Fixed {
-    fn decide(&self, request: &CompactionRequest<'_>) -> CompactionDecision {
+    fn decide<'a>(
+        &'a self,
+        request: &'a CompactionRequest<'a>,
+    ) -> pi_agent::BoxFuture<'a, CompactionDecision> {
         assert!(!request.preparation.messages_to_summarize.is_empty());
-        self.0.clone()
+        let decision = self.0.clone();
+        Box::pin(async move { decision })
     }
 }
 

@@ -153,7 +153,9 @@ impl Provider for Completions {
             name: "Wasm Mini".into(),
             api: "test-wasm-completions".into(),
             provider: "wasm-test".into(),
-            base_url: "https://api.invalid/v1".into(),
+            // pi's end-to-end tests point it at their mock server (when granted the variable).
+            base_url: std::env::var("TEST_PROVIDER_BASE_URL")
+                .unwrap_or_else(|_| "https://api.invalid/v1".into()),
             reasoning: false,
             images: false,
             context_window: 128_000,
