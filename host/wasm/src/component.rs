@@ -33,6 +33,15 @@ pub struct LoadedComponent {
     temp_dir: Option<Arc<TempDir>>,
     /// The key of the compiled artifact on disk, when there is one.
     artifact: Option<String>,
+    linker: Arc<Linker<HostState>>,
+}
+
+/// What loading a component again keeps from its previous load: the temp directory (its
+/// files last the session) and the linker (building one registers every WASI function).
+#[derive(Default)]
+struct Reuse {
+    temp_dir: Option<Arc<TempDir>>,
+    linker: Option<Arc<Linker<HostState>>>,
 }
 
 /// Where a component's bytes come from.
@@ -87,8 +96,7 @@ struct Slot {
     pinned: Option<Arc<LoadedComponent>>,
     /// The key of the stored artifact once the component was loaded.
     artifact: Option<String>,
-    /// The component's temp directory outlives unloads, so its files last the session.
-    temp_dir: Option<Arc<TempDir>>,
+    reuse: Reuse,
 }
 
 impl LazyComponent {
@@ -166,7 +174,10 @@ impl LazyComponent {
         };
         self.loads.fetch_add(1, Ordering::Relaxed);
         slot.resident = Arc::downgrade(&loaded);
-        slot.temp_dir = loaded.temp_dir.clone();
+        slot.reuse = Reuse {
+            temp_dir: loaded.temp_dir.clone(),
+            linker: Some(loaded.linker.clone()),
+        };
         slot.artifact = loaded.artifact.clone();
         if loaded.artifact.is_none() {
             slot.pinned = Some(loaded.clone());
@@ -204,7 +215,10 @@ impl LazyComponent {
             cached,
             self.world,
             self.grant.clone(),
-            slot.temp_dir.clone(),
+            Reuse {
+                temp_dir: slot.reuse.temp_dir.clone(),
+                linker: slot.reuse.linker.clone(),
+            },
         )
     }
 
@@ -396,11 +410,19 @@ impl LoadedComponent {
                 },
             )
         })?;
-        Self::link(engine, extension, &path, cached, world, grant, None)
+        Self::link(
+            engine,
+            extension,
+            &path,
+            cached,
+            world,
+            grant,
+            Reuse::default(),
+        )
     }
 
-    /// Checks a loaded component against its world and grant and links it. `temp_dir` is the
-    /// one of an earlier load of the same component, if any.
+    /// Checks a loaded component against its world and grant and links it, reusing what an
+    /// earlier load of the same component left.
     fn link(
         engine: &Engine,
         extension: Arc<ExtensionId>,
@@ -408,7 +430,7 @@ impl LoadedComponent {
         cached: Cached,
         world: World,
         grant: Arc<Grant>,
-        temp_dir: Option<Arc<TempDir>>,
+        reuse: Reuse,
     ) -> Result<Self, ExtensionError> {
         let fail = |cause| ExtensionError::new(&extension, cause);
         let component = cached.component;
@@ -418,7 +440,10 @@ impl LoadedComponent {
             check_import(name, world, &grant, path).map_err(fail)?;
         }
         let runtime = |e: wasmtime::Error| fail(Cause::Runtime(format!("{e:#}")));
-        let linker = linker(engine, world, &grant).map_err(runtime)?;
+        let linker = match reuse.linker {
+            Some(linker) => linker,
+            None => Arc::new(linker(engine, world, &grant).map_err(runtime)?),
+        };
         let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
         let pre = match world {
             World::Tool => Pre::Tool(tool::ToolPre::new(instance_pre).map_err(runtime)?),
@@ -432,7 +457,7 @@ impl LoadedComponent {
                 Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
             }
         };
-        let temp_dir = match temp_dir {
+        let temp_dir = match reuse.temp_dir {
             Some(dir) => Some(dir),
             None => TempDir::for_grant(&grant, &extension)
                 .map_err(|e| fail(Cause::Io(e)))?
@@ -447,6 +472,7 @@ impl LoadedComponent {
             pre,
             temp_dir,
             artifact: cached.key,
+            linker,
         })
     }
 

@@ -54,7 +54,11 @@ fn config() -> Config {
         .cranelift_opt_level(wasmtime::OptLevel::Speed)
         .parallel_compilation(true)
         // Deep recursion traps here instead of exhausting the host thread's stack.
-        .max_wasm_stack(1 << 20);
+        .max_wasm_stack(1 << 20)
+        // Components are mapped and unmapped per call (see `LazyComponent`); registering
+        // .eh_frame with the system unwinder each time is the slow part of that, and only
+        // external unwinders (debuggers, profilers) need it: wasm backtraces do not.
+        .native_unwind_info(false);
     config
 }
 
