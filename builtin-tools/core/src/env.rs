@@ -3,6 +3,7 @@
 
 use crate::ToolError;
 use crate::process::ProcessRunner;
+use crate::tools::shard::Shard;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -157,6 +158,9 @@ pub struct ToolEnv {
     pub model_supports_images: bool,
     /// Whether `read` shrinks large images (pi's `autoResizeImages`, default on).
     pub auto_resize_images: bool,
+    /// `grep`/`find` only: the part of the walk this call does when the host splits it
+    /// between instances (see [`crate::tools::shard`]).
+    pub shard: Option<Shard>,
 }
 
 impl ToolEnv {
@@ -170,6 +174,7 @@ impl ToolEnv {
             temp_dir: default_temp_dir(),
             model_supports_images: true,
             auto_resize_images: true,
+            shard: None,
         }
     }
 

@@ -10,6 +10,7 @@
 use crate::ToolError;
 use crate::env::{ShellConfig, ToolEnv, Workspace};
 use crate::process::ProcessRunner;
+use crate::tools::shard::Shard;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -49,6 +50,9 @@ pub struct InvocationContext {
     /// `bash` only: where truncated outputs are saved (a host path the component can write).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp_dir: Option<PathBuf>,
+    /// `grep`/`find` only: this instance's part of a call the host split between instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 fn yes() -> bool {
@@ -69,6 +73,7 @@ impl InvocationContext {
             command_prefix: None,
             command_env: Vec::new(),
             temp_dir: None,
+            shard: None,
         }
     }
 
@@ -91,6 +96,7 @@ impl InvocationContext {
         if let Some(dir) = &self.temp_dir {
             env.temp_dir = dir.clone();
         }
+        env.shard = self.shard;
         Ok(env)
     }
 }

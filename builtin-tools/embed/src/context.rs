@@ -33,6 +33,10 @@ pub struct ToolContext {
     /// Reported to the components as `host.session-id`.
     pub session_id: Option<String>,
     pub(crate) locks: Arc<FileLocks>,
+    /// How many instances of its component one `grep` or `find` call runs at once, each on
+    /// its share of the tree (default: the available cores, at most 8; 1 runs a single
+    /// instance).
+    pub search_instances: usize,
 }
 
 impl ToolContext {
@@ -62,6 +66,9 @@ impl ToolContext {
             auto_resize_images: true,
             session_id: None,
             locks: Arc::new(FileLocks::default()),
+            search_instances: std::thread::available_parallelism()
+                .map_or(1, std::num::NonZero::get)
+                .min(8),
         }
     }
 
