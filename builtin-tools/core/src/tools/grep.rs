@@ -114,10 +114,7 @@ impl BuiltinTool for GrepTool {
                 context: query.context,
             };
             block.format(file_hits, &mut items);
-            files.push(PartFile {
-                path: path.to_string_lossy().into_owned(),
-                items: items.take(),
-            });
+            files.push(PartFile::new(path, items.take()));
         }
         let part = Part { files };
         if env.shard.is_some() {
@@ -133,11 +130,49 @@ struct Part {
     files: Vec<PartFile>,
 }
 
-/// One file's matches: an item per match (its line and its context lines).
+/// One file's matches: an item per match (its line and its context lines). Matches past the
+/// part's 50 KB are only measured; they travel packed as `[lines * 2 + cut, bytes]` pairs in
+/// `counted` (a search may count hundreds of thousands, one JSON object each would dominate
+/// the merge).
 #[derive(Serialize, Deserialize)]
 struct PartFile {
     path: String,
     items: Vec<Item>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    counted: Vec<usize>,
+}
+
+impl PartFile {
+    fn new(path: &Path, all: Vec<Item>) -> Self {
+        let mut items = Vec::new();
+        let mut counted = Vec::new();
+        for item in all {
+            if item.lines.is_empty() {
+                counted.extend([
+                    item.extra_lines * 2 + usize::from(item.cut),
+                    item.extra_bytes,
+                ]);
+            } else {
+                items.push(item);
+            }
+        }
+        PartFile {
+            path: path.to_string_lossy().into_owned(),
+            items,
+            counted,
+        }
+    }
+
+    /// The file's items in order (shown ones first: the budget only ever runs out).
+    fn into_items(self) -> impl Iterator<Item = Item> {
+        let counted = self.counted.chunks_exact(2).map(|pair| Item {
+            lines: Vec::new(),
+            extra_lines: pair.first().copied().unwrap_or(0) / 2,
+            extra_bytes: pair.get(1).copied().unwrap_or(0),
+            cut: pair.first().copied().unwrap_or(0) % 2 == 1,
+        });
+        self.items.into_iter().chain(counted.collect::<Vec<_>>())
+    }
 }
 
 /// Merges the parts of a sharded call (see [`super::shard`]).
@@ -158,7 +193,7 @@ fn finish(parts: Vec<Part>, limit: usize) -> ToolOutput {
     let mut found = 0;
     let mut lines_cut = false;
     let mut listing = Listing::default();
-    for item in files.into_iter().flat_map(|f| f.items).take(limit) {
+    for item in files.into_iter().flat_map(PartFile::into_items).take(limit) {
         found += 1;
         lines_cut |= item.cut;
         listing.push_item(item);
