@@ -6,7 +6,8 @@
 //! Size: `PI_BENCH_FILES` (default 5000) files of `PI_BENCH_FILE_KB` (default 10) KB; the
 //! reference run is 50000 × 10 (≈500 MB). The tree is cached under the target directory
 //! (same layout as `pi-builtin-tools`' bench). `PI_BENCH_INSTANCES` sets how many instances
-//! of the component one grep/find call runs (default: as pi, one per core). Run:
+//! of the component one grep/find call runs (default: as pi, `ToolContext::search_instances`).
+//! Run:
 //! `PI_BENCH_FILES=50000 cargo bench -p pi-builtin-tools-embed --bench components`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
