@@ -4,6 +4,7 @@
 use crate::ToolError;
 use crate::ancestor_ignores::AncestorIgnores;
 use crate::process::ProcessRunner;
+use crate::tools::shard::Shard;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -161,6 +162,9 @@ pub struct ToolEnv {
     /// Ignore files above the workspace that `grep` and `find` apply (sent by the host to a
     /// component, which cannot read them; natively `None`, the walker reads them itself).
     pub ancestor_ignores: Option<Arc<AncestorIgnores>>,
+    /// `grep`/`find` only: the part of the walk this call does when the host splits it
+    /// between instances (see [`crate::tools::shard`]).
+    pub shard: Option<Shard>,
 }
 
 impl ToolEnv {
@@ -175,6 +179,7 @@ impl ToolEnv {
             model_supports_images: true,
             auto_resize_images: true,
             ancestor_ignores: None,
+            shard: None,
         }
     }
 

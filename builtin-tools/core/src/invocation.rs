@@ -11,6 +11,7 @@ use crate::ToolError;
 use crate::ancestor_ignores::AncestorIgnores;
 use crate::env::{ShellConfig, ToolEnv, Workspace};
 use crate::process::ProcessRunner;
+use crate::tools::shard::Shard;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -55,6 +56,9 @@ pub struct InvocationContext {
     /// arguments because they describe where the call runs, not what the model asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ancestor_ignores: Option<AncestorIgnores>,
+    /// `grep`/`find` only: this instance's part of a call the host split between instances.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 fn yes() -> bool {
@@ -76,6 +80,7 @@ impl InvocationContext {
             command_env: Vec::new(),
             temp_dir: None,
             ancestor_ignores: None,
+            shard: None,
         }
     }
 
@@ -99,6 +104,7 @@ impl InvocationContext {
             env.temp_dir = dir.clone();
         }
         env.ancestor_ignores = self.ancestor_ignores.clone().map(Arc::new);
+        env.shard = self.shard;
         Ok(env)
     }
 }

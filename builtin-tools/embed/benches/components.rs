@@ -5,7 +5,9 @@
 //!
 //! Size: `PI_BENCH_FILES` (default 5000) files of `PI_BENCH_FILE_KB` (default 10) KB; the
 //! reference run is 50000 × 10 (≈500 MB). The tree is cached under the target directory
-//! (same layout as `pi-builtin-tools`' bench). Run:
+//! (same layout as `pi-builtin-tools`' bench). `PI_BENCH_INSTANCES` sets how many instances
+//! of the component one grep/find call runs (default: as pi, `ToolContext::search_instances`).
+//! Run:
 //! `PI_BENCH_FILES=50000 cargo bench -p pi-builtin-tools-embed --bench components`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -54,11 +56,20 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    let ctx = ToolContext::new(&host, &root);
+    let mut ctx = ToolContext::new(&host, &root);
+    ctx.search_instances = env_usize("PI_BENCH_INSTANCES", ctx.search_instances);
     let bench = Bench { rt, ctx };
-    bench.grep(&root);
-    bench.find(&root);
-    bench.read(&host);
+    // `PI_BENCH_ONLY=grep` (or `find`, `read`) runs one group, e.g. under a profiler.
+    let only = std::env::var("PI_BENCH_ONLY").unwrap_or_default();
+    if only.is_empty() || only == "grep" {
+        bench.grep(&root);
+    }
+    if only.is_empty() || only == "find" {
+        bench.find(&root);
+    }
+    if only.is_empty() || only == "read" {
+        bench.read(&host);
+    }
 }
 
 struct Bench {

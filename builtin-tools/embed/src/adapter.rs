@@ -8,6 +8,7 @@ use crate::locks::lock_key;
 use crate::{component_source, definition, grant, mutates_files};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use pi_builtin_tools::Invocation;
+use pi_builtin_tools::tools::shard::{self, Shard};
 use pi_wasm::{ComponentTool, ExtensionId, LazyComponent, ToolDescription, World};
 use serde_json::Value;
 use std::sync::Arc;
@@ -76,15 +77,50 @@ impl BuiltinComponentTool {
             }
             _ => None,
         };
-        let envelope = Invocation {
-            arguments: args,
-            context: self.ctx.invocation_context(self.name),
-        };
-        let envelope = serde_json::to_value(&envelope)
-            .map_err(|e| ToolError::new(format!("cannot encode the call: {e}")))?;
+        let instances = self.ctx.search_instances.max(1);
+        if instances > 1 && shard::splits(self.name) {
+            return self.run_split(call_id, args, instances, cancel).await;
+        }
+        let envelope = self.envelope(args, None)?;
         self.inner
             .run(call_id, &envelope, cancel, Some(on_update))
             .await
+    }
+
+    fn envelope(&self, arguments: Value, shard: Option<Shard>) -> Result<Value, ToolError> {
+        let mut context = self.ctx.invocation_context(self.name);
+        context.shard = shard;
+        serde_json::to_value(Invocation { arguments, context })
+            .map_err(|e| ToolError::new(format!("cannot encode the call: {e}")))
+    }
+
+    /// Runs a `grep`/`find` call as `instances` instances of the component at once, each
+    /// walking its share of the tree (a component has no threads), and merges their parts
+    /// into the result one instance would give (see `pi_builtin_tools::tools::shard`).
+    /// Neither tool reports progress, so no update callback is passed on.
+    async fn run_split(
+        &self,
+        call_id: &str,
+        args: Value,
+        instances: usize,
+        cancel: CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        let envelopes = Shard::all(instances)
+            .map(|s| self.envelope(args.clone(), Some(s)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let runs = envelopes
+            .iter()
+            .map(|envelope| self.inner.run(call_id, envelope, cancel.clone(), None));
+        let mut parts = Vec::with_capacity(instances);
+        // Every shard validates the same arguments, so the first failure is the call's.
+        for result in futures::future::join_all(runs).await {
+            parts.push(result?.details);
+        }
+        let output =
+            shard::merge_shards(self.name, &args, parts).map_err(|e| ToolError::new(e.message))?;
+        let mut merged = ToolOutput::text(output.joined_text());
+        merged.details = output.details;
+        Ok(merged)
     }
 }
 

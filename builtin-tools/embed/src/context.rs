@@ -34,6 +34,12 @@ pub struct ToolContext {
     /// Reported to the components as `host.session-id`.
     pub session_id: Option<String>,
     pub(crate) locks: Arc<FileLocks>,
+    /// How many instances of its component one `grep` or `find` call runs at once, each on
+    /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default 1: on the 2-core
+    /// reference machine two instances were slower than one (find ~1.4x the time, grep with
+    /// many matches ~1.2x; kernel time per file grew with the second instance), so the split
+    /// is opt-in until it pays off.
+    pub search_instances: usize,
 }
 
 impl ToolContext {
@@ -63,6 +69,7 @@ impl ToolContext {
             auto_resize_images: true,
             session_id: None,
             locks: Arc::new(FileLocks::default()),
+            search_instances: 1,
         }
     }
 

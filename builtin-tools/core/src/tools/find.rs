@@ -1,12 +1,14 @@
 //! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
 
 use super::search::{ancestor_rules, finish_listing, relative_display, run_walk};
+use super::shard::{self, Shard, limit_arg, part_of, part_output};
 use super::{ABORTED, check_cancel};
 use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::{WalkBuilder, WalkState};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::Mutex;
@@ -67,27 +69,51 @@ impl BuiltinTool for FindTool {
             )));
         }
         let ancestors = ancestor_rules(env, ".fdignore").unwrap_or_default();
-        let mut found = walk(&dir, &glob, limit, ancestors, cancel)?;
-        if found.is_empty() {
-            return Ok(ToolOutput::text(
-                "No files found matching pattern",
-                no_details(),
-            ));
+        let found = walk(&dir, &glob, limit, ancestors, env.shard, cancel)?;
+        if env.shard.is_some() {
+            return part_output(Part { paths: found });
         }
-        found.sort();
-        let notice = (found.len() >= limit).then(|| {
-            (
-                format!(
-                    "{limit} results limit reached. Use limit={} for more, or refine pattern",
-                    limit * 2
-                ),
-                "resultLimitReached",
-                limit,
-            )
-        });
-        let (text, details) = finish_listing(found.into(), notice, None);
-        Ok(ToolOutput::text(text, details))
+        Ok(finish(vec![Part { paths: found }], limit))
     }
+}
+
+/// The paths a call (or one shard of it) found, as shown (relative, `/` after directories).
+#[derive(Serialize, Deserialize)]
+struct Part {
+    paths: Vec<String>,
+}
+
+/// Merges the parts of a sharded call (see [`super::shard`]).
+pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
+    let limit = limit_arg("find", args, DEFAULT_LIMIT)?;
+    let parts = parts
+        .into_iter()
+        .map(part_of)
+        .collect::<Result<Vec<Part>, _>>()?;
+    Ok(finish(parts, limit))
+}
+
+/// The result: the first `limit` paths of all parts in sorted order, cut to 50 KB, with pi's
+/// notices.
+fn finish(parts: Vec<Part>, limit: usize) -> ToolOutput {
+    let mut found: Vec<String> = parts.into_iter().flat_map(|p| p.paths).collect();
+    if found.is_empty() {
+        return ToolOutput::text("No files found matching pattern", no_details());
+    }
+    found.sort();
+    found.truncate(limit);
+    let notice = (found.len() >= limit).then(|| {
+        (
+            format!(
+                "{limit} results limit reached. Use limit={} for more, or refine pattern",
+                limit * 2
+            ),
+            "resultLimitReached",
+            limit,
+        )
+    });
+    let (text, details) = finish_listing(found.into(), notice, None);
+    ToolOutput::text(text, details)
 }
 
 /// fd's `--glob` matching: on the file name, or (pattern with `/`) on the full path with a
@@ -134,14 +160,20 @@ fn walk(
     glob: &PathGlob,
     limit: usize,
     ancestors: AncestorRules,
+    shard: Option<Shard>,
     cancel: &AtomicBool,
 ) -> Result<Vec<String>, ToolError> {
     let mut builder = WalkBuilder::new(dir);
+    let root = dir.to_path_buf();
     builder
         .hidden(false)
         .require_git(false)
         .add_custom_ignore_filename(".fdignore")
-        .filter_entry(move |entry| entry.file_name() != ".git" && !ancestors.ignores(entry));
+        .filter_entry(move |entry| {
+            entry.file_name() != ".git"
+                && !ancestors.ignores(entry)
+                && shard::walks(shard, &root, entry)
+        });
     let count = AtomicUsize::new(0);
     let results = Mutex::new(Vec::new());
     let aborted = AtomicBool::new(false);
@@ -155,7 +187,10 @@ fn walk(
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.depth() == 0 || !glob.is_match(entry.path()) {
+            if entry.depth() == 0
+                || !glob.is_match(entry.path())
+                || !shard::reports(shard, dir, &entry)
+            {
                 return WalkState::Continue;
             }
             if count.fetch_add(1, Ordering::SeqCst) >= limit {

@@ -1,7 +1,10 @@
 //! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
 //! formatted the way pi formats ripgrep's matches.
 
-use super::search::{Listing, ancestor_rules, finish_listing, relative_display, run_walk};
+use super::search::{
+    Item, Items, Listing, ancestor_rules, finish_listing, relative_display, run_walk,
+};
+use super::shard::{self, Shard, limit_arg, part_of, part_output};
 use super::{ABORTED, check_cancel};
 use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
@@ -12,6 +15,7 @@ use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
 use ignore::{WalkBuilder, WalkState};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -95,15 +99,12 @@ impl BuiltinTool for GrepTool {
         let meta = std::fs::metadata(&search)
             .map_err(|_| ToolError::new(format!("Path not found: {}", search.display())))?;
         let ancestors = ancestor_rules(env, ".rgignore");
-        let mut hits = run_search(&search, &query, ancestors, cancel)?;
+        let mut hits = run_search(&search, &query, ancestors, env.shard, cancel)?;
         check_cancel(cancel)?;
         hits.sort_by(|a, b| a.0.cmp(&b.0));
-        let found = keep_first(&mut hits, query.limit);
-        if found == 0 {
-            return Ok(ToolOutput::text("No matches found", no_details()));
-        }
-        let mut lines_cut = false;
-        let mut listing = Listing::default();
+        keep_first(&mut hits, query.limit);
+        let mut items = Items::default();
+        let mut files = Vec::with_capacity(hits.len());
         for (path, file_hits) in &hits {
             let shown = if meta.is_dir() {
                 relative_display(&search, path)
@@ -116,29 +117,115 @@ impl BuiltinTool for GrepTool {
                 shown: &shown,
                 context: query.context,
             };
-            block.format(file_hits, &mut listing, &mut lines_cut);
+            block.format(file_hits, &mut items);
+            files.push(PartFile::new(path, items.take()));
         }
-        let limit = query.limit;
-        let notice = (found >= limit).then(|| {
-            (
-                format!(
-                    "{limit} matches limit reached. Use limit={} for more, or refine pattern",
-                    limit * 2
-                ),
-                "matchLimitReached",
-                limit,
-            )
-        });
-        let extra = lines_cut.then(|| {
-            (
-                format!("Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"),
-                "linesTruncated",
-                json!(true),
-            )
-        });
-        let (text, details) = finish_listing(listing, notice, extra);
-        Ok(ToolOutput::text(text, details))
+        let part = Part { files };
+        if env.shard.is_some() {
+            return part_output(part);
+        }
+        Ok(finish(vec![part], query.limit))
     }
+}
+
+/// The matches a call (or one shard of it) found, formatted, in path order.
+#[derive(Serialize, Deserialize)]
+struct Part {
+    files: Vec<PartFile>,
+}
+
+/// One file's matches: an item per match (its line and its context lines). Matches past the
+/// part's 50 KB are only measured; they travel packed as `[lines * 2 + cut, bytes]` pairs in
+/// `counted` (a search may count hundreds of thousands, one JSON object each would dominate
+/// the merge).
+#[derive(Serialize, Deserialize)]
+struct PartFile {
+    path: String,
+    items: Vec<Item>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    counted: Vec<usize>,
+}
+
+impl PartFile {
+    fn new(path: &Path, all: Vec<Item>) -> Self {
+        let mut items = Vec::new();
+        let mut counted = Vec::new();
+        for item in all {
+            if item.lines.is_empty() {
+                counted.extend([
+                    item.extra_lines * 2 + usize::from(item.cut),
+                    item.extra_bytes,
+                ]);
+            } else {
+                items.push(item);
+            }
+        }
+        PartFile {
+            path: path.to_string_lossy().into_owned(),
+            items,
+            counted,
+        }
+    }
+
+    /// The file's items in order (shown ones first: the budget only ever runs out).
+    fn into_items(self) -> impl Iterator<Item = Item> {
+        let counted = self.counted.chunks_exact(2).map(|pair| Item {
+            lines: Vec::new(),
+            extra_lines: pair.first().copied().unwrap_or(0) / 2,
+            extra_bytes: pair.get(1).copied().unwrap_or(0),
+            cut: pair.first().copied().unwrap_or(0) % 2 == 1,
+        });
+        self.items.into_iter().chain(counted.collect::<Vec<_>>())
+    }
+}
+
+/// Merges the parts of a sharded call (see [`super::shard`]).
+pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
+    let limit = limit_arg("grep", args, DEFAULT_LIMIT)?.max(1);
+    let parts = parts
+        .into_iter()
+        .map(part_of)
+        .collect::<Result<Vec<Part>, _>>()?;
+    Ok(finish(parts, limit))
+}
+
+/// The result: the first `limit` matches of all parts in path order, cut to 50 KB, with
+/// pi's notices.
+fn finish(parts: Vec<Part>, limit: usize) -> ToolOutput {
+    let mut files: Vec<PartFile> = parts.into_iter().flat_map(|p| p.files).collect();
+    files.sort_by(|a, b| Path::new(&a.path).cmp(Path::new(&b.path)));
+    let mut found = 0;
+    let mut lines_cut = false;
+    let mut listing = Listing::default();
+    for item in files.into_iter().flat_map(PartFile::into_items).take(limit) {
+        found += 1;
+        lines_cut |= item.cut;
+        listing.push_item(item);
+    }
+    if found == 0 {
+        return ToolOutput::text("No matches found", no_details());
+    }
+    let notice = (found >= limit).then(|| {
+        (
+            format!(
+                "{limit} matches limit reached. Use limit={} for more, or refine pattern",
+                limit * 2
+            ),
+            "matchLimitReached",
+            limit,
+        )
+    });
+    let extra = lines_cut.then(|| {
+        (
+            format!(
+                "Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+            ),
+            "linesTruncated",
+            json!(true),
+        )
+    });
+    let (text, details) = finish_listing(listing, notice, extra);
+    ToolOutput::text(text, details)
 }
 
 /// Walks like `rg --hidden` (ignore files respected, hidden files searched, binary files
@@ -147,19 +234,23 @@ fn run_search(
     search: &Path,
     query: &Query,
     ancestors: Option<AncestorRules>,
+    shard: Option<Shard>,
     cancel: &AtomicBool,
 ) -> Result<Vec<FileHits>, ToolError> {
     let mut builder = WalkBuilder::new(search);
+    let root = search.to_path_buf();
     builder
         .hidden(false)
         .add_custom_ignore_filename(".rgignore");
-    if let Some(rules) = ancestors {
+    if ancestors.is_some() {
         // The host found a repository root above the workspace, whose `.git` the component
         // cannot see: the workspace's own `.gitignore` files count all the same.
-        builder
-            .require_git(false)
-            .filter_entry(move |entry| !rules.ignores(entry));
+        builder.require_git(false);
     }
+    builder.filter_entry(move |entry| {
+        ancestors.as_ref().is_none_or(|rules| !rules.ignores(entry))
+            && shard::walks(shard, &root, entry)
+    });
     if let Some(glob) = &query.glob {
         let mut overrides = OverrideBuilder::new(search);
         overrides
@@ -196,7 +287,9 @@ fn run_search(
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if !entry.file_type().is_some_and(|t| t.is_file())
+                || !shard::reports(shard, search, &entry)
+            {
                 return WalkState::Continue;
             }
             let hits = search_file(
@@ -242,9 +335,8 @@ fn search_file(
     hits
 }
 
-/// Keeps the first `limit` matches in path order (parallel workers may overshoot) and returns
-/// how many are kept.
-fn keep_first(hits: &mut Vec<FileHits>, limit: usize) -> usize {
+/// Keeps the first `limit` matches in path order (parallel workers may overshoot).
+fn keep_first(hits: &mut Vec<FileHits>, limit: usize) {
     let mut kept = 0;
     let mut files = 0;
     for (_, file_hits) in hits.iter_mut() {
@@ -256,7 +348,6 @@ fn keep_first(hits: &mut Vec<FileHits>, limit: usize) -> usize {
         files += 1;
     }
     hits.truncate(files);
-    kept
 }
 
 /// One file's matches as pi prints them: `path:N: text` for a match and `path-N- text` for a
@@ -268,38 +359,38 @@ struct Block<'a> {
 }
 
 impl Block<'_> {
-    fn format(&self, hits: &[(u64, String)], out: &mut Listing, lines_cut: &mut bool) {
+    fn format(&self, hits: &[(u64, String)], out: &mut Items) {
         let file_lines = if self.context > 0 {
             read_lines(self.path)
         } else {
             Vec::new()
         };
         for (line_number, text) in hits {
+            out.start();
             let n = *line_number as usize;
             if file_lines.is_empty() {
-                self.line(':', n, text, out, lines_cut);
+                self.line(':', n, text, out);
                 continue;
             }
             let first = n.saturating_sub(self.context).max(1);
             let last = (n + self.context).min(file_lines.len());
             for current in first..=last {
                 if current == n {
-                    self.line(':', n, text, out, lines_cut);
+                    self.line(':', n, text, out);
                 } else {
                     let text = file_lines.get(current - 1).map_or("", String::as_str);
-                    self.line('-', current, text, out, lines_cut);
+                    self.line('-', current, text, out);
                 }
             }
         }
     }
 
-    fn line(&self, sep: char, n: usize, text: &str, out: &mut Listing, lines_cut: &mut bool) {
+    fn line(&self, sep: char, n: usize, text: &str, out: &mut Items) {
         let cut = text
             .chars()
             .filter(|&c| c != '\r')
             .nth(GREP_MAX_LINE_LENGTH)
             .is_some();
-        *lines_cut |= cut;
         if !out.wants_text() {
             // Past the byte limit only the size matters.
             let len = if cut {
@@ -311,11 +402,11 @@ impl Block<'_> {
             } else {
                 text.len()
             };
-            out.count(self.shown.len() + len + 3 + n.to_string().len());
+            out.count(self.shown.len() + len + 3 + n.to_string().len(), cut);
             return;
         }
         let (text, _) = truncate_line(&text.replace('\r', ""), GREP_MAX_LINE_LENGTH);
-        out.push(format!("{}{sep}{n}{sep} {text}", self.shown));
+        out.push(format!("{}{sep}{n}{sep} {text}", self.shown), cut);
     }
 }
 

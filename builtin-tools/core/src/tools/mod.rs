@@ -10,6 +10,7 @@ pub mod image;
 pub mod ls;
 pub mod read;
 mod search;
+pub mod shard;
 pub mod write;
 
 use crate::ToolError;

@@ -5,6 +5,7 @@ use crate::ancestor_ignores::AncestorRules;
 use crate::args::no_details;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
 use ignore::{DirEntry, WalkBuilder, WalkState};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -91,6 +92,85 @@ impl Listing {
     }
 }
 
+impl Listing {
+    /// Appends one result item of a shard's part: its stored lines (still subject to this
+    /// listing's own 50 KB cut) and the lines the part only counted. A line the part counted
+    /// lies past 50 KB of the part's own earlier lines, hence past this listing's cut too.
+    pub(crate) fn push_item(&mut self, item: Item) {
+        for line in item.lines {
+            self.push(line);
+        }
+        self.extra_lines += item.extra_lines;
+        self.extra_bytes += item.extra_bytes;
+    }
+}
+
+/// One result item (a grep match with its context lines) with the same 50 KB economy as
+/// [`Listing`]: lines past the budget of the part being built are only measured.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Item {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
+    #[serde(default, rename = "n", skip_serializing_if = "is_zero")]
+    pub extra_lines: usize,
+    #[serde(default, rename = "b", skip_serializing_if = "is_zero")]
+    pub extra_bytes: usize,
+    /// Whether a line of the item was cut to the maximum line length.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Builds the items of a part, with one text budget across all of them.
+#[derive(Default)]
+pub(crate) struct Items {
+    done: Vec<Item>,
+    current: Option<Item>,
+    kept_bytes: usize,
+}
+
+impl Items {
+    /// Starts the next item.
+    pub(crate) fn start(&mut self) {
+        if let Some(item) = self.current.replace(Item::default()) {
+            self.done.push(item);
+        }
+    }
+
+    /// Takes the items built so far; the text budget keeps counting what they used.
+    pub(crate) fn take(&mut self) -> Vec<Item> {
+        self.done.extend(self.current.take());
+        std::mem::take(&mut self.done)
+    }
+
+    /// Whether the next line is still stored (the rule of [`Listing::wants_text`]).
+    pub(crate) fn wants_text(&self) -> bool {
+        self.kept_bytes <= DEFAULT_MAX_BYTES
+    }
+
+    pub(crate) fn push(&mut self, line: String, cut: bool) {
+        if self.wants_text() {
+            self.kept_bytes += line.len() + 1;
+            let item = self.current.get_or_insert_default();
+            item.lines.push(line);
+            item.cut |= cut;
+        } else {
+            self.count(line.len(), cut);
+        }
+    }
+
+    /// Records a line of `len` bytes that will not be shown.
+    pub(crate) fn count(&mut self, len: usize, cut: bool) {
+        let item = self.current.get_or_insert_default();
+        item.extra_lines += 1;
+        item.extra_bytes += len + 1;
+        item.cut |= cut;
+    }
+}
+
 impl From<Vec<String>> for Listing {
     fn from(lines: Vec<String>) -> Self {
         let mut listing = Listing::default();
@@ -101,6 +181,11 @@ impl From<Vec<String>> for Listing {
     }
 }
 
+/// The line limit of search results ("none"), reported as `maxLines`: the same number on
+/// every platform (`usize::MAX` of a 32-bit component differs from a 64-bit host's), so a
+/// result merged by the host equals the one a component formats.
+const NO_LINE_LIMIT: usize = u32::MAX as usize;
+
 /// Joins result lines, cuts them to 50 KB (no line limit: the item limit already applies) and
 /// appends pi's notices as `\n\n[a. b. c]`. `extra` notices come after the byte-limit one.
 pub(crate) fn finish_listing(
@@ -109,7 +194,7 @@ pub(crate) fn finish_listing(
     extra: Option<(String, &str, Value)>,
 ) -> (String, Value) {
     let raw = listing.lines.join("\n");
-    let mut truncation = truncate_head(&raw, usize::MAX, DEFAULT_MAX_BYTES);
+    let mut truncation = truncate_head(&raw, NO_LINE_LIMIT, DEFAULT_MAX_BYTES);
     if listing.extra_lines > 0 {
         truncation.truncated = true;
         truncation.truncated_by = Some(TruncatedBy::Bytes);

@@ -12,6 +12,7 @@
 
 mod common;
 mod components;
+mod split;
 
 #[path = "../../../core/tests/all/ancestors.rs"]
 mod ancestors;

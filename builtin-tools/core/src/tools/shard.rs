@@ -1,0 +1,130 @@
+//! Splitting one `grep`/`find` call between several instances of its component.
+//!
+//! A component has no threads, so the host can run `count` instances of it at once, each with
+//! its [`Shard`] in the call envelope (pi-builtin-tools-embed's `ToolContext::search_instances`;
+//! off by default, as two instances measured slower than one on the 2-core reference machine). Every instance walks the same tree with the same ignore
+//! rules but keeps only its share of it:
+//!
+//! - entries above [`SPLIT_DEPTH`] (the search root's own entries) are walked by every
+//!   instance (so each sees every ignore file on the way down) but reported by one;
+//! - an entry at [`SPLIT_DEPTH`] belongs, with everything below it, to exactly one instance,
+//!   chosen by a hash of its path relative to the search root.
+//!
+//! Splitting one level below the root balances the usual layout (a few top-level directories,
+//! one of them holding most of the tree) far better than splitting the root's entries.
+//!
+//! A sharded call returns its part of the result (the lines of its matches, sorted, within
+//! the limits) under `details.shard`; [`merge_shards`] (run by the host) combines the parts
+//! with the same code the single-instance path ends with, so both give the same output.
+
+use crate::args::{Args, as_count};
+use crate::{ToolError, ToolOutput};
+use ignore::DirEntry;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+
+/// The depth (below the search root) at which subtrees are handed out to instances.
+pub const SPLIT_DEPTH: usize = 2;
+
+/// The key under `details` that carries a sharded call's part of the result.
+pub const SHARD_KEY: &str = "shard";
+
+/// Instance `index` of `count` working on one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The `count` shards of one call.
+    pub fn all(count: usize) -> impl Iterator<Item = Shard> {
+        (0..count).map(move |index| Shard { index, count })
+    }
+
+    /// Whether the entry at `rel` (relative to the search root) is this instance's.
+    fn owns(&self, rel: &Path) -> bool {
+        if self.count <= 1 {
+            return true;
+        }
+        // FNV-1a: stable across instances and builds (std's hasher is randomly keyed).
+        let hash = rel
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        usize::try_from(hash % self.count as u64).unwrap_or(0) == self.index
+    }
+}
+
+/// Whether the walk enters or yields `entry`: only subtrees at [`SPLIT_DEPTH`] are split.
+pub(crate) fn walks(shard: Option<Shard>, root: &Path, entry: &DirEntry) -> bool {
+    match shard {
+        Some(shard) if entry.depth() == SPLIT_DEPTH => shard.owns(relative(root, entry)),
+        _ => true,
+    }
+}
+
+/// Whether `entry` (already walked) is reported by this instance: shallow entries, seen by
+/// every instance, by only one of them.
+pub(crate) fn reports(shard: Option<Shard>, root: &Path, entry: &DirEntry) -> bool {
+    match shard {
+        Some(shard) if entry.depth() < SPLIT_DEPTH => {
+            entry.depth() == 0 && shard.index == 0
+                || entry.depth() > 0 && shard.owns(relative(root, entry))
+        }
+        _ => true,
+    }
+}
+
+fn relative<'e>(root: &Path, entry: &'e DirEntry) -> &'e Path {
+    entry.path().strip_prefix(root).unwrap_or(entry.path())
+}
+
+/// The output of a sharded call: its part, for the host to merge.
+pub(crate) fn part_output(part: impl Serialize) -> Result<ToolOutput, ToolError> {
+    let part = serde_json::to_value(part)
+        .map_err(|e| ToolError::new(format!("cannot encode a shard result: {e}")))?;
+    Ok(ToolOutput::text("", serde_json::json!({ SHARD_KEY: part })))
+}
+
+/// The part a sharded call returned (`details` of its output).
+pub(crate) fn part_of<T: for<'de> Deserialize<'de>>(details: Value) -> Result<T, ToolError> {
+    match details {
+        Value::Object(mut map) => map.remove(SHARD_KEY),
+        _ => None,
+    }
+    .ok_or_else(|| ToolError::new("a shard returned no partial result"))
+    .and_then(|part| {
+        serde_json::from_value(part)
+            .map_err(|e| ToolError::new(format!("invalid shard result: {e}")))
+    })
+}
+
+/// The `limit` argument of `tool` (its default when absent).
+pub(crate) fn limit_arg(
+    tool: &'static str,
+    args: &Value,
+    default: usize,
+) -> Result<usize, ToolError> {
+    let args = Args::new(tool, args)?;
+    Ok(args.opt_number("limit")?.map_or(default, as_count))
+}
+
+/// Combines the parts the shards of one call returned (the `details` of their outputs, in
+/// shard order) into the call's result. `args` are the call's arguments.
+pub fn merge_shards(tool: &str, args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
+    match tool {
+        "grep" => super::grep::merge(args, parts),
+        "find" => super::find::merge(args, parts),
+        _ => Err(ToolError::new(format!("{tool} cannot be split"))),
+    }
+}
+
+/// Whether calls of `tool` may be split between instances.
+pub fn splits(tool: &str) -> bool {
+    matches!(tool, "grep" | "find")
+}
