@@ -12,35 +12,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../core/benches/support/common.rs"]
+mod common;
+
+use common::{env_usize, fd_knows_no_require_git, report, run_native, target_dir, time, tree};
 use pi_agent::AgentTool;
 use pi_builtin_tools_embed::{BuiltinComponentTool, ToolContext, builtin_tool};
 use pi_wasm::ExtensionHost;
 use serde_json::{Value, json};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-const RUNS: usize = 5;
-const WORDS: [&str; 12] = [
-    "alpha", "beta", "gamma", "delta", "struct", "impl", "return", "value", "config", "buffer",
-    "stream", "handle",
-];
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn target_dir() -> PathBuf {
-    let target =
-        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
-    std::path::absolute(target).unwrap()
-}
 
 fn main() {
     let files = env_usize("PI_BENCH_FILES", 5000);
@@ -120,7 +103,13 @@ impl Bench {
                 assert_eq!(found, rg_found, "{label}: match counts differ from rg");
                 time(|| run_native("rg", &rg_args)).0
             });
-            report(&format!("{label} ({found} matches)"), ours, native, "rg");
+            report(
+                &format!("{label} ({found} matches)"),
+                "pi (component)",
+                ours,
+                native,
+                "rg",
+            );
         }
     }
 
@@ -156,6 +145,7 @@ impl Bench {
             });
             report(
                 &format!("find {pattern} ({found} results)"),
+                "pi (component)",
                 ours,
                 native,
                 "fdfind",
@@ -202,88 +192,5 @@ impl Bench {
             "read of a 50 KB file through the host (warm, artifact mapped per call): p50 {p50:.0} µs, \
              p99 {p99:.0} µs (target <= 1 ms); component held: p50 {held50:.0} µs, p99 {held99:.0} µs"
         );
-    }
-}
-
-/// Builds (once) a tree of `files` files in three directory levels with a planted needle in
-/// every 100th file and an ignored directory (the layout of pi-builtin-tools' bench).
-fn tree(files: usize, kb: usize) -> PathBuf {
-    let root = target_dir().join(format!("bench-tree-{files}-{kb}"));
-    // The tree is its own repository root: a component sees only its workspace, so a `.git`
-    // above it (the pi checkout) would count for rg but not for the component's walk.
-    if root.join(".complete").exists() {
-        std::fs::create_dir_all(root.join(".git")).unwrap();
-        return root;
-    }
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join(".gitignore"), "ignored/\n*.tmp\n").unwrap();
-    std::fs::create_dir_all(root.join(".git")).unwrap();
-    let mut rng = fastrand::Rng::with_seed(7);
-    let exts = ["rs", "txt", "md", "ts"];
-    for i in 0..files {
-        let dir = if i % 97 == 0 {
-            root.join("ignored").join(format!("x{}", i % 7))
-        } else {
-            root.join(format!("d{:02}/e{:02}", i % 50, (i / 50) % 20))
-        };
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("file_{i}.{}", exts[i % exts.len()]));
-        let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-        let mut written = 0;
-        let mut line_no = 0;
-        while written < kb * 1024 {
-            let mut line = String::new();
-            for _ in 0..10 {
-                line.push_str(WORDS[rng.usize(..WORDS.len())]);
-                line.push(' ');
-            }
-            if i % 100 == 0 && line_no == 5 {
-                line.push_str("NEEDLE_TOKEN");
-            }
-            line.push('\n');
-            written += line.len();
-            line_no += 1;
-            out.write_all(line.as_bytes()).unwrap();
-        }
-    }
-    std::fs::write(root.join(".complete"), "").unwrap();
-    root
-}
-
-fn time<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut last = f(); // warm-up (page cache, component load)
-    let mut samples = Vec::new();
-    for _ in 0..RUNS {
-        let started = Instant::now();
-        last = f();
-        samples.push(started.elapsed());
-    }
-    samples.sort();
-    (samples[samples.len() / 2], last)
-}
-
-/// fd before 8.7 has no `--no-require-git` (the bench tree is a repository root anyway).
-fn fd_knows_no_require_git() -> bool {
-    run_native("fdfind", &["--help"]).is_some_and(|help| help.contains("--no-require-git"))
-}
-
-fn run_native(program: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(program).args(args).output().ok()?;
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn report(what: &str, ours: Duration, native: Option<Duration>, tool: &str) {
-    match native {
-        Some(n) => println!(
-            "{what}: pi (component) {:.1} ms, {tool} {:.1} ms, ratio {:.2}x (target <= 1.5x)",
-            ours.as_secs_f64() * 1e3,
-            n.as_secs_f64() * 1e3,
-            ours.as_secs_f64() / n.as_secs_f64()
-        ),
-        None => println!(
-            "{what}: pi (component) {:.1} ms ({tool} not available)",
-            ours.as_secs_f64() * 1e3
-        ),
     }
 }
