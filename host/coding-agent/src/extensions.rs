@@ -9,8 +9,9 @@
 //!
 //! Skills and prompt templates a package ships (`[resources]`) join the session's.
 //!
-//! Compactor components are asked before pi's own summary (`ExtensionCompactor`); renderers
-//! are for the interactive UI, which this build does not have.
+//! Compactor components are asked before pi's own summary (`ExtensionCompactor`); those
+//! granted `llm` reach the session's models through it. Renderers are for the interactive UI,
+//! which this build does not have.
 //!
 //! Provider components are loaded at start-up (their models must be known to choose one): the
 //! component comes from the component cache, is instantiated once and asked for its models,
@@ -21,6 +22,7 @@
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 mod compactor;
+mod llm;
 
 pub use compactor::ExtensionCompactor;
 

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_export;
+mod cli_extension_models;
 mod cli_extensions;
 mod cli_faults;
 mod cli_json;
