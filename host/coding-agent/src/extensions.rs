@@ -216,7 +216,19 @@ fn add_provider(id: &str, component: &Arc<LazyComponent>, out: &mut Extensions) 
     }
 }
 
-/// Adds the providers' models to `registry` and registers each provider for the `api`s of its
+/// The provider names the extensions' models use (models.json may configure them).
+pub fn provider_names(extensions: &Extensions) -> Vec<String> {
+    let mut names: Vec<String> = extensions
+        .providers
+        .iter()
+        .flat_map(|p| p.models().iter().map(|m| m.provider.clone()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Adds the providers' models to `registry` (configured by models.json like built-ins) and registers each provider for the `api`s of its
 /// models that no adapter serves yet (an extension does not replace pi's own protocols).
 pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRegistry) {
     let apis = pi_ai::registry();

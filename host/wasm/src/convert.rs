@@ -124,7 +124,18 @@ pub fn model_info(model: &Model) -> wit::ModelInfo {
     }
 }
 
-pub fn options(options: &StreamOptions, api_key: Option<String>) -> wit::StreamOptions {
+/// A request's options for a provider component: `headers` are the model's (models.json)
+/// under the request's own, as pi-ai's adapters merge them.
+pub fn options(
+    model: &Model,
+    options: &StreamOptions,
+    api_key: Option<String>,
+) -> wit::StreamOptions {
+    let headers = pi_ai::auth::merge_headers(
+        model.headers.as_ref(),
+        &Default::default(),
+        &options.headers,
+    );
     wit::StreamOptions {
         max_tokens: options.max_tokens,
         temperature: options.temperature,
@@ -137,11 +148,7 @@ pub fn options(options: &StreamOptions, api_key: Option<String>) -> wit::StreamO
         }),
         api_key,
         session_id: options.session_id.clone(),
-        headers: options
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        headers: headers.into_iter().collect(),
     }
 }
 

@@ -172,3 +172,137 @@ fn compactor_without_the_llm_grant_is_refused_and_pi_compacts_as_usual() {
     assert!(summary.contains("pi's own summary"), "{summary}");
     assert_eq!(entry.get("fromHook"), None, "{entry}");
 }
+
+/// Installs pi-wasm's test provider (model `wasm-test/wasm-mini`: openai-completions over
+/// wasi:http to the mock, sending its key as a bearer token and its headers as they are).
+fn install_provider(pi: &PiEnv) {
+    let base = pi.mock.base_url(Api::OpenAiCompletions);
+    let authority = base
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let package = pi.agent_dir().join("extensions").join("wasmprov");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(
+        pi_wasm_test_artifacts::PROVIDER,
+        package.join("provider.wasm"),
+    )
+    .unwrap();
+    let manifest = format!(
+        "[package]\nname = \"wasmprov\"\nversion = \"1.2.3\"\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"provider.wasm\"\nworld = \"provider\"\n\n\
+         [capabilities]\nnetwork = [\"{authority}\"]\nenv = [\"TEST_PROVIDER_BASE_URL\"]\n"
+    );
+    std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+}
+
+/// models.json: the mock provider plus an entry configuring the extension's provider.
+fn configure_provider(pi: &PiEnv, entry: Value) {
+    let models = json!({"providers": {
+        "mock": {
+            "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
+            "api": "openai-completions",
+            "apiKey": "mock-key",
+            "models": [{"id": "mock-model"}]
+        },
+        "wasm-test": entry
+    }});
+    pi.write_agent_file("models.json", &models.to_string());
+}
+
+/// One print-mode prompt through the extension's model; returns the request the mock got.
+fn ask_provider(
+    pi: &PiEnv,
+    extra_args: &[&str],
+    env: &[(&str, &str)],
+) -> pi_mock_llm::LoggedRequest {
+    pi.mock.push(Turn::text("Hello through the component."));
+    let mut args = vec![
+        "--model",
+        "wasm-test/wasm-mini",
+        "--no-tools",
+        "--no-session",
+    ];
+    args.extend_from_slice(extra_args);
+    args.extend(["-p", "Say hello"]);
+    let mut command = pi.command(&args);
+    command.env(
+        "TEST_PROVIDER_BASE_URL",
+        pi.mock.base_url(Api::OpenAiCompletions),
+    );
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "Hello through the component.\n");
+    pi.mock.requests().pop().unwrap()
+}
+
+#[test]
+fn extension_provider_is_configured_by_models_json_like_a_built_in() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install_provider(&pi);
+    // A key from a command, headers literal and from the environment.
+    configure_provider(
+        &pi,
+        json!({"apiKey": "!printf cmd-key",
+               "headers": {"x-team": "blue", "x-from-env": "${WASM_HEADER}"}}),
+    );
+    let request = ask_provider(&pi, &[], &[("WASM_HEADER", "env-value")]);
+    assert_eq!(request.body["model"], "wasm-mini");
+    assert_eq!(request.header("authorization"), Some("Bearer cmd-key"));
+    assert_eq!(request.header("x-team"), Some("blue"));
+    assert_eq!(request.header("x-from-env"), Some("env-value"));
+
+    // A key from an environment variable.
+    configure_provider(&pi, json!({"apiKey": "$WASM_KEY"}));
+    let request = ask_provider(&pi, &[], &[("WASM_KEY", "env-key")]);
+    assert_eq!(request.header("authorization"), Some("Bearer env-key"));
+    assert_eq!(request.header("x-team"), None);
+}
+
+#[test]
+fn extension_provider_credentials_follow_pi_precedence() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install_provider(&pi);
+    configure_provider(
+        &pi,
+        json!({"apiKey": "models-json-key", "headers": {"x-team": "blue"}}),
+    );
+    let request = ask_provider(&pi, &[], &[]);
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer models-json-key")
+    );
+
+    // A stored credential (auth.json) wins over models.json…
+    pi.write_agent_file(
+        "auth.json",
+        &json!({"wasm-test": {"type": "api_key", "key": "stored-key"}}).to_string(),
+    );
+    let request = ask_provider(&pi, &[], &[]);
+    assert_eq!(request.header("authorization"), Some("Bearer stored-key"));
+    assert_eq!(request.header("x-team"), Some("blue"));
+
+    // …and `--api-key` over both.
+    let request = ask_provider(&pi, &["--api-key", "sk-cli"], &[]);
+    assert_eq!(request.header("authorization"), Some("Bearer sk-cli"));
+    assert_eq!(request.header("x-team"), Some("blue"));
+}
+
+#[test]
+fn extension_provider_without_any_credential_is_refused_at_start() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install_provider(&pi);
+    configure_provider(&pi, json!({"headers": {"x-team": "blue"}}));
+    let out = pi
+        .command(&["--model", "wasm-test/wasm-mini", "--no-session", "-p", "hi"])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("wasm-test"), "{}", stderr(&out));
+    assert!(pi.mock.requests().is_empty());
+}
