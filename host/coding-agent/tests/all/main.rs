@@ -17,6 +17,7 @@ mod compaction_math;
 mod crash;
 mod messages;
 mod session_compaction;
+mod session_extension_llm;
 mod session_retry;
 mod session_support;
 mod sessions;
