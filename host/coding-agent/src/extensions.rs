@@ -9,8 +9,9 @@
 //!
 //! Skills and prompt templates a package ships (`[resources]`) join the session's.
 //!
-//! Compactor components are asked before pi's own summary (`ExtensionCompactor`); renderers
-//! are for the interactive UI, which this build does not have.
+//! Compactor components are asked before pi's own summary (`ExtensionCompactor`); those
+//! granted `llm` reach the session's models through it. Renderers are for the interactive UI,
+//! which this build does not have.
 //!
 //! Provider components are loaded at start-up (their models must be known to choose one): the
 //! component comes from the component cache, is instantiated once and asked for its models,
@@ -21,6 +22,7 @@
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 mod compactor;
+mod llm;
 
 pub use compactor::ExtensionCompactor;
 
@@ -214,7 +216,19 @@ fn add_provider(id: &str, component: &Arc<LazyComponent>, out: &mut Extensions) 
     }
 }
 
-/// Adds the providers' models to `registry` and registers each provider for the `api`s of its
+/// The provider names the extensions' models use (models.json may configure them).
+pub fn provider_names(extensions: &Extensions) -> Vec<String> {
+    let mut names: Vec<String> = extensions
+        .providers
+        .iter()
+        .flat_map(|p| p.models().iter().map(|m| m.provider.clone()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Adds the providers' models to `registry` (configured by models.json like built-ins) and registers each provider for the `api`s of its
 /// models that no adapter serves yet (an extension does not replace pi's own protocols).
 pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRegistry) {
     let apis = pi_ai::registry();

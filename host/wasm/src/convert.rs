@@ -124,7 +124,18 @@ pub fn model_info(model: &Model) -> wit::ModelInfo {
     }
 }
 
-pub fn options(options: &StreamOptions, api_key: Option<String>) -> wit::StreamOptions {
+/// A request's options for a provider component: `headers` are the model's (models.json)
+/// under the request's own, as pi-ai's adapters merge them.
+pub fn options(
+    model: &Model,
+    options: &StreamOptions,
+    api_key: Option<String>,
+) -> wit::StreamOptions {
+    let headers = pi_ai::auth::merge_headers(
+        model.headers.as_ref(),
+        &Default::default(),
+        &options.headers,
+    );
     wit::StreamOptions {
         max_tokens: options.max_tokens,
         temperature: options.temperature,
@@ -137,11 +148,7 @@ pub fn options(options: &StreamOptions, api_key: Option<String>) -> wit::StreamO
         }),
         api_key,
         session_id: options.session_id.clone(),
-        headers: options
-            .headers
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        headers: headers.into_iter().collect(),
     }
 }
 
@@ -164,5 +171,85 @@ pub fn model(info: &wit::ModelInfo) -> Model {
         cost: pi_ai::ModelCost::default(),
         headers: None,
         compat: None,
+    }
+}
+
+/// A request context a guest built (`llm.complete`), as pi-ai's. Assistant messages carry no
+/// api or provider (the guest does not know them), so providers replay them as foreign turns.
+pub fn from_context(context: wit::LlmContext) -> Context {
+    Context {
+        system_prompt: context.system_prompt,
+        messages: context.messages.into_iter().map(from_message).collect(),
+        tools: context
+            .tools
+            .into_iter()
+            .map(|t| pi_ai::Tool {
+                parameters: serde_json::from_str(&t.parameters_schema)
+                    .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+                name: t.name,
+                description: t.description,
+            })
+            .collect(),
+    }
+}
+
+pub fn from_message(message: wit::Message) -> Message {
+    let now = pi_ai::now_ms();
+    match message {
+        wit::Message::User(blocks) => Message::User(pi_ai::UserMessage {
+            content: UserContent::Blocks(blocks.into_iter().map(user_block).collect()),
+            timestamp: now,
+        }),
+        wit::Message::Assistant(a) => Message::Assistant(from_assistant(a)),
+        wit::Message::ToolResult(r) => Message::ToolResult(pi_ai::ToolResultMessage {
+            tool_call_id: r.tool_call_id,
+            tool_name: r.tool_name,
+            content: r.content.into_iter().map(user_block).collect(),
+            details: None,
+            is_error: r.is_error,
+            timestamp: now,
+        }),
+    }
+}
+
+pub fn from_assistant(message: wit::AssistantMessage) -> AssistantMessage {
+    let usage = pi_ai::Usage {
+        input: message.usage.input,
+        output: message.usage.output,
+        cache_read: message.usage.cache_read,
+        cache_write: message.usage.cache_write,
+        ..pi_ai::Usage::default()
+    };
+    AssistantMessage {
+        content: message
+            .content
+            .into_iter()
+            .map(|b| match b {
+                wit::AssistantBlock::Text(text) => AssistantBlock::Text(TextContent {
+                    text,
+                    text_signature: None,
+                }),
+                wit::AssistantBlock::Thinking(thinking) => {
+                    AssistantBlock::Thinking(pi_ai::ThinkingContent {
+                        thinking,
+                        thinking_signature: None,
+                        redacted: None,
+                    })
+                }
+                wit::AssistantBlock::ToolCall(c) => AssistantBlock::ToolCall(pi_ai::ToolCall {
+                    arguments: serde_json::from_str(&c.arguments)
+                        .unwrap_or_else(|_| serde_json::json!({})),
+                    id: c.id,
+                    name: c.name,
+                    thought_signature: None,
+                }),
+            })
+            .collect(),
+        model: message.model,
+        usage,
+        stop_reason: from_stop_reason(message.stop_reason),
+        error_message: message.error_message,
+        timestamp: pi_ai::now_ms(),
+        ..AssistantMessage::default()
     }
 }

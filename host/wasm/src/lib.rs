@@ -11,7 +11,7 @@ pub mod bindings;
 pub mod cache;
 pub mod compactor;
 pub mod component;
-mod convert;
+pub mod convert;
 pub mod discovery;
 pub mod engine;
 pub mod error;

@@ -182,7 +182,7 @@ impl ApiProvider for ComponentProvider {
             .api_key
             .clone()
             .or_else(|| pi_ai::auth::env_api_key(&model.provider));
-        let wit_options = convert::options(&options, api_key);
+        let wit_options = convert::options(&model, &options, api_key);
         tokio::task::spawn_blocking(move || {
             let outcome = Self::run(
                 &component,

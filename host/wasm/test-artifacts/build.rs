@@ -7,7 +7,14 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
-const COMPONENTS: [&str; 5] = ["tool", "spawner", "provider", "renderer", "compactor"];
+const COMPONENTS: [&str; 6] = [
+    "tool",
+    "spawner",
+    "provider",
+    "renderer",
+    "compactor",
+    "llm_compactor",
+];
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());

@@ -21,6 +21,9 @@ pub struct ModelRegistry {
     models: Vec<Model>,
     /// Raw models.json `apiKey` per provider (resolved at request time).
     api_keys: BTreeMap<String, String>,
+    /// Each models.json provider entry with its resolved headers, for the models extensions
+    /// add later ([`add_models`](Self::add_models)).
+    providers_config: BTreeMap<String, (ProviderConfig, Option<BTreeMap<String, String>>)>,
 }
 
 impl ModelRegistry {
@@ -29,28 +32,44 @@ impl ModelRegistry {
         ModelRegistry {
             models: builtin_models().to_vec(),
             api_keys: BTreeMap::new(),
+            providers_config: BTreeMap::new(),
         }
     }
 
     /// Built-ins plus `models_json` (usually `~/.pi/agent/models.json`). A missing file, or
     /// `None`, gives the built-ins alone.
     pub fn load(models_json: Option<&Path>) -> Result<Self, ModelsError> {
+        Self::load_with_providers(models_json, &[])
+    }
+
+    /// [`load`](Self::load) when extensions register `extension_providers`: their entries
+    /// may, like a built-in provider's, only configure them (`apiKey`, `headers`, `baseUrl`,
+    /// `modelOverrides`…, no `models`); that applies to their models once they are added.
+    pub fn load_with_providers(
+        models_json: Option<&Path>,
+        extension_providers: &[String],
+    ) -> Result<Self, ModelsError> {
         let Some(path) = models_json else {
             return Ok(Self::builtin());
         };
         match models_json::read(path)? {
-            Some(file) => Self::from_file(&file, path),
+            Some(file) => Self::from_file(&file, path, extension_providers),
             None => Ok(Self::builtin()),
         }
     }
 
     /// Built-ins plus models.json given as text; `path` only labels errors.
     pub fn from_models_json_str(text: &str, path: &Path) -> Result<Self, ModelsError> {
-        Self::from_file(&models_json::parse(text, path)?, path)
+        Self::from_file(&models_json::parse(text, path)?, path, &[])
     }
 
-    fn from_file(file: &ModelsFile, path: &Path) -> Result<Self, ModelsError> {
-        models_json::validate(file, path, &is_builtin_provider)?;
+    fn from_file(
+        file: &ModelsFile,
+        path: &Path,
+        extension_providers: &[String],
+    ) -> Result<Self, ModelsError> {
+        let known = |p: &str| is_builtin_provider(p) || extension_providers.iter().any(|e| e == p);
+        models_json::validate(file, path, &known)?;
         let mut registry = Self::builtin();
         for (provider, config) in &file.providers.0 {
             let value_error = |source| ModelsError::Value {
@@ -70,6 +89,9 @@ impl ModelRegistry {
             if let Some(key) = &config.api_key {
                 registry.api_keys.insert(provider.clone(), key.clone());
             }
+            registry
+                .providers_config
+                .insert(provider.clone(), (config.clone(), headers));
         }
         Ok(registry)
     }
@@ -82,18 +104,7 @@ impl ModelRegistry {
         headers: Option<&BTreeMap<String, String>>,
     ) -> Result<(), crate::auth::AuthError> {
         for model in self.models.iter_mut().filter(|m| m.provider == provider) {
-            if let Some(base_url) = &config.base_url {
-                model.base_url = base_url.clone();
-            }
-            model.headers = merge_maps(model.headers.take(), headers);
-            model.compat = merge_compat(model.compat.as_ref(), config.compat.as_ref());
-            if let Some(over) = config
-                .model_overrides
-                .as_ref()
-                .and_then(|o| o.get(&model.id))
-            {
-                apply_override(model, over)?;
-            }
+            configure(model, config, headers)?;
         }
         Ok(())
     }
@@ -111,8 +122,15 @@ impl ModelRegistry {
 
     /// Adds models served by an extension provider (pi's `registerProvider`); one with the
     /// provider and id of a known model replaces it.
+    /// A models.json entry of the same provider configures them as it does built-ins.
     pub fn add_models(&mut self, models: impl IntoIterator<Item = Model>) {
-        for model in models {
+        for mut model in models {
+            if let Some((config, headers)) = self.providers_config.get(&model.provider)
+                && let Err(error) = configure(&mut model, config, headers.as_ref())
+            {
+                tracing::warn!(provider = %model.provider, model = %model.id, %error,
+                    "models.json override not applied");
+            }
             self.insert(model);
         }
     }
@@ -166,6 +184,28 @@ impl ModelRegistry {
         crate::models::resolve::find_by_pattern(&self.models, pattern)
             .map(|(model, level)| (model.clone(), level))
     }
+}
+
+/// Applies a provider entry's baseUrl/headers/compat and its `modelOverrides` to one of its
+/// models (built-in or added by an extension).
+fn configure(
+    model: &mut Model,
+    config: &ProviderConfig,
+    headers: Option<&BTreeMap<String, String>>,
+) -> Result<(), crate::auth::AuthError> {
+    if let Some(base_url) = &config.base_url {
+        model.base_url = base_url.clone();
+    }
+    model.headers = merge_maps(model.headers.take(), headers);
+    model.compat = merge_compat(model.compat.as_ref(), config.compat.as_ref());
+    if let Some(over) = config
+        .model_overrides
+        .as_ref()
+        .and_then(|o| o.get(&model.id))
+    {
+        apply_override(model, over)?;
+    }
+    Ok(())
 }
 
 /// A models.json model with pi's defaults filled in.

@@ -559,3 +559,42 @@ fn thinking_levels_follow_model_capabilities() {
         ThinkingLevel::Off
     );
 }
+
+#[test]
+fn extension_providers_are_configured_by_their_models_json_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("models.json");
+    std::fs::write(
+        &path,
+        r#"{"providers": {"ext": {"apiKey": "k", "headers": {"x-team": "blue"},
+            "modelOverrides": {"m1": {"name": "Renamed"}}}}}"#,
+    )
+    .unwrap();
+    // Without the extension the entry has no models: an error, as before.
+    assert!(matches!(
+        ModelRegistry::load(Some(&path)),
+        Err(ModelsError::NoModels { .. })
+    ));
+    let mut registry =
+        ModelRegistry::load_with_providers(Some(&path), &["ext".to_owned()]).unwrap();
+    assert_eq!(registry.provider_api_key("ext"), Some("k"));
+    let served = pi_ai::Model {
+        id: "m1".into(),
+        name: "Model one".into(),
+        api: "ext-api".into(),
+        provider: "ext".into(),
+        base_url: "https://ext.invalid".into(),
+        reasoning: false,
+        input: vec![Modality::Text],
+        context_window: 1000,
+        max_tokens: 100,
+        cost: pi_ai::ModelCost::default(),
+        headers: None,
+        compat: None,
+    };
+    registry.add_models([served]);
+    let model = registry.find("ext", "m1").unwrap();
+    assert_eq!(model.name, "Renamed");
+    let headers = model.headers.as_ref().unwrap();
+    assert_eq!(headers.get("x-team").map(String::as_str), Some("blue"));
+}

@@ -34,7 +34,11 @@ impl AgentSession {
     /// The requester summary calls use: the current model and key, the agent's stream function,
     /// the session's retry policy, and `abort` as cancellation.
     pub(super) fn summary_requester(&self) -> Result<SummaryRequester, String> {
-        let model = self.model();
+        self.requester_for(self.model())
+    }
+
+    /// [`summary_requester`](Self::summary_requester) for another model (its own key).
+    pub(super) fn requester_for(&self, model: pi_ai::Model) -> Result<SummaryRequester, String> {
         let api_key = self
             .resolve_api_key(&model.provider)
             .map_err(|e| e.to_string())?;

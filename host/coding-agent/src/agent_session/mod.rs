@@ -20,11 +20,13 @@
 pub mod bridge;
 mod compact;
 pub mod events;
+mod model_access;
 mod navigate;
 mod recovery;
 pub mod retry;
 
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent};
+pub use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use retry::{RetryPolicy, Sleeper, TokioSleeper};
 

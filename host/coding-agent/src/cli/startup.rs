@@ -115,12 +115,16 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
-        let mut registry = ModelRegistry::load(Some(&env.agent_dir.join("models.json")))?;
-        let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
         let host = pi_wasm::ExtensionHost::new(crate::tools::cache_dir(&env.agent_dir))
             .map_err(StartupError::ExtensionHost)?;
         let mut extensions = load_extensions(args, &env, &settings, trusted, &host);
         warnings.append(&mut extensions.warnings);
+        // Extension providers first: models.json may configure them like built-in ones.
+        let mut registry = ModelRegistry::load_with_providers(
+            Some(&env.agent_dir.join("models.json")),
+            &crate::extensions::provider_names(&extensions),
+        )?;
+        let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
         crate::extensions::register_providers(&extensions, &mut registry);
         Ok(Base {
             env,

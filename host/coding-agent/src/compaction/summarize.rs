@@ -205,26 +205,49 @@ impl SummaryRequester {
             })],
             tools: Vec::new(),
         };
+        let message = self.send(&context, Some(max_tokens)).await?;
+        match message.stop_reason {
+            StopReason::Error => {
+                let error = message.error_message.clone().unwrap_or_default();
+                return Err(SummaryError::Failed(format!("{label} failed: {error}")));
+            }
+            StopReason::Length => return Err(SummaryError::Truncated(label.to_owned())),
+            StopReason::ToolUse => return Err(SummaryError::ToolCall(label.to_owned())),
+            StopReason::Stop | StopReason::Aborted => {}
+        }
+        if message.tool_calls().next().is_some() {
+            return Err(SummaryError::ToolCall(label.to_owned()));
+        }
+        Ok((message.text(), message.usage))
+    }
+
+    /// Sends `context` to the model, retrying transient failures by the session's policy.
+    /// The answer may still be an error (not transient, or out of retries); an abort is
+    /// `Cancelled`. Also serves extensions' model requests (`llm.complete`).
+    pub async fn send(
+        &self,
+        context: &Context,
+        max_tokens: Option<u64>,
+    ) -> Result<pi_ai::AssistantMessage, SummaryError> {
         let mut attempt = 0u32;
         loop {
             if self.cancel.is_cancelled() {
                 return Err(SummaryError::Cancelled);
             }
             let options = StreamOptions {
-                max_tokens: Some(max_tokens),
+                max_tokens,
                 api_key: self.api_key.clone(),
                 cancel: self.cancel.child_token(),
                 reasoning: Some(self.thinking_level)
                     .filter(|l| self.model.reasoning && *l != ThinkingLevel::Off),
                 ..StreamOptions::default()
             };
-            let message = (self.stream_fn)(&self.model, &context, options)
+            let message = (self.stream_fn)(&self.model, context, options)
                 .result()
                 .await;
             match message.stop_reason {
                 StopReason::Aborted => return Err(SummaryError::Cancelled),
                 StopReason::Error => {
-                    let error = message.error_message.clone().unwrap_or_default();
                     let transient = is_retryable_error(&message)
                         && !is_context_overflow(&message, Some(self.model.context_window));
                     if transient && self.retry.enabled && attempt < self.retry.max_retries {
@@ -234,23 +257,17 @@ impl SummaryRequester {
                             attempt,
                             max_attempts: self.retry.max_retries,
                             delay_ms: delay.as_millis() as u64,
-                            error_message: error,
+                            error_message: message.error_message.clone().unwrap_or_default(),
                         });
                         if !sleep_or_cancel(self.sleeper.as_ref(), delay, &self.cancel).await {
                             return Err(SummaryError::Cancelled);
                         }
                         continue;
                     }
-                    return Err(SummaryError::Failed(format!("{label} failed: {error}")));
+                    return Ok(message);
                 }
-                StopReason::Length => return Err(SummaryError::Truncated(label.to_owned())),
-                StopReason::ToolUse => return Err(SummaryError::ToolCall(label.to_owned())),
-                StopReason::Stop => {}
+                _ => return Ok(message),
             }
-            if message.tool_calls().next().is_some() {
-                return Err(SummaryError::ToolCall(label.to_owned()));
-            }
-            return Ok((message.text(), message.usage));
         }
     }
 }

@@ -3,6 +3,8 @@
 //! compaction. A component that fails (trap, deadline, invalid) is logged and pi compacts as
 //! usual, as pi does when a `session_before_compact` handler throws.
 
+use super::llm::SessionLlm;
+use crate::agent_session::WeakAgentSession;
 use crate::compaction::{CompactionDecision, CompactionOverride, CompactionRequest};
 use crate::messages::convert_to_llm;
 use pi_agent::BoxFuture;
@@ -13,11 +15,13 @@ use tokio_util::sync::CancellationToken;
 /// One compactor component of an extension.
 pub struct ExtensionCompactor {
     component: Arc<LazyComponent>,
+    /// The session it compacts: model access (`llm`) and abort.
+    session: WeakAgentSession,
 }
 
 impl ExtensionCompactor {
-    pub fn new(component: Arc<LazyComponent>) -> Self {
-        ExtensionCompactor { component }
+    pub fn new(component: Arc<LazyComponent>, session: WeakAgentSession) -> Self {
+        ExtensionCompactor { component, session }
     }
 
     async fn ask(&self, request: &CompactionRequest<'_>) -> Result<CompactionDecision, String> {
@@ -37,8 +41,15 @@ impl ExtensionCompactor {
             is_split_turn: prep.is_split_turn,
             custom_instructions: request.focus.map(str::to_owned),
         };
+        let cancel = self
+            .session
+            .upgrade()
+            .map_or_else(CancellationToken::new, |s| s.abort_signal());
+        // pi-wasm links model access only for components granted `llm`.
+        let llm = SessionLlm::new(self.session.clone(), tokio::runtime::Handle::current());
         let decision = ComponentCompactor::new(loaded)
-            .compact(&preparation, CancellationToken::new())
+            .with_llm(Arc::new(llm))
+            .compact(&preparation, cancel)
             .await
             .map_err(|e| e.to_string())?;
         Ok(match decision {

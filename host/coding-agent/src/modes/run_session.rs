@@ -108,6 +108,7 @@ impl RunSession {
         for component in &base.extensions.compactors {
             session.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
                 Arc::clone(component),
+                session.downgrade(),
             )));
         }
         session.agent().set_queue_modes(modes.0, modes.1);

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_export;
+mod cli_extension_models;
 mod cli_extensions;
 mod cli_faults;
 mod cli_json;
@@ -16,6 +17,7 @@ mod compaction_math;
 mod crash;
 mod messages;
 mod session_compaction;
+mod session_extension_llm;
 mod session_retry;
 mod session_support;
 mod sessions;

@@ -2,6 +2,7 @@ use crate::*;
 use pi_ai::{AssistantBlock, AssistantMessage, Message, TextContent, UserContent, UserMessage};
 use pi_wasm::{CompactionDecision, CompactionOverride, CompactionPreparation, ComponentCompactor};
 use serde_json::json;
+use std::sync::Arc;
 
 fn compactor() -> ComponentCompactor {
     let ws = Workspace::create();
@@ -79,4 +80,110 @@ async fn a_compactor_can_cancel_or_use_the_default() {
             .expect("decision"),
         CompactionDecision::UseDefault
     );
+}
+
+/// Answers every `llm.complete` with a fixed text and remembers what it was asked.
+#[derive(Default)]
+struct FakeLlm {
+    asked: std::sync::Mutex<Vec<(Option<String>, pi_wasm::bindings::types::LlmContext)>>,
+}
+
+impl pi_wasm::LlmBridge for FakeLlm {
+    fn complete(
+        &self,
+        model: Option<String>,
+        context: pi_wasm::bindings::types::LlmContext,
+    ) -> Result<pi_wasm::bindings::types::AssistantMessage, String> {
+        let known = model.is_none();
+        self.asked.lock().expect("lock").push((model, context));
+        if !known {
+            return Err("no such model here".into());
+        }
+        let answer = pi_ai::AssistantMessage {
+            content: vec![AssistantBlock::Text(TextContent {
+                text: "a fake summary".into(),
+                text_signature: None,
+            })],
+            model: "fake-model".into(),
+            ..AssistantMessage::default()
+        };
+        Ok(pi_wasm::convert::assistant(&answer))
+    }
+}
+
+fn llm_compactor(llm: bool) -> ComponentCompactor {
+    let ws = Workspace::create();
+    let mut grant = ws.grant();
+    grant.llm = llm;
+    let component = component(
+        pi_wasm_test_artifacts::LLM_COMPACTOR,
+        World::Compactor,
+        grant,
+        "llm-compactor",
+    );
+    ComponentCompactor::new(component.get().expect("load"))
+}
+
+#[tokio::test]
+async fn a_compactor_granted_llm_asks_the_bridge() {
+    let fake = Arc::new(FakeLlm::default());
+    let compactor = llm_compactor(true).with_llm(fake.clone());
+    let mut prep = CompactionPreparation {
+        messages_to_summarize: vec![user("fix the parser"), assistant("fixed")],
+        custom_instructions: Some("llm".into()),
+        ..CompactionPreparation::default()
+    };
+    let decision = compactor
+        .compact(&prep, CancellationToken::new())
+        .await
+        .expect("decision");
+    assert_eq!(
+        decision,
+        CompactionDecision::Custom {
+            summary: "model summary (fake-model): a fake summary".into(),
+            details: None,
+        }
+    );
+    prep.custom_instructions = Some("llm:elsewhere/x".into());
+    let decision = compactor
+        .compact(&prep, CancellationToken::new())
+        .await
+        .expect("decision");
+    assert_eq!(
+        decision,
+        CompactionDecision::Custom {
+            summary: "model unavailable: no such model here".into(),
+            details: None,
+        }
+    );
+    let asked = fake.asked.lock().expect("lock");
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[1].0.as_deref(), Some("elsewhere/x"));
+    // The guest's context, converted back: what pi-ai would send.
+    let context = pi_wasm::convert::from_context(asked[0].1.clone());
+    assert_eq!(
+        context.system_prompt.as_deref(),
+        Some("You are the test compactor's summarizer.")
+    );
+    let Message::User(question) = &context.messages[0] else {
+        panic!("not a user message: {:?}", context.messages);
+    };
+    let text = format!("{:?}", question.content);
+    assert!(
+        text.contains("user: fix the parser\\nassistant: fixed"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_compactor_needing_llm_does_not_load_without_the_grant() {
+    let ws = Workspace::create();
+    let component = component(
+        pi_wasm_test_artifacts::LLM_COMPACTOR,
+        World::Compactor,
+        ws.grant(),
+        "llm-compactor-denied",
+    );
+    let error = component.get().err().expect("refused").to_string();
+    assert!(error.contains("llm"), "{error}");
 }
