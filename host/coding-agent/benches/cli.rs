@@ -4,7 +4,9 @@
 //!
 //! `cargo bench -p pi-coding-agent --bench cli` (builds `pi` in release).
 //! Targets: `--version` ≤ 3 ms, 1 turn ≤ 30 ms, 10 tool calls ≤ 150 ms, peak RSS ≤ 15 MB.
-//! `PI_BENCH_RUNS` changes the number of runs per case (default 30).
+//! `PI_BENCH_RUNS` changes the number of runs per case (default 30). `PI_BENCH_WRAP` runs the
+//! peak-RSS runs under another program instead of `time` (e.g. valgrind, as
+//! `link/regenerate.sh` does).
 
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -80,7 +82,13 @@ fn ten_tools() -> Vec<Turn> {
 }
 
 fn command(agent_dir: &Path, cwd: &Path, home: &Path, args: &[String], rss: bool) -> Command {
-    let mut cmd = if rss {
+    let wrap = std::env::var("PI_BENCH_WRAP").ok().filter(|_| rss);
+    let mut cmd = if let Some(wrap) = wrap {
+        let mut words = wrap.split(' ');
+        let mut c = Command::new(words.next().unwrap());
+        c.args(words).arg(PI);
+        c
+    } else if rss {
         let mut c = Command::new(TIME);
         c.args(["-f", "%M", PI]);
         c

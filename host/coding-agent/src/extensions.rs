@@ -228,8 +228,9 @@ pub fn provider_names(extensions: &Extensions) -> Vec<String> {
     names
 }
 
-/// Adds the providers' models to `registry` (configured by models.json like built-ins) and registers each provider for the `api`s of its
-/// models that no adapter serves yet (an extension does not replace pi's own protocols).
+/// Adds the providers' models to `registry` (configured by models.json like built-ins) and
+/// registers each provider for the `api`s of its models that no adapter serves yet (an
+/// extension does not replace pi's own protocols).
 pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRegistry) {
     let apis = pi_ai::registry();
     for provider in &extensions.providers {
