@@ -44,12 +44,25 @@ pub enum NpmError {
 
 /// Downloads `spec` from the configured registry and unpacks it into `dest`.
 pub fn install(spec: &NpmSpec, dest: &Path) -> Result<(), NpmError> {
-    let registry = registry_url(home_npmrc().as_deref());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(NpmError::Runtime)?;
-    let bytes = runtime.block_on(fetch(spec, &registry))?;
+    install_from(spec, dest, &registry_url(home_npmrc().as_deref()))
+}
+
+fn install_from(spec: &NpmSpec, dest: &Path, registry: &str) -> Result<(), NpmError> {
+    let download = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(NpmError::Runtime)?
+            .block_on(fetch(spec, registry))
+    };
+    // A runtime cannot be blocked on inside another one: if a caller already runs one, the
+    // download gets a thread of its own.
+    let bytes = if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|scope| scope.spawn(download).join())
+            .map_err(|_| NpmError::Runtime(std::io::Error::other("download thread panicked")))??
+    } else {
+        download()?
+    };
     tarball::unpack(&bytes, dest)?;
     Ok(())
 }
@@ -285,6 +298,33 @@ mod tests {
         ));
         // sha1-only metadata is accepted unverified.
         assert!(verify("pkg", &json!({"shasum": "abc"}), bytes).is_ok());
+    }
+
+    #[test]
+    fn works_from_inside_a_runtime() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let result = runtime.block_on(async {
+            install_from(
+                &spec(None),
+                &dir.path().join("package"),
+                &format!("http://127.0.0.1:{port}"),
+            )
+        });
+        match result {
+            Err(NpmError::Http { url, .. }) => {
+                assert_eq!(url, format!("http://127.0.0.1:{port}/pkg"))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! source is installed into a temporary directory that lives for the run (see [`install`]).
 
 use super::{git, npm};
+use sha2::{Digest, Sha256};
 use std::fmt;
 use std::path::PathBuf;
 use tempfile::TempDir;
@@ -201,14 +202,29 @@ pub struct Installed {
     _temp: TempDir,
 }
 
-/// Installs a non-local source into a fresh temporary directory; `None` for a local path.
-pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
-    let temp = || {
-        tempfile::Builder::new()
+/// A temporary directory named after the source, so that the extension host's start-up index
+/// and description records (kept per package path) are reused by the next run instead of
+/// piling up; a random name when that one is taken (another run of the same source).
+fn temp_dir(source: &Source) -> Result<TempDir, InstallError> {
+    let digest = Sha256::digest(source.to_string().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let stable = tempfile::Builder::new()
+        .prefix(&format!("pi-extension-{hex}"))
+        .rand_bytes(0)
+        .tempdir();
+    match stable {
+        Ok(dir) => Ok(dir),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => tempfile::Builder::new()
             .prefix("pi-extension-")
             .tempdir()
-            .map_err(InstallError::TempDir)
-    };
+            .map_err(InstallError::TempDir),
+        Err(error) => Err(InstallError::TempDir(error)),
+    }
+}
+
+/// Installs a non-local source into a fresh temporary directory; `None` for a local path.
+pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
+    let temp = || temp_dir(source);
     let (temp, dir) = match source {
         Source::Local(_) => return Ok(None),
         Source::Git(spec) => {

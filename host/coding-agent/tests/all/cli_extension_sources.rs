@@ -393,16 +393,35 @@ fn npm_sources_are_downloaded_for_the_run() {
         "{requests:?}"
     );
 
-    // The installed component runs: the model calls its tool during the run.
+    // The installed component runs: the model calls its tool during the run. The source was
+    // installed before under the same name, so the host's cache gains no new index file.
+    let cache_files = || {
+        std::fs::read_dir(pi.agent_dir().join("cache/components"))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("startup-")
+            })
+            .count()
+    };
+    let before = cache_files();
     pi.mock
         .push(Turn::new().tool_call("c1", "echo", json!({"message": "from npm"})));
     pi.mock.push(Turn::text("Echoed."));
-    let mut cmd = pi.command(&["--no-session", "-e", "npm:pi-test-ext", "-p", "Use echo"]);
+    let mut cmd = pi.command(&[
+        "--no-session",
+        "-ne",
+        "-e",
+        "npm:pi-test-ext",
+        "-p",
+        "Use echo",
+    ]);
     let out = cmd.env("TMPDIR", &tmp).envs(env).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(stdout(&out), "Echoed.\n");
     let last = pi.mock.requests().pop().unwrap();
     assert!(last.body["messages"].to_string().contains("from npm"));
+    assert_eq!(cache_files(), before);
     assert_eq!(leftovers(&tmp), Vec::<String>::new());
 }
 
