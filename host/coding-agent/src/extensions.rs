@@ -1,6 +1,8 @@
 //! Third-party extensions of a `pi` run: WebAssembly packages (`pi-extension.toml` + components)
 //! found in the global `<agentDir>/extensions`, the trusted project's `.pi/extensions`, the
-//! settings' `extensions` list and `-e <path>`. `--no-extensions` skips everything but `-e`.
+//! settings' `extensions` list and `-e <path>`; `-e npm:pkg[@version]`, `-e git:host/user/repo[@ref]`
+//! and `-e <git URL>[@ref]` are installed to a temporary directory for the run (`source`).
+//! `--no-extensions` skips everything but `-e`.
 //!
 //! Discovery goes through the extension host's start-up index, so a warm start reads no
 //! manifest and compiles nothing: tool descriptions come from the cache and a component is
@@ -22,7 +24,11 @@
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 mod compactor;
+mod git;
 mod llm;
+mod npm;
+pub mod source;
+mod tarball;
 
 pub use compactor::ExtensionCompactor;
 
@@ -72,6 +78,8 @@ pub struct Extensions {
     pub prompt_dirs: Vec<PathBuf>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
+    /// `npm:`/`git:` sources installed for this run; their directories go when this drops.
+    pub installed: Vec<source::Installed>,
 }
 
 impl Extensions {
@@ -87,27 +95,36 @@ impl Extensions {
     }
 }
 
-/// The search paths of `search`. `npm:`/`git:` sources are not supported by this build: they
-/// are reported and skipped.
-fn search_paths(search: &ExtensionSearch, warnings: &mut Vec<String>) -> SearchPaths {
+/// The search paths of `search`. An `npm:`, `git:` or URL source of `-e` is installed into a
+/// temporary directory for this run first (nothing is fetched unless one is given); one that
+/// cannot be parsed or installed is reported and skipped. The installed directory then loads
+/// like any `-e` directory.
+fn search_paths(search: &ExtensionSearch, out: &mut Extensions) -> SearchPaths {
     let mut command_line: Vec<PathBuf> = Vec::new();
     if !search.no_extensions {
         command_line.extend(search.settings_paths.iter().cloned());
     }
     for arg in search.cli_paths {
-        if arg.starts_with("npm:") || arg.starts_with("git:") {
-            warnings.push(format!(
-                "Warning: extension \"{arg}\" not loaded: npm: and git: sources are not \
-                 supported; pass the path of an extension directory (holding pi-extension.toml)"
-            ));
-            continue;
+        let installed = source::parse(arg)
+            .map_err(|e| e.to_string())
+            .and_then(|parsed| source::install(&parsed).map_err(|e| e.to_string()));
+        match installed {
+            Ok(Some(installed)) => {
+                command_line.push(installed.dir.clone());
+                out.installed.push(installed);
+            }
+            Ok(None) => {
+                let path = paths::expand_tilde(arg);
+                command_line.push(if path.is_absolute() {
+                    path
+                } else {
+                    search.cwd.join(path)
+                });
+            }
+            Err(error) => out
+                .warnings
+                .push(format!("Warning: extension \"{arg}\" not loaded: {error}")),
         }
-        let path = paths::expand_tilde(arg);
-        command_line.push(if path.is_absolute() {
-            path
-        } else {
-            search.cwd.join(path)
-        });
     }
     let (global, project) = if search.no_extensions {
         (None, None)
@@ -130,7 +147,7 @@ fn search_paths(search: &ExtensionSearch, warnings: &mut Vec<String>) -> SearchP
 /// Finds and opens the packages of `search`; never fails (problems become warnings).
 pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
     let mut out = Extensions::default();
-    let paths = search_paths(search, &mut out.warnings);
+    let paths = search_paths(search, &mut out);
     if paths.global.is_none() && paths.project.is_none() && paths.command_line.is_empty() {
         return out;
     }

@@ -114,8 +114,9 @@ pub struct Args {
     #[arg(long)]
     pub no_builtin_tools: bool,
 
-    /// Load the extension in this directory (holding pi-extension.toml; repeatable).
-    #[arg(short = 'e', long = "extension", value_name = "DIR")]
+    /// Load the extension in this directory (holding pi-extension.toml), or install one for
+    /// this run from npm:pkg[@version], git:host/user/repo[@ref] or a git URL (repeatable).
+    #[arg(short = 'e', long = "extension", value_name = "SOURCE")]
     pub extensions: Vec<String>,
 
     /// Load no extensions except those given with -e. Short form: -ne.

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// Installs the test tool component as package `name` in `dir/<name>`; returns the package dir.
-fn install(dir: &Path, name: &str) -> PathBuf {
+pub fn install(dir: &Path, name: &str) -> PathBuf {
     let package = dir.join(name);
     std::fs::create_dir_all(&package).unwrap();
     std::fs::copy(pi_wasm_test_artifacts::TOOL, package.join("tool.wasm")).unwrap();
@@ -27,7 +27,7 @@ fn global_dir(pi: &PiEnv) -> PathBuf {
 }
 
 /// Names of the tools offered in request `i`.
-fn offered(pi: &PiEnv, i: usize) -> Vec<String> {
+pub fn offered(pi: &PiEnv, i: usize) -> Vec<String> {
     pi.mock.requests()[i].body["tools"]
         .as_array()
         .map(|tools| {

@@ -5,6 +5,7 @@
 
 mod cli_export;
 mod cli_extension_models;
+mod cli_extension_sources;
 mod cli_extensions;
 mod cli_faults;
 mod cli_json;
