@@ -278,3 +278,141 @@ fn ancestor_layers(ancestors: &AncestorIgnores, config: &WalkConfig<'_>) -> Vec<
     }
     layers
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// `std::fs`, except that directories named `locked` cannot be listed (as a directory
+    /// without read permission, which a test running as root cannot make).
+    struct Locked;
+    struct LockedDir(Box<dyn OpenDir>, bool);
+
+    impl DirSource for Locked {
+        fn open(&self, path: &Path) -> io::Result<Box<dyn OpenDir>> {
+            Ok(Box::new(LockedDir(StdSource.open(path)?, false)))
+        }
+        fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+            StdSource.read(path)
+        }
+    }
+
+    impl OpenDir for LockedDir {
+        fn entries(&self) -> io::Result<Vec<ListedEntry>> {
+            if self.1 {
+                return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+            }
+            self.0.entries()
+        }
+        fn open_dir(&self, name: &OsStr) -> io::Result<Box<dyn OpenDir>> {
+            Ok(Box::new(LockedDir(
+                self.0.open_dir(name)?,
+                name == "locked",
+            )))
+        }
+        fn read_file(&self, name: &OsStr) -> io::Result<Vec<u8>> {
+            self.0.read_file(name)
+        }
+    }
+
+    fn paths(source: &dyn DirSource, root: &Path, config: &WalkConfig<'_>) -> Vec<String> {
+        let mut found = Vec::new();
+        walk(source, root, true, config, &mut |entry| {
+            let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
+            found.push(rel.to_string_lossy().into_owned());
+            ControlFlow::Continue(())
+        });
+        found
+    }
+
+    fn config(root: &Path) -> WalkConfig<'_> {
+        WalkConfig {
+            tool_file: ".fdignore",
+            require_git: false,
+            skip_git_dir: true,
+            overrides: None,
+            ancestors: None,
+            workspace_root: root,
+            shard: None,
+        }
+    }
+
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        for file in [
+            "b/x.txt",
+            "locked/secret.txt",
+            "a.txt",
+            "c/d/e.txt",
+            ".git/HEAD",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        (tmp, root)
+    }
+
+    #[test]
+    fn entries_come_in_path_order_and_git_dirs_are_left_out() {
+        let (_tmp, root) = tree();
+        assert_eq!(
+            paths(&StdSource, &root, &config(&root)),
+            [
+                "",
+                "a.txt",
+                "b",
+                "b/x.txt",
+                "c",
+                "c/d",
+                "c/d/e.txt",
+                "locked",
+                "locked/secret.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_listed_is_skipped_and_the_walk_goes_on() {
+        let (_tmp, root) = tree();
+        assert_eq!(
+            paths(&Locked, &root, &config(&root)),
+            [
+                "",
+                "a.txt",
+                "b",
+                "b/x.txt",
+                "c",
+                "c/d",
+                "c/d/e.txt",
+                "locked"
+            ]
+        );
+    }
+
+    #[test]
+    fn deeper_rules_win_and_the_tool_file_beats_gitignore() {
+        let (_tmp, root) = tree();
+        std::fs::write(root.join(".gitignore"), "*.txt\n").unwrap();
+        std::fs::write(root.join("c/.gitignore"), "!e.txt\n").unwrap();
+        std::fs::write(root.join("b/.fdignore"), "!x.txt\n").unwrap();
+        std::fs::write(root.join(".fdignore"), "locked/\n").unwrap();
+        assert_eq!(
+            paths(&StdSource, &root, &config(&root)),
+            [
+                "",
+                ".fdignore",
+                ".gitignore",
+                "b",
+                "b/.fdignore",
+                "b/x.txt",
+                "c",
+                "c/.gitignore",
+                "c/d",
+                "c/d/e.txt"
+            ]
+        );
+    }
+}
