@@ -1,7 +1,7 @@
 //! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
 
 use super::search::{finish_listing, relative_display};
-use super::shard::{self, limit_arg, part_of, part_output};
+use super::shard::{limit_arg, part_of, part_output, reports_entry as reports};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::walk::{self, EntryKind, WalkConfig};
@@ -9,6 +9,7 @@ use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolE
 use globset::{GlobBuilder, GlobMatcher};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::ffi::OsStr;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -141,12 +142,12 @@ impl PathGlob {
         })
     }
 
-    fn is_match(&self, path: &Path) -> bool {
+    /// Whether the entry at `path`, named `name`, matches.
+    fn is_match(&self, path: &Path, name: &OsStr) -> bool {
         if self.full_path {
             self.matcher.is_match(path)
         } else {
-            path.file_name()
-                .is_some_and(|name| self.matcher.is_match(name))
+            self.matcher.is_match(name)
         }
     }
 }
@@ -177,10 +178,9 @@ fn walk(
             aborted = true;
             return ControlFlow::Break(());
         }
-        let rel = entry.path.strip_prefix(dir).unwrap_or(entry.path);
         if entry.depth == 0
-            || !glob.is_match(entry.path)
-            || !shard::reports(env.shard, entry.depth, rel)
+            || !glob.is_match(entry.path, entry.name)
+            || !reports(env.shard, dir, entry)
         {
             return ControlFlow::Continue(());
         }

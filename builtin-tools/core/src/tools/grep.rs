@@ -2,7 +2,7 @@
 //! formatted the way pi formats ripgrep's matches.
 
 use super::search::{Item, Items, Listing, finish_listing, relative_display};
-use super::shard::{self, limit_arg, part_of, part_output};
+use super::shard::{limit_arg, part_of, part_output, reports_entry};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
@@ -278,8 +278,7 @@ fn run_search(
             aborted = true;
             return ControlFlow::Break(());
         }
-        let rel = entry.path.strip_prefix(search).unwrap_or(entry.path);
-        if entry.kind != EntryKind::File || !shard::reports(env.shard, entry.depth, rel) {
+        if entry.kind != EntryKind::File || !reports_entry(env.shard, search, entry) {
             return ControlFlow::Continue(());
         }
         let hits = match entry.read(&*source) {

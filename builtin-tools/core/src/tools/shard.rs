@@ -79,6 +79,18 @@ pub(crate) fn reports(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
     }
 }
 
+/// [`reports`] for an entry of a walk from `root` (free when the call is not split).
+pub(crate) fn reports_entry(
+    shard: Option<Shard>,
+    root: &Path,
+    entry: &crate::walk::Entry<'_>,
+) -> bool {
+    shard.is_none_or(|shard| {
+        let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
+        reports(Some(shard), entry.depth, rel)
+    })
+}
+
 /// The output of a sharded call: its part, for the host to merge.
 pub(crate) fn part_output(part: impl Serialize) -> Result<ToolOutput, ToolError> {
     let part = serde_json::to_value(part)

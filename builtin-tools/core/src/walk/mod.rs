@@ -49,15 +49,17 @@ pub struct Entry<'a> {
     /// 0 for the walk's start, 1 for its entries, and so on.
     pub depth: usize,
     pub kind: EntryKind,
-    /// The directory holding it and its name there (none for the walk's start).
-    parent: Option<(&'a dyn OpenDir, &'a OsStr)>,
+    /// Its name (the last component of `path`).
+    pub name: &'a OsStr,
+    /// The directory holding it (none for the walk's start).
+    parent: Option<&'a dyn OpenDir>,
 }
 
 impl Entry<'_> {
     /// Reads the entry's whole contents.
     pub fn read(&self, source: &dyn DirSource) -> io::Result<Vec<u8>> {
         match self.parent {
-            Some((dir, name)) => dir.read_file(name),
+            Some(dir) => dir.read_file(self.name),
             None => source.read(self.path),
         }
     }
@@ -80,6 +82,7 @@ pub fn walk(
         } else {
             EntryKind::File
         },
+        name: root.file_name().unwrap_or_default(),
         parent: None,
     };
     if visit(&entry).is_break() || !root_is_dir {
@@ -167,7 +170,8 @@ impl Walker<'_, '_> {
                 path: &child,
                 depth,
                 kind: listed.kind,
-                parent: Some((handle, &listed.name)),
+                name: &listed.name,
+                parent: Some(handle),
             };
             if (self.visit)(&entry).is_break() {
                 self.stopped = true;
@@ -208,8 +212,11 @@ impl Walker<'_, '_> {
         if self.config.skip_git_dir && name == ".git" {
             return true;
         }
-        let rel = path.strip_prefix(self.root).unwrap_or(path);
-        !shard::walks(self.config.shard, depth, rel)
+        // (`Path::strip_prefix` compares component by component: only when splitting.)
+        self.config.shard.is_some_and(|shard| {
+            let rel = path.strip_prefix(self.root).unwrap_or(path);
+            !shard::walks(Some(shard), depth, rel)
+        })
     }
 }
 
