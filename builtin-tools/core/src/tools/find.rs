@@ -1,4 +1,4 @@
-//! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
+//! `find`: fd's glob search in-process (the walk of [`crate::walk`] plus `globset`).
 
 use super::search::{finish_listing, relative_display};
 use super::shard::{limit_arg, part_of, part_output, reports_entry as reports};

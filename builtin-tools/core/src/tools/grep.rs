@@ -1,4 +1,4 @@
-//! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
+//! `grep`: ripgrep's search in-process (the walk of [`crate::walk`], `grep-regex`, `grep-searcher`),
 //! formatted the way pi formats ripgrep's matches.
 
 use super::search::{Item, Items, Listing, finish_listing, relative_display};
