@@ -96,7 +96,9 @@ impl OpenDir for WasiDir {
 }
 
 /// Reads a whole file: its size from `stat`, then as few reads as the host's cap allows (a
-/// file below it arrives in one read, kept as it came).
+/// file below it arrives in one read, kept as it came). A file too large for the component's
+/// memory is an error (the caller skips it) rather than an allocation failure, which would
+/// abort the component.
 fn read_all(file: &Descriptor) -> io::Result<Vec<u8>> {
     let size = file.stat().map_err(error)?.size;
     let mut data: Vec<u8> = Vec::new();
@@ -109,14 +111,14 @@ fn read_all(file: &Descriptor) -> io::Result<Vec<u8>> {
         }
         if data.is_empty() {
             data = chunk;
-            if (data.len() as u64) < size {
-                data.reserve(
-                    usize::try_from(size)
-                        .unwrap_or(0)
-                        .saturating_sub(data.len()),
-                );
-            }
+            let rest = usize::try_from(size)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(data.len());
+            data.try_reserve_exact(rest)
+                .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "file too large"))?;
         } else {
+            data.try_reserve(chunk.len())
+                .map_err(|_| io::Error::new(io::ErrorKind::OutOfMemory, "file too large"))?;
             data.extend_from_slice(&chunk);
         }
         if eof || data.len() as u64 >= size {
