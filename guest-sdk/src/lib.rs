@@ -53,6 +53,7 @@ pub mod bindings {
             pub_export_macro: true,
             export_macro_name: "__export_tool_world",
             default_bindings_module: "pi_guest_sdk::bindings::tool",
+            generate_all,
         });
     }
 
@@ -110,6 +111,18 @@ pub mod host {
     pub use crate::bindings::tool::pi::extension::host::{
         LogLevel, aborted, cwd, log, progress, session_id,
     };
+}
+
+/// Whole-directory listings of `wasi:filesystem` directories (one host call per directory,
+/// entry types from the listing): for walking large trees.
+pub mod directory {
+    pub use crate::bindings::tool::pi::extension::directory::*;
+}
+
+/// `wasi:filesystem` (preview 2) itself: descriptors to open, read and list through the host
+/// directly.
+pub mod filesystem {
+    pub use crate::bindings::tool::wasi::filesystem::{preopens, types};
 }
 
 /// Host processes; only usable when the extension was granted `process`.

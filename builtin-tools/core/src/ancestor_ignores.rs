@@ -4,19 +4,16 @@
 //! its git repository root. A component only has the workspace preopened, so it can neither
 //! read those files nor see the `.git` that makes a `.gitignore` count. The host therefore
 //! reads them ([`AncestorIgnores::read`]) and sends them with the call (the invocation
-//! context); the tools turn them into rules anchored at their directories
-//! ([`AncestorRules`]). Natively nothing is sent: the `ignore` walker reads them itself.
+//! context); the walk ([`crate::walk`]) puts their rules above the workspace's own, so a
+//! `!pattern` in the workspace re-includes what they ignore. Natively nothing is sent: the
+//! tools read them with [`AncestorIgnores::read`] themselves.
 
-use ignore::DirEntry;
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Names of the ignore files read in each ancestor, lowest precedence first (as the `ignore`
 /// crate ranks them: `.ignore` over `.gitignore`, a tool's own file over both).
 const NAMES: [&str; 4] = [".gitignore", ".ignore", ".rgignore", ".fdignore"];
-/// Names every tool respects; the others belong to one tool each.
-const SHARED: [&str; 2] = [".gitignore", ".ignore"];
 /// The repository's own exclude file, below every ignore file in precedence.
 const EXCLUDE: &str = ".git/info/exclude";
 
@@ -76,70 +73,6 @@ impl AncestorIgnores {
             repo_root: repo_root.to_path_buf(),
             files,
         })
-    }
-
-    /// The rules for a tool whose own ignore file is `tool_file` (`.rgignore`, `.fdignore`).
-    pub fn rules(&self, tool_file: &str) -> AncestorRules {
-        let mut dirs: Vec<Gitignore> = Vec::new();
-        let mut current: Option<(PathBuf, GitignoreBuilder)> = None;
-        for file in &self.files {
-            let wanted = SHARED.contains(&file.name.as_str())
-                || file.name == tool_file
-                || file.name == EXCLUDE;
-            if !wanted {
-                continue;
-            }
-            if current.as_ref().is_none_or(|(dir, _)| *dir != file.dir) {
-                dirs.extend(current.take().and_then(|(_, b)| build(&b)));
-                current = Some((file.dir.clone(), GitignoreBuilder::new(&file.dir)));
-            }
-            if let Some((_, builder)) = current.as_mut() {
-                let from = file.dir.join(&file.name);
-                for line in file.contents.lines() {
-                    // A bad pattern is skipped, as git and rg do.
-                    let _ = builder.add_line(Some(from.clone()), line);
-                }
-            }
-        }
-        dirs.extend(current.and_then(|(_, b)| build(&b)));
-        AncestorRules { dirs }
-    }
-}
-
-fn build(builder: &GitignoreBuilder) -> Option<Gitignore> {
-    builder
-        .build()
-        .inspect_err(|e| tracing::debug!("ancestor ignore rules: {e}"))
-        .ok()
-}
-
-/// Compiled ancestor rules, nearest directory first.
-#[derive(Debug, Clone, Default)]
-pub struct AncestorRules {
-    dirs: Vec<Gitignore>,
-}
-
-impl AncestorRules {
-    /// Whether the walk should skip `entry`. The nearest directory with a matching rule decides
-    /// (a `!pattern` there re-includes what a directory further up ignores). The walk's own
-    /// start is never skipped, as rg and fd search an explicitly given path. These rules act as
-    /// a filter after the walker's own, so a `!pattern` inside the workspace cannot re-include
-    /// what an ancestor ignores (the one difference to rg and fd).
-    pub fn ignores(&self, entry: &DirEntry) -> bool {
-        if entry.depth() == 0 || self.dirs.is_empty() {
-            return false;
-        }
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        for rules in &self.dirs {
-            let matched = rules.matched(entry.path(), is_dir);
-            if matched.is_ignore() {
-                return true;
-            }
-            if matched.is_whitelist() {
-                return false;
-            }
-        }
-        false
     }
 }
 

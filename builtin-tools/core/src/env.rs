@@ -5,6 +5,7 @@ use crate::ToolError;
 use crate::ancestor_ignores::AncestorIgnores;
 use crate::process::ProcessRunner;
 use crate::tools::shard::Shard;
+use crate::walk::{DirSource, StdSource};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -165,6 +166,9 @@ pub struct ToolEnv {
     /// `grep`/`find` only: the part of the walk this call does when the host splits it
     /// between instances (see [`crate::tools::shard`]).
     pub shard: Option<Shard>,
+    /// Where `grep` and `find` list directories and read files (`std::fs` when none; a
+    /// component lists through the host).
+    pub dirs: Option<Arc<dyn DirSource>>,
 }
 
 impl ToolEnv {
@@ -180,6 +184,7 @@ impl ToolEnv {
             auto_resize_images: true,
             ancestor_ignores: None,
             shard: None,
+            dirs: None,
         }
     }
 
@@ -208,6 +213,20 @@ impl ToolEnv {
 
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
         self.workspace.resolve(user_path)
+    }
+
+    /// Where walks list directories and read files.
+    pub fn dir_source(&self) -> Arc<dyn DirSource> {
+        self.dirs.clone().unwrap_or_else(|| Arc::new(StdSource))
+    }
+
+    /// The ignore files above the workspace: those the host sent, or natively those found
+    /// on disk (a component cannot read above its workspace).
+    pub fn ancestor_ignores(&self) -> Option<Arc<AncestorIgnores>> {
+        if self.ancestor_ignores.is_some() || cfg!(target_family = "wasm") {
+            return self.ancestor_ignores.clone();
+        }
+        AncestorIgnores::read(self.workspace.root()).map(Arc::new)
     }
 }
 

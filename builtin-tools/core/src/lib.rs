@@ -13,6 +13,7 @@ pub mod invocation;
 mod process;
 pub mod tools;
 pub mod truncate;
+pub mod walk;
 
 #[cfg(all(unix, feature = "native"))]
 mod native;

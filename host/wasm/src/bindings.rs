@@ -9,6 +9,9 @@ pub mod tool {
         world: "pi:extension/tool",
         with: {
             "pi:extension/process.child": crate::process::ChildProcess,
+            "wasi:filesystem": wasmtime_wasi::p2::bindings::sync::filesystem,
+            "wasi:io": wasmtime_wasi::p2::bindings::sync::io,
+            "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
         },
     });
 }

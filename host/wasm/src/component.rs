@@ -287,6 +287,7 @@ fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<
     match interface {
         "pi:extension/types" | "pi:extension/host" => Ok(()),
         "pi:extension/stream-sink" if world == World::Provider => Ok(()),
+        "pi:extension/directory" if world == World::Tool => Ok(()),
         "pi:extension/process" if world == World::Tool => {
             if grant.process {
                 Ok(())
@@ -350,6 +351,9 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    if world == World::Tool {
+        tool::pi::extension::directory::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    }
     match world {
         World::Tool if grant.process => {
             tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(

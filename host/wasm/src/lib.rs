@@ -12,6 +12,7 @@ pub mod cache;
 pub mod compactor;
 pub mod component;
 pub mod convert;
+mod directory;
 pub mod discovery;
 pub mod engine;
 pub mod error;

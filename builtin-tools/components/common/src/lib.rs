@@ -5,8 +5,10 @@
 //! the tool with progress going to `host.progress`, and turns the outcome into a WIT result
 //! (a tool failure is a result with `is-error`, its details kept).
 
+mod dirs;
 mod runner;
 
+pub use dirs::WasiDirs;
 pub use runner::HostRunner;
 
 use pi_builtin_tools::{
@@ -42,10 +44,11 @@ pub fn execute(
     runner: Option<Arc<dyn ProcessRunner>>,
 ) -> Result<ToolResult, String> {
     let invocation = unpack(&call.arguments)?;
-    let env = match invocation.context.to_env(runner) {
+    let mut env = match invocation.context.to_env(runner) {
         Ok(env) => env,
         Err(e) => return Ok(failure(e)),
     };
+    env.dirs = Some(Arc::new(WasiDirs));
     let args = tool.prepare_arguments(invocation.arguments);
     // Aborts reach the component through `host.aborted()` (bash's runner polls it) and the
     // host's interrupt; nothing in here sets this flag.

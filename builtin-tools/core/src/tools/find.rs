@@ -1,18 +1,18 @@
-//! `find`: fd's glob search in-process (the `ignore` walker plus `globset`).
+//! `find`: fd's glob search in-process (the walk of [`crate::walk`] plus `globset`).
 
-use super::search::{ancestor_rules, finish_listing, relative_display, run_walk};
-use super::shard::{self, Shard, limit_arg, part_of, part_output};
+use super::search::{finish_listing, relative_display};
+use super::shard::{limit_arg, part_of, part_output, reports_entry as reports};
 use super::{ABORTED, check_cancel};
-use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
+use crate::walk::{self, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::{WalkBuilder, WalkState};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::ffi::OsStr;
+use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const DEFAULT_LIMIT: usize = 1000;
 
@@ -68,8 +68,7 @@ impl BuiltinTool for FindTool {
                 dir.display()
             )));
         }
-        let ancestors = ancestor_rules(env, ".fdignore").unwrap_or_default();
-        let found = walk(&dir, &glob, limit, ancestors, env.shard, cancel)?;
+        let found = walk(env, &dir, &glob, limit, cancel)?;
         if env.shard.is_some() {
             return part_output(Part { paths: found });
         }
@@ -143,12 +142,12 @@ impl PathGlob {
         })
     }
 
-    fn is_match(&self, path: &Path) -> bool {
+    /// Whether the entry at `path`, named `name`, matches.
+    fn is_match(&self, path: &Path, name: &OsStr) -> bool {
         if self.full_path {
             self.matcher.is_match(path)
         } else {
-            path.file_name()
-                .is_some_and(|name| self.matcher.is_match(name))
+            self.matcher.is_match(name)
         }
     }
 }
@@ -156,58 +155,47 @@ impl PathGlob {
 /// Walks like `fd --hidden` (hidden entries included, .gitignore honoured even outside a git
 /// repository, `.git` itself skipped), collecting up to `limit` relative paths.
 fn walk(
+    env: &ToolEnv,
     dir: &Path,
     glob: &PathGlob,
     limit: usize,
-    ancestors: AncestorRules,
-    shard: Option<Shard>,
     cancel: &AtomicBool,
 ) -> Result<Vec<String>, ToolError> {
-    let mut builder = WalkBuilder::new(dir);
-    let root = dir.to_path_buf();
-    builder
-        .hidden(false)
-        .require_git(false)
-        .add_custom_ignore_filename(".fdignore")
-        .filter_entry(move |entry| {
-            entry.file_name() != ".git"
-                && !ancestors.ignores(entry)
-                && shard::walks(shard, &root, entry)
-        });
-    let count = AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    let aborted = AtomicBool::new(false);
-    run_walk(&mut builder, || {
-        let (count, results, aborted) = (&count, &results, &aborted);
-        Box::new(move |entry| {
-            if cancel.load(Ordering::SeqCst) {
-                aborted.store(true, Ordering::SeqCst);
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.depth() == 0
-                || !glob.is_match(entry.path())
-                || !shard::reports(shard, dir, &entry)
-            {
-                return WalkState::Continue;
-            }
-            if count.fetch_add(1, Ordering::SeqCst) >= limit {
-                return WalkState::Quit;
-            }
-            let mut shown = relative_display(dir, entry.path());
-            if entry.file_type().is_some_and(|t| t.is_dir()) {
-                shown.push('/');
-            }
-            if let Ok(mut all) = results.lock() {
-                all.push(shown);
-            }
-            WalkState::Continue
-        })
+    let ancestors = env.ancestor_ignores();
+    let config = WalkConfig {
+        tool_file: ".fdignore",
+        require_git: false,
+        skip_git_dir: true,
+        overrides: None,
+        ancestors: ancestors.as_deref(),
+        workspace_root: env.workspace.root(),
+        shard: env.shard,
+    };
+    let mut results = Vec::new();
+    let mut aborted = false;
+    walk::walk(&*env.dir_source(), dir, true, &config, &mut |entry| {
+        if cancel.load(Ordering::Relaxed) {
+            aborted = true;
+            return ControlFlow::Break(());
+        }
+        if entry.depth == 0
+            || !glob.is_match(entry.path, entry.name)
+            || !reports(env.shard, dir, entry)
+        {
+            return ControlFlow::Continue(());
+        }
+        if results.len() >= limit {
+            return ControlFlow::Break(());
+        }
+        let mut shown = relative_display(dir, entry.path);
+        if entry.kind == EntryKind::Dir {
+            shown.push('/');
+        }
+        results.push(shown);
+        ControlFlow::Continue(())
     });
-    if aborted.load(Ordering::SeqCst) {
+    if aborted {
         return Err(ToolError::new(ABORTED));
     }
-    Ok(results.into_inner().unwrap_or_default())
+    Ok(results)
 }

@@ -1,25 +1,22 @@
-//! `grep`: ripgrep's search in-process (the `ignore` walker, `grep-regex`, `grep-searcher`),
+//! `grep`: ripgrep's search in-process (the walk of [`crate::walk`], `grep-regex`, `grep-searcher`),
 //! formatted the way pi formats ripgrep's matches.
 
-use super::search::{
-    Item, Items, Listing, ancestor_rules, finish_listing, relative_display, run_walk,
-};
-use super::shard::{self, Shard, limit_arg, part_of, part_output};
+use super::search::{Item, Items, Listing, finish_listing, relative_display};
+use super::shard::{limit_arg, part_of, part_output, reports_entry};
 use super::{ABORTED, check_cancel};
-use crate::ancestor_ignores::AncestorRules;
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
+use crate::walk::{self, DirSource, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::overrides::OverrideBuilder;
-use ignore::{WalkBuilder, WalkState};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const DEFAULT_LIMIT: usize = 100;
 
@@ -98,12 +95,12 @@ impl BuiltinTool for GrepTool {
         check_cancel(cancel)?;
         let meta = std::fs::metadata(&search)
             .map_err(|_| ToolError::new(format!("Path not found: {}", search.display())))?;
-        let ancestors = ancestor_rules(env, ".rgignore");
-        let mut hits = run_search(&search, &query, ancestors, env.shard, cancel)?;
+        let mut hits = run_search(env, &search, meta.is_dir(), &query, cancel)?;
         check_cancel(cancel)?;
         hits.sort_by(|a, b| a.0.cmp(&b.0));
         keep_first(&mut hits, query.limit);
         let mut items = Items::default();
+        let source = env.dir_source();
         let mut files = Vec::with_capacity(hits.len());
         for (path, file_hits) in &hits {
             let shown = if meta.is_dir() {
@@ -113,6 +110,7 @@ impl BuiltinTool for GrepTool {
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
             };
             let block = Block {
+                source: &*source,
                 path,
                 shown: &shown,
                 context: query.context,
@@ -231,107 +229,95 @@ fn finish(parts: Vec<Part>, limit: usize) -> ToolOutput {
 /// Walks like `rg --hidden` (ignore files respected, hidden files searched, binary files
 /// skipped) and stops once `limit` matches are collected.
 fn run_search(
+    env: &ToolEnv,
     search: &Path,
+    is_dir: bool,
     query: &Query,
-    ancestors: Option<AncestorRules>,
-    shard: Option<Shard>,
     cancel: &AtomicBool,
 ) -> Result<Vec<FileHits>, ToolError> {
-    let mut builder = WalkBuilder::new(search);
-    let root = search.to_path_buf();
-    builder
-        .hidden(false)
-        .add_custom_ignore_filename(".rgignore");
-    if ancestors.is_some() {
-        // The host found a repository root above the workspace, whose `.git` the component
-        // cannot see: the workspace's own `.gitignore` files count all the same.
-        builder.require_git(false);
-    }
-    builder.filter_entry(move |entry| {
-        ancestors.as_ref().is_none_or(|rules| !rules.ignores(entry))
-            && shard::walks(shard, &root, entry)
-    });
-    if let Some(glob) = &query.glob {
-        let mut overrides = OverrideBuilder::new(search);
-        overrides
-            .add(glob)
-            .map_err(|e| ToolError::new(e.to_string()))?;
-        builder.overrides(
+    let overrides = match &query.glob {
+        Some(glob) => {
+            let mut overrides = OverrideBuilder::new(search);
             overrides
-                .build()
-                .map_err(|e| ToolError::new(e.to_string()))?,
-        );
-    }
-    let found = AtomicUsize::new(0);
-    let results: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
-    let aborted = AtomicBool::new(false);
-    let explicit_file = search.is_file();
-    run_walk(&mut builder, || {
-        let mut searcher = SearcherBuilder::new()
-            .line_number(true)
-            .binary_detection(if explicit_file {
-                BinaryDetection::convert(0)
-            } else {
-                BinaryDetection::quit(0)
-            })
-            .build();
-        let (found, results, aborted) = (&found, &results, &aborted);
-        Box::new(move |entry| {
-            if cancel.load(Ordering::SeqCst) {
-                aborted.store(true, Ordering::SeqCst);
-                return WalkState::Quit;
-            }
-            if found.load(Ordering::SeqCst) >= query.limit {
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file())
-                || !shard::reports(shard, search, &entry)
-            {
-                return WalkState::Continue;
-            }
-            let hits = search_file(
-                &mut searcher,
-                &query.matcher,
-                entry.path(),
-                found,
-                query.limit,
-            );
-            if !hits.is_empty()
-                && let Ok(mut all) = results.lock()
-            {
-                all.push((entry.into_path(), hits));
-            }
-            WalkState::Continue
+                .add(glob)
+                .map_err(|e| ToolError::new(e.to_string()))?;
+            Some(
+                overrides
+                    .build()
+                    .map_err(|e| ToolError::new(e.to_string()))?,
+            )
+        }
+        None => None,
+    };
+    let ancestors = env.ancestor_ignores();
+    let config = WalkConfig {
+        tool_file: ".rgignore",
+        // The host sends the ancestors only from inside a repository, whose root layer then
+        // marks the walk as inside one.
+        require_git: true,
+        skip_git_dir: false,
+        overrides,
+        ancestors: ancestors.as_deref(),
+        workspace_root: env.workspace.root(),
+        shard: env.shard,
+    };
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(if is_dir {
+            BinaryDetection::quit(0)
+        } else {
+            BinaryDetection::convert(0)
         })
+        .build();
+    let source = env.dir_source();
+    let mut results: Vec<FileHits> = Vec::new();
+    let mut found = 0;
+    let mut aborted = false;
+    walk::walk(&*source, search, is_dir, &config, &mut |entry| {
+        if cancel.load(Ordering::Relaxed) {
+            aborted = true;
+            return ControlFlow::Break(());
+        }
+        if entry.kind != EntryKind::File || !reports_entry(env.shard, search, entry) {
+            return ControlFlow::Continue(());
+        }
+        let hits = match entry.read(&*source) {
+            Ok(bytes) => search_bytes(&mut searcher, &query.matcher, &bytes, query.limit - found),
+            Err(err) => {
+                tracing::debug!(path = %entry.path.display(), %err, "grep skipped a file");
+                Vec::new()
+            }
+        };
+        if !hits.is_empty() {
+            found += hits.len();
+            results.push((entry.path.to_path_buf(), hits));
+        }
+        if found >= query.limit {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
     });
-    if aborted.load(Ordering::SeqCst) {
+    if aborted {
         return Err(ToolError::new(ABORTED));
     }
-    Ok(results.into_inner().unwrap_or_default())
+    Ok(results)
 }
 
-/// Collects a file's matches, stopping once the global count plus this file's reaches the
-/// limit; the global count is updated once per file to keep threads off a shared counter.
-fn search_file(
+/// Collects up to `wanted` matches of a file's contents.
+fn search_bytes(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
-    path: &Path,
-    found: &AtomicUsize,
-    limit: usize,
+    bytes: &[u8],
+    wanted: usize,
 ) -> Vec<(u64, String)> {
-    let already = found.load(Ordering::Relaxed);
     let mut hits = Vec::new();
     let sink = Lossy(|line_number, line| {
         hits.push((line_number, line.trim_end_matches(['\n', '\r']).to_string()));
-        Ok(already + hits.len() < limit)
+        Ok(hits.len() < wanted)
     });
-    if let Err(err) = searcher.search_path(matcher, path, sink) {
-        tracing::debug!(path = %path.display(), %err, "grep skipped a file");
+    if let Err(err) = searcher.search_slice(matcher, bytes, sink) {
+        tracing::debug!(%err, "grep stopped searching a file");
     }
-    found.fetch_add(hits.len(), Ordering::Relaxed);
     hits
 }
 
@@ -353,6 +339,7 @@ fn keep_first(hits: &mut Vec<FileHits>, limit: usize) {
 /// One file's matches as pi prints them: `path:N: text` for a match and `path-N- text` for a
 /// context line, a separate block per match.
 struct Block<'a> {
+    source: &'a dyn DirSource,
     path: &'a Path,
     shown: &'a str,
     context: usize,
@@ -361,7 +348,7 @@ struct Block<'a> {
 impl Block<'_> {
     fn format(&self, hits: &[(u64, String)], out: &mut Items) {
         let file_lines = if self.context > 0 {
-            read_lines(self.path)
+            read_lines(self.source, self.path)
         } else {
             Vec::new()
         };
@@ -410,8 +397,8 @@ impl Block<'_> {
     }
 }
 
-fn read_lines(path: &Path) -> Vec<String> {
-    match std::fs::read(path) {
+fn read_lines(source: &dyn DirSource, path: &Path) -> Vec<String> {
+    match source.read(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes)
             .replace("\r\n", "\n")
             .replace('\r', "\n")

@@ -1,53 +1,10 @@
 //! Helpers shared by `grep`, `find` and `ls`: result limits, notices, relative paths.
 
-use crate::ToolEnv;
-use crate::ancestor_ignores::AncestorRules;
 use crate::args::no_details;
 use crate::truncate::{DEFAULT_MAX_BYTES, TruncatedBy, format_size, truncate_head};
-use ignore::{DirEntry, WalkBuilder, WalkState};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The rules of the ignore files above the workspace the host sent (none natively, where the
-/// walker reads them itself); `tool_file` is the tool's own ignore file name.
-pub(crate) fn ancestor_rules(env: &ToolEnv, tool_file: &str) -> Option<AncestorRules> {
-    env.ancestor_ignores.as_ref().map(|a| a.rules(tool_file))
-}
-
-/// Worker threads for directory walks; components (wasm) have no threads.
-pub(crate) fn walk_threads() -> usize {
-    if cfg!(target_family = "wasm") {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(12)
-    }
-}
-
-/// A per-thread entry visitor, as `ignore`'s parallel walker takes it.
-pub(crate) type Visitor<'s> =
-    Box<dyn FnMut(Result<DirEntry, ignore::Error>) -> WalkState + Send + 's>;
-
-/// Runs the walk on worker threads, or on the calling thread when only one is available
-/// (the parallel walker always spawns threads, which a wasm component cannot do).
-pub(crate) fn run_walk<'s>(
-    builder: &mut WalkBuilder,
-    mut make_visitor: impl FnMut() -> Visitor<'s>,
-) {
-    let threads = walk_threads();
-    if threads <= 1 {
-        let mut visit = make_visitor();
-        for entry in builder.build() {
-            if let WalkState::Quit = visit(entry) {
-                break;
-            }
-        }
-    } else {
-        builder.threads(threads).build_parallel().run(make_visitor);
-    }
-}
 
 /// `path` relative to `base` with `/` separators (the path itself when it is not below).
 pub(crate) fn relative_display(base: &Path, path: &Path) -> String {

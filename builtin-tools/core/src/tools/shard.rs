@@ -19,7 +19,6 @@
 
 use crate::args::{Args, as_count};
 use crate::{ToolError, ToolOutput};
-use ignore::DirEntry;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
@@ -60,28 +59,36 @@ impl Shard {
     }
 }
 
-/// Whether the walk enters or yields `entry`: only subtrees at [`SPLIT_DEPTH`] are split.
-pub(crate) fn walks(shard: Option<Shard>, root: &Path, entry: &DirEntry) -> bool {
+/// Whether the walk enters or yields the entry at `rel` (relative to the search root) at
+/// `depth`: only subtrees at [`SPLIT_DEPTH`] are split.
+pub(crate) fn walks(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
     match shard {
-        Some(shard) if entry.depth() == SPLIT_DEPTH => shard.owns(relative(root, entry)),
+        Some(shard) if depth == SPLIT_DEPTH => shard.owns(rel),
         _ => true,
     }
 }
 
-/// Whether `entry` (already walked) is reported by this instance: shallow entries, seen by
-/// every instance, by only one of them.
-pub(crate) fn reports(shard: Option<Shard>, root: &Path, entry: &DirEntry) -> bool {
+/// Whether the entry at `rel` (already walked) is reported by this instance: shallow entries,
+/// seen by every instance, by only one of them.
+pub(crate) fn reports(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
     match shard {
-        Some(shard) if entry.depth() < SPLIT_DEPTH => {
-            entry.depth() == 0 && shard.index == 0
-                || entry.depth() > 0 && shard.owns(relative(root, entry))
+        Some(shard) if depth < SPLIT_DEPTH => {
+            depth == 0 && shard.index == 0 || depth > 0 && shard.owns(rel)
         }
         _ => true,
     }
 }
 
-fn relative<'e>(root: &Path, entry: &'e DirEntry) -> &'e Path {
-    entry.path().strip_prefix(root).unwrap_or(entry.path())
+/// [`reports`] for an entry of a walk from `root` (free when the call is not split).
+pub(crate) fn reports_entry(
+    shard: Option<Shard>,
+    root: &Path,
+    entry: &crate::walk::Entry<'_>,
+) -> bool {
+    shard.is_none_or(|shard| {
+        let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
+        reports(Some(shard), entry.depth, rel)
+    })
 }
 
 /// The output of a sharded call: its part, for the host to merge.

@@ -70,3 +70,19 @@ fn grep_ignores_gitignore_files_above_the_repository_root() {
             .contains("a.txt")
     );
 }
+
+#[test]
+fn a_workspace_pattern_re_includes_what_an_ancestor_ignores() {
+    // git and rg: for `.gitignore` rules the nearest directory with a matching rule decides,
+    // so the workspace's `!b.log` beats the repository root's `*.log`.
+    let (ws, _repo) = repo_workspace();
+    ws.write(".gitignore", "*.out\n!b.log\n");
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "a.txt:1: needle\nb.log:1: needle\nkeep.log:1: needle\nsub/anchored.txt:1: needle"
+    );
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*.log"})),
+        "b.log\nkeep.log"
+    );
+}

@@ -80,3 +80,26 @@ fn byte_limit_50kb() {
     assert!(text.ends_with("\n\n[50.0KB limit reached]"));
     assert!(text.split("\n\n[").next().unwrap().len() <= 51200);
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinks_are_listed_but_not_followed() {
+    let ws = Ws::new();
+    ws.write("real/x.txt", "needle\n");
+    std::os::unix::fs::symlink(ws.path("real"), ws.path("link")).unwrap();
+    std::os::unix::fs::symlink(ws.path("real/x.txt"), ws.path("y.txt")).unwrap();
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*.txt"})),
+        "real/x.txt\ny.txt"
+    );
+    // The link to a directory is an entry of its own, without a trailing slash.
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*"})),
+        "link\nreal/\nreal/x.txt\ny.txt"
+    );
+    // grep searches neither the linked directory nor the linked file (rg without -L).
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "real/x.txt:1: needle"
+    );
+}

@@ -1,0 +1,425 @@
+//! The directory walk of `grep` and `find`: rg's and fd's filtering (ignore files per
+//! directory, the ignore files above the workspace, overrides) over a [`DirSource`], one
+//! directory listing per directory and no per-entry `stat`.
+//!
+//! The `ignore` crate supplies the rules themselves ([`rules`]); only its walking is replaced,
+//! so that a component can list a directory in one host call (its own walker stats every
+//! entry through WASI). Entries come in path order (each directory's entries sorted by name,
+//! a directory right before its contents), so a walk that stops at a limit keeps the first
+//! results in the order they are shown. Symbolic links are reported, never followed (except
+//! the walk's start).
+
+mod rules;
+pub mod source;
+
+use crate::ancestor_ignores::AncestorIgnores;
+use crate::tools::shard::{self, Shard};
+use ignore::gitignore::Gitignore;
+use ignore::overrides::Override;
+use rules::{Kind, Layer, Rules};
+pub use source::{DirSource, EntryKind, ListedEntry, OpenDir, StdSource};
+use std::ffi::OsStr;
+use std::io;
+use std::ops::ControlFlow;
+use std::path::Path;
+
+/// What a walk filters, as the tool's rg or fd command line would.
+pub struct WalkConfig<'a> {
+    /// The tool's own ignore file (`.rgignore`, `.fdignore`).
+    pub tool_file: &'static str,
+    /// Whether git's rules count only inside a repository (rg; fd runs with
+    /// `--no-require-git`).
+    pub require_git: bool,
+    /// Whether `.git` directories are left out (fd).
+    pub skip_git_dir: bool,
+    /// Globs that decide before any ignore file (rg's `--glob`).
+    pub overrides: Option<Override>,
+    /// The ignore files above the workspace, nearest first.
+    pub ancestors: Option<&'a AncestorIgnores>,
+    /// The workspace root: ignore files between it and the walk's start are read too.
+    pub workspace_root: &'a Path,
+    /// The part of the walk this call does when split between instances.
+    pub shard: Option<Shard>,
+}
+
+/// One entry the walk yields.
+pub struct Entry<'a> {
+    /// Absolute path.
+    pub path: &'a Path,
+    /// 0 for the walk's start, 1 for its entries, and so on.
+    pub depth: usize,
+    pub kind: EntryKind,
+    /// Its name (the last component of `path`).
+    pub name: &'a OsStr,
+    /// The directory holding it (none for the walk's start).
+    parent: Option<&'a dyn OpenDir>,
+}
+
+impl Entry<'_> {
+    /// Reads the entry's whole contents.
+    pub fn read(&self, source: &dyn DirSource) -> io::Result<Vec<u8>> {
+        match self.parent {
+            Some(dir) => dir.read_file(self.name),
+            None => source.read(self.path),
+        }
+    }
+}
+
+/// Walks `root` (a directory, or a single file yielded alone), calling `visit` for every
+/// entry the rules keep until it breaks. Directories that cannot be listed are skipped.
+pub fn walk(
+    source: &dyn DirSource,
+    root: &Path,
+    root_is_dir: bool,
+    config: &WalkConfig<'_>,
+    visit: &mut dyn FnMut(&Entry<'_>) -> ControlFlow<()>,
+) {
+    let entry = Entry {
+        path: root,
+        depth: 0,
+        kind: if root_is_dir {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        },
+        name: root.file_name().unwrap_or_default(),
+        parent: None,
+    };
+    if visit(&entry).is_break() || !root_is_dir {
+        return;
+    }
+    let Ok(top) = source.open(root) else {
+        tracing::debug!(dir = %root.display(), "walk cannot open its start");
+        return;
+    };
+    let mut walker = Walker {
+        config,
+        rules: Rules::new(config.require_git, global_excludes()),
+        visit,
+        root,
+        stopped: false,
+    };
+    walker.parents(source, root);
+    walker.dir(&*top, root, 1);
+}
+
+/// The user's global git excludes, natively (a component sees no home directory).
+fn global_excludes() -> Option<Gitignore> {
+    if cfg!(target_family = "wasm") {
+        return None;
+    }
+    let (rules, err) = Gitignore::global();
+    if let Some(err) = err {
+        tracing::debug!("global git excludes: {err}");
+    }
+    Some(rules).filter(|r| !r.is_empty())
+}
+
+struct Walker<'c, 'v> {
+    config: &'c WalkConfig<'c>,
+    rules: Rules,
+    visit: &'v mut dyn FnMut(&Entry<'_>) -> ControlFlow<()>,
+    root: &'c Path,
+    stopped: bool,
+}
+
+impl Walker<'_, '_> {
+    /// Loads the rules of the directories above `root`: those the host read above the
+    /// workspace, then those between the workspace root and `root`.
+    fn parents(&mut self, source: &dyn DirSource, root: &Path) {
+        if let Some(ancestors) = self.config.ancestors {
+            for layer in ancestor_layers(ancestors, self.config) {
+                self.rules.push(layer);
+            }
+        }
+        let mut between: Vec<&Path> = root
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(self.config.workspace_root))
+            .collect();
+        between.reverse();
+        for dir in between {
+            let Ok(handle) = source.open(dir) else {
+                continue;
+            };
+            let Ok(entries) = handle.entries() else {
+                continue;
+            };
+            let layer = read_layer(&*handle, dir, &entries, self.config);
+            self.rules.push(layer);
+        }
+    }
+
+    /// Yields the entries of the directory `path` (open as `handle`) and walks into its
+    /// subdirectories.
+    fn dir(&mut self, handle: &dyn OpenDir, path: &Path, depth: usize) {
+        let Ok(mut entries) = handle.entries() else {
+            tracing::debug!(dir = %path.display(), "walk skipped a directory it cannot list");
+            return;
+        };
+        entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let layer = read_layer(handle, path, &entries, self.config);
+        let pushed = self.rules.push(layer);
+        for listed in &entries {
+            let child = path.join(&listed.name);
+            let is_dir = listed.kind == EntryKind::Dir;
+            if self.skips(&child, &listed.name, is_dir, depth) {
+                continue;
+            }
+            let entry = Entry {
+                path: &child,
+                depth,
+                kind: listed.kind,
+                name: &listed.name,
+                parent: Some(handle),
+            };
+            if (self.visit)(&entry).is_break() {
+                self.stopped = true;
+                break;
+            }
+            if is_dir {
+                match handle.open_dir(&listed.name) {
+                    Ok(sub) => self.dir(&*sub, &child, depth + 1),
+                    Err(err) => {
+                        tracing::debug!(dir = %child.display(), %err, "walk skipped a directory")
+                    }
+                }
+                if self.stopped {
+                    break;
+                }
+            }
+        }
+        if pushed {
+            self.rules.pop();
+        }
+    }
+
+    /// Whether the walk leaves out the entry at `path` (and, for a directory, all below it).
+    fn skips(&self, path: &Path, name: &OsStr, is_dir: bool, depth: usize) -> bool {
+        let decided = match &self.config.overrides {
+            Some(overrides) => {
+                let m = overrides.matched(path, is_dir);
+                if m.is_ignore() {
+                    return true;
+                }
+                m.is_whitelist()
+            }
+            None => false,
+        };
+        if !decided && self.rules.ignores(path, is_dir) {
+            return true;
+        }
+        if self.config.skip_git_dir && name == ".git" {
+            return true;
+        }
+        // (`Path::strip_prefix` compares component by component: only when splitting.)
+        self.config.shard.is_some_and(|shard| {
+            let rel = path.strip_prefix(self.root).unwrap_or(path);
+            !shard::walks(Some(shard), depth, rel)
+        })
+    }
+}
+
+/// The layer of a directory from its listing: the rule files present in it, read through
+/// `handle`.
+fn read_layer(
+    handle: &dyn OpenDir,
+    dir: &Path,
+    entries: &[ListedEntry],
+    config: &WalkConfig<'_>,
+) -> Layer {
+    let mut files: Vec<(Kind, String)> = Vec::new();
+    let mut git_dir = None;
+    for entry in entries {
+        let Some(name) = entry.name.to_str() else {
+            continue;
+        };
+        if name == ".git" {
+            git_dir = Some(entry.kind);
+            continue;
+        }
+        let Some(kind) = Kind::of(name, config.tool_file).filter(|k| *k != Kind::Exclude) else {
+            continue;
+        };
+        if let Ok(bytes) = handle.read_file(&entry.name) {
+            files.push((kind, String::from_utf8_lossy(&bytes).into_owned()));
+        }
+    }
+    if git_dir == Some(EntryKind::Dir)
+        && let Some(contents) = read_exclude(handle)
+    {
+        files.push((Kind::Exclude, contents));
+    }
+    let has_git = config.require_git && git_dir.is_some();
+    Layer::build(dir, files.iter().map(|(k, c)| (*k, c.as_str())), has_git)
+}
+
+/// `.git/info/exclude` of a repository root.
+fn read_exclude(handle: &dyn OpenDir) -> Option<String> {
+    let git = handle.open_dir(OsStr::new(".git")).ok()?;
+    let info = git.open_dir(OsStr::new("info")).ok()?;
+    let bytes = info.read_file(OsStr::new("exclude")).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The layers of the ignore files above the workspace, top directory first.
+fn ancestor_layers(ancestors: &AncestorIgnores, config: &WalkConfig<'_>) -> Vec<Layer> {
+    let mut layers = Vec::new();
+    let mut dirs: Vec<&Path> = Vec::new();
+    for file in &ancestors.files {
+        if dirs.last() != Some(&file.dir.as_path()) {
+            dirs.push(&file.dir);
+        }
+    }
+    if !dirs.contains(&ancestors.repo_root.as_path()) {
+        dirs.push(&ancestors.repo_root);
+    }
+    for dir in dirs.into_iter().rev() {
+        let files = ancestors
+            .files
+            .iter()
+            .filter(|f| f.dir == dir)
+            .filter_map(|f| Some((Kind::of(&f.name, config.tool_file)?, f.contents.as_str())));
+        let has_git = config.require_git && dir == ancestors.repo_root;
+        layers.push(Layer::build(dir, files, has_git));
+    }
+    layers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// `std::fs`, except that directories named `locked` cannot be listed (as a directory
+    /// without read permission, which a test running as root cannot make).
+    struct Locked;
+    struct LockedDir(Box<dyn OpenDir>, bool);
+
+    impl DirSource for Locked {
+        fn open(&self, path: &Path) -> io::Result<Box<dyn OpenDir>> {
+            Ok(Box::new(LockedDir(StdSource.open(path)?, false)))
+        }
+        fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+            StdSource.read(path)
+        }
+    }
+
+    impl OpenDir for LockedDir {
+        fn entries(&self) -> io::Result<Vec<ListedEntry>> {
+            if self.1 {
+                return Err(io::Error::from(io::ErrorKind::PermissionDenied));
+            }
+            self.0.entries()
+        }
+        fn open_dir(&self, name: &OsStr) -> io::Result<Box<dyn OpenDir>> {
+            Ok(Box::new(LockedDir(
+                self.0.open_dir(name)?,
+                name == "locked",
+            )))
+        }
+        fn read_file(&self, name: &OsStr) -> io::Result<Vec<u8>> {
+            self.0.read_file(name)
+        }
+    }
+
+    fn paths(source: &dyn DirSource, root: &Path, config: &WalkConfig<'_>) -> Vec<String> {
+        let mut found = Vec::new();
+        walk(source, root, true, config, &mut |entry| {
+            let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
+            found.push(rel.to_string_lossy().into_owned());
+            ControlFlow::Continue(())
+        });
+        found
+    }
+
+    fn config(root: &Path) -> WalkConfig<'_> {
+        WalkConfig {
+            tool_file: ".fdignore",
+            require_git: false,
+            skip_git_dir: true,
+            overrides: None,
+            ancestors: None,
+            workspace_root: root,
+            shard: None,
+        }
+    }
+
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        for file in [
+            "b/x.txt",
+            "locked/secret.txt",
+            "a.txt",
+            "c/d/e.txt",
+            ".git/HEAD",
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x").unwrap();
+        }
+        (tmp, root)
+    }
+
+    #[test]
+    fn entries_come_in_path_order_and_git_dirs_are_left_out() {
+        let (_tmp, root) = tree();
+        assert_eq!(
+            paths(&StdSource, &root, &config(&root)),
+            [
+                "",
+                "a.txt",
+                "b",
+                "b/x.txt",
+                "c",
+                "c/d",
+                "c/d/e.txt",
+                "locked",
+                "locked/secret.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_listed_is_skipped_and_the_walk_goes_on() {
+        let (_tmp, root) = tree();
+        assert_eq!(
+            paths(&Locked, &root, &config(&root)),
+            [
+                "",
+                "a.txt",
+                "b",
+                "b/x.txt",
+                "c",
+                "c/d",
+                "c/d/e.txt",
+                "locked"
+            ]
+        );
+    }
+
+    #[test]
+    fn deeper_rules_win_and_the_tool_file_beats_gitignore() {
+        let (_tmp, root) = tree();
+        std::fs::write(root.join(".gitignore"), "*.txt\n").unwrap();
+        std::fs::write(root.join("c/.gitignore"), "!e.txt\n").unwrap();
+        std::fs::write(root.join("b/.fdignore"), "!x.txt\n").unwrap();
+        std::fs::write(root.join(".fdignore"), "locked/\n").unwrap();
+        assert_eq!(
+            paths(&StdSource, &root, &config(&root)),
+            [
+                "",
+                ".fdignore",
+                ".gitignore",
+                "b",
+                "b/.fdignore",
+                "b/x.txt",
+                "c",
+                "c/.gitignore",
+                "c/d",
+                "c/d/e.txt"
+            ]
+        );
+    }
+}
