@@ -5,6 +5,7 @@
 
 use crate::context::ToolContext;
 use crate::locks::lock_key;
+use crate::split;
 use crate::{component_source, definition, grant, mutates_files};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use pi_builtin_tools::Invocation;
@@ -78,13 +79,25 @@ impl BuiltinComponentTool {
             _ => None,
         };
         let instances = self.ctx.search_instances.max(1);
-        if instances > 1 && shard::splits(self.name) {
+        if instances > 1 && shard::splits(self.name) && self.worth_splitting(&args) {
             return self.run_split(call_id, args, instances, cancel).await;
         }
         let envelope = self.envelope(args, None)?;
         self.inner
             .run(call_id, &envelope, cancel, Some(on_update))
             .await
+    }
+
+    /// Whether the call's search root holds enough to share out: a small tree is walked
+    /// before a second instance is even ready, and each instance costs its own memory. The
+    /// host only counts the entries of the root's first two levels (where the split happens),
+    /// and only inside the workspace; the component still decides what the path may be.
+    fn worth_splitting(&self, args: &Value) -> bool {
+        let path = args.get("path").and_then(Value::as_str).unwrap_or(".");
+        let root = pi_builtin_tools::Workspace::at(self.ctx.cwd())
+            .map(|w| w.with_home(self.ctx.home.clone().unwrap_or_default()))
+            .and_then(|w| w.resolve(path));
+        root.is_ok_and(|root| split::has_entries(&root, self.ctx.split_min_entries))
     }
 
     fn envelope(&self, arguments: Value, shard: Option<Shard>) -> Result<Value, ToolError> {

@@ -35,11 +35,14 @@ pub struct ToolContext {
     pub session_id: Option<String>,
     pub(crate) locks: Arc<FileLocks>,
     /// How many instances of its component one `grep` or `find` call runs at once, each on
-    /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default 1: on the 2-core
-    /// reference machine two instances were slower than one (find ~1.4x the time, grep with
-    /// many matches ~1.2x; kernel time per file grew with the second instance), so the split
-    /// is opt-in until it pays off.
+    /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default: one per CPU,
+    /// at most 4 (rg and fd also search on every core; a component has no threads). With
+    /// the walker's one host call per directory, two instances on the 2-core reference
+    /// machine cut grep's time by ~45% and find's by ~35%.
     pub search_instances: usize,
+    /// A call is split only when its search root's first two levels hold this many entries
+    /// (tests set 0 to split every call).
+    pub split_min_entries: usize,
 }
 
 impl ToolContext {
@@ -69,7 +72,8 @@ impl ToolContext {
             auto_resize_images: true,
             session_id: None,
             locks: Arc::new(FileLocks::default()),
-            search_instances: 1,
+            search_instances: default_search_instances(),
+            split_min_entries: crate::split::MIN_ENTRIES,
         }
     }
 
@@ -97,4 +101,9 @@ impl ToolContext {
         }
         context
     }
+}
+
+/// One `grep`/`find` instance per CPU, at most 4.
+fn default_search_instances() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }

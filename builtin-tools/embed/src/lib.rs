@@ -20,6 +20,7 @@
 mod adapter;
 mod context;
 mod locks;
+mod split;
 
 /// The component bytes, one static per tool (`READ`, `BASH`, …), built by `build.rs`.
 pub mod components {

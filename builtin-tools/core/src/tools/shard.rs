@@ -1,9 +1,9 @@
 //! Splitting one `grep`/`find` call between several instances of its component.
 //!
 //! A component has no threads, so the host can run `count` instances of it at once, each with
-//! its [`Shard`] in the call envelope (pi-builtin-tools-embed's `ToolContext::search_instances`;
-//! off by default, as two instances measured slower than one on the 2-core reference machine). Every instance walks the same tree with the same ignore
-//! rules but keeps only its share of it:
+//! its [`Shard`] in the call envelope (pi-builtin-tools-embed's `ToolContext::search_instances`,
+//! one per CPU by default). Every instance walks the same tree with the same ignore rules but
+//! keeps only its share of it:
 //!
 //! - entries above [`SPLIT_DEPTH`] (the search root's own entries) are walked by every
 //!   instance (so each sees every ignore file on the way down) but reported by one;

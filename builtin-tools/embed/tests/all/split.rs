@@ -47,6 +47,7 @@ fn needles(n: usize) -> String {
 
 fn run(ws: &mut Ws, instances: usize, tool: &str, args: &Value) -> Result<ToolOutput, String> {
     ws.ctx.search_instances = instances;
+    ws.ctx.split_min_entries = 0;
     ws.run(tool, args.clone()).map_err(|e| e.message)
 }
 
