@@ -160,7 +160,8 @@ fn main() {
             target_ms: 150.0,
         },
     ];
-    println!("pi: {PI}\nruns per case: {runs}\n");
+    println!("pi: {PI}\nruns per case: {runs}");
+    println!("{}\n", hot_list_coverage());
     println!("| case | median | p95 | target | peak RSS |");
     println!("|---|---|---|---|---|");
     let mut peak_kb = 0u64;
@@ -223,4 +224,33 @@ fn main() {
     }
     let leftover = mock.pending();
     assert_eq!(leftover, 0, "every scripted reply was used");
+}
+
+/// How many names of the hot-function list (`link/hot-functions.txt`, linked first to keep
+/// the resident code small) the binary still has; a low share means the list is stale and
+/// `link/regenerate.sh` should be run.
+fn hot_list_coverage() -> String {
+    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/hot-functions.txt");
+    let Ok(text) = std::fs::read_to_string(&list) else {
+        return "hot-function list: none".to_owned();
+    };
+    let Ok(nm) = Command::new("nm").args(["--defined-only", PI]).output() else {
+        return "hot-function list: not checked (no nm)".to_owned();
+    };
+    let defined: std::collections::HashSet<&str> = std::str::from_utf8(&nm.stdout)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .collect();
+    let names: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    let found = names.iter().filter(|n| defined.contains(*n)).count();
+    format!(
+        "hot-function list: {found} of {} names in the binary{}",
+        names.len(),
+        if found * 10 < names.len() * 9 {
+            " (stale: run link/regenerate.sh)"
+        } else {
+            ""
+        }
+    )
 }

@@ -7,8 +7,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// Timed runs per case after one warm-up.
-pub const RUNS: usize = 5;
+/// Timed runs per case after one warm-up: `PI_BENCH_RUNS`, default 5 (more for steadier
+/// medians on a noisy machine).
+fn runs() -> usize {
+    env_usize("PI_BENCH_RUNS", 5).max(1)
+}
 const WORDS: [&str; 12] = [
     "alpha", "beta", "gamma", "delta", "struct", "impl", "return", "value", "config", "buffer",
     "stream", "handle",
@@ -71,12 +74,12 @@ pub fn tree(files: usize, kb: usize) -> PathBuf {
     root
 }
 
-/// The median of `RUNS` runs of `f` after a warm-up (page cache, component load), and the
+/// The median of [`runs`] runs of `f` after a warm-up (page cache, component load), and the
 /// last result.
 pub fn time<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut last = f();
     let mut samples = Vec::new();
-    for _ in 0..RUNS {
+    for _ in 0..runs() {
         let started = Instant::now();
         last = f();
         samples.push(started.elapsed());
