@@ -1,7 +1,8 @@
 //! RPC mode (`--mode rpc`): LF-delimited JSON commands on stdin; responses and session events
 //! as JSON lines on stdout. A prompt runs in the background so `steer`, `abort` and queries
-//! are answered while it streams. A malformed line gets an error response; nothing on stdin
-//! ends the process except its end.
+//! are answered while it streams; so do `bash` and `compact`, which answer when done (while
+//! `abort_bash`, `abort` and queries are served). A malformed line gets an error response;
+//! nothing on stdin ends the process except its end.
 
 use crate::messages::{AgentMessage as SessionMessage, BashExecutionMessage};
 use crate::modes::json::JsonLines;
@@ -43,10 +44,14 @@ pub async fn run(session: Arc<RunSession>, out: JsonLines, shutdown: Cancellatio
         }
     }
     server.session.abort();
+    if let Some(bash) = server.bash.lock().ok().and_then(|slot| slot.clone()) {
+        bash.cancel();
+    }
     server.session.wait_for_idle().await;
     0
 }
 
+#[derive(Clone)]
 struct Server {
     session: Arc<RunSession>,
     out: JsonLines,
@@ -58,18 +63,37 @@ type Reply = Result<Option<Value>, String>;
 impl Server {
     async fn handle_line(&self, line: &str) {
         match parse_line(line) {
-            Ok(Incoming::Command(request)) => {
-                let kind = request.command.kind();
-                let id = request.id.clone();
-                let response = match self.dispatch(request).await {
-                    Ok(data) => success_response(id.as_ref(), kind, data),
-                    Err(error) => error_response(id.as_ref(), kind, &error),
-                };
-                self.out.write_value(&response);
+            // `bash` and `compact` can take long: they answer when done while the next lines
+            // (`abort_bash`, `abort`, queries) are served meanwhile.
+            Ok(Incoming::Command(request)) if runs_in_background(&request.command) => {
+                // A bash command claims its slot now, so an `abort_bash` on the next line
+                // finds it even before the command has started.
+                if let RpcCommand::Bash { .. } = request.command
+                    && let Err(error) = self.claim_bash()
+                {
+                    let kind = request.command.kind();
+                    self.out
+                        .write_value(&error_response(request.id.as_ref(), kind, &error));
+                    return;
+                }
+                let server = self.clone();
+                tokio::spawn(async move { server.answer(request).await });
             }
+            Ok(Incoming::Command(request)) => self.answer(request).await,
             Ok(Incoming::ExtensionUiResponse | Incoming::Empty) => {}
             Err(response) => self.out.write_value(&response),
         }
+    }
+
+    /// Runs one command and writes its response.
+    async fn answer(&self, request: RpcRequest) {
+        let kind = request.command.kind();
+        let id = request.id.clone();
+        let response = match self.dispatch(request).await {
+            Ok(data) => success_response(id.as_ref(), kind, data),
+            Err(error) => error_response(id.as_ref(), kind, &error),
+        };
+        self.out.write_value(&response);
     }
 
     async fn dispatch(&self, request: RpcRequest) -> Reply {
@@ -283,14 +307,25 @@ impl Server {
         Ok(Some(json!({"path": path})))
     }
 
-    async fn bash(&self, command: String, exclude: bool) -> Reply {
-        let token = CancellationToken::new();
+    /// Takes the bash slot for a new command (refused while one runs).
+    fn claim_bash(&self) -> Result<(), String> {
         if let Ok(mut slot) = self.bash.lock() {
-            if slot.as_ref().is_some_and(|t| !t.is_cancelled()) {
+            if slot.is_some() {
                 return Err("A bash command is already running".to_owned());
             }
-            *slot = Some(token.clone());
+            *slot = Some(CancellationToken::new());
         }
+        Ok(())
+    }
+
+    /// Runs a command that claimed the bash slot ([`claim_bash`](Self::claim_bash)).
+    async fn bash(&self, command: String, exclude: bool) -> Reply {
+        let token = self
+            .bash
+            .lock()
+            .ok()
+            .and_then(|slot| slot.clone())
+            .unwrap_or_default();
         let cwd = self
             .session
             .with_session(|s| std::path::PathBuf::from(s.cwd()));
@@ -314,6 +349,14 @@ impl Server {
             "output": output, "exitCode": exit_code, "cancelled": cancelled, "truncated": false
         })))
     }
+}
+
+/// Commands whose work may outlast the next input line.
+fn runs_in_background(command: &RpcCommand) -> bool {
+    matches!(
+        command,
+        RpcCommand::Bash { .. } | RpcCommand::Compact { .. }
+    )
 }
 
 fn check_mode(mode: &str) -> Result<&str, String> {

@@ -340,3 +340,40 @@ fn rpc_auto_compaction_and_retry_switches_persist_in_settings() {
     assert_eq!(saved["compaction"]["enabled"], true, "{saved}");
     assert_eq!(saved["retry"]["enabled"], false, "{saved}");
 }
+
+#[test]
+fn rpc_long_bash_and_compaction_leave_the_input_open_and_can_be_aborted() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    let mut rpc = RpcClient::start(&pi);
+
+    // A bash command that would run 60 s: queries are answered meanwhile and `abort_bash`,
+    // sent right behind it, ends it.
+    let started = Instant::now();
+    rpc.send_raw(&json!({"id": "b1", "type": "bash", "command": "sleep 60"}).to_string());
+    ok(&rpc.call(json!({"id": "ab", "type": "abort_bash"})));
+    let bash = rpc.wait_for("bash response", |l| l["id"] == "b1");
+    assert_eq!(ok(&bash)["cancelled"], true, "{bash}");
+    assert!(started.elapsed() < Duration::from_secs(15));
+    // The slot is free again: a second command runs to its end.
+    let again = rpc.call(json!({"id": "b2", "type": "bash", "command": "echo again"}));
+    assert_eq!(ok(&again)["output"], "again\n");
+
+    // A compaction whose summary request never completes: `get_state` is answered while it
+    // runs, `abort` ends it with an error response, and the session can still be used.
+    pi.mock.push(Turn::text("an answer to compact"));
+    ok(&rpc.call(json!({"id": "p1", "type": "prompt", "message": "a question"})));
+    rpc.wait_event("agent_end");
+    pi.mock.push(Reply::stall_before_headers());
+    rpc.send_raw(&json!({"id": "c1", "type": "compact"}).to_string());
+    rpc.wait_event("compaction_start");
+    let state = rpc.call(json!({"id": "s1", "type": "get_state"}));
+    assert_eq!(ok(&state)["isCompacting"], true, "{state}");
+    ok(&rpc.call(json!({"id": "a1", "type": "abort"})));
+    let compact = rpc.wait_for("compact response", |l| l["id"] == "c1");
+    assert_eq!(compact["success"], false, "{compact}");
+    let state = rpc.call(json!({"id": "s2", "type": "get_state"}));
+    assert_eq!(ok(&state)["isCompacting"], false, "{state}");
+    // Nothing was compacted: the two bash runs, the question and its answer.
+    assert_eq!(ok(&state)["messageCount"], 4);
+}
