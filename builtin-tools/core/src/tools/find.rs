@@ -1,7 +1,7 @@
 //! `find`: fd's glob search in-process (the walk of [`crate::walk`] plus `globset`).
 
 use super::search::{finish_listing, relative_display};
-use super::shard::{limit_arg, part_of, part_output, reports_entry as reports};
+use super::shard::{limit_arg, part_output, parts_of, reports_entry as reports};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::walk::{self, EntryKind, WalkConfig};
@@ -85,11 +85,7 @@ struct Part {
 /// Merges the parts of a sharded call (see [`super::shard`]).
 pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
     let limit = limit_arg("find", args, DEFAULT_LIMIT)?;
-    let parts = parts
-        .into_iter()
-        .map(part_of)
-        .collect::<Result<Vec<Part>, _>>()?;
-    Ok(finish(parts, limit))
+    Ok(finish(parts_of::<Part>(parts)?, limit))
 }
 
 /// The result: the first `limit` paths of all parts in sorted order, cut to 50 KB, with pi's

@@ -2,7 +2,7 @@
 //! formatted the way pi formats ripgrep's matches.
 
 use super::search::{Item, Items, Listing, finish_listing, relative_display};
-use super::shard::{limit_arg, part_of, part_output, reports_entry};
+use super::shard::{limit_arg, part_output, parts_of, reports_entry};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
@@ -180,11 +180,7 @@ impl PartFile {
 /// Merges the parts of a sharded call (see [`super::shard`]).
 pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
     let limit = limit_arg("grep", args, DEFAULT_LIMIT)?.max(1);
-    let parts = parts
-        .into_iter()
-        .map(part_of)
-        .collect::<Result<Vec<Part>, _>>()?;
-    Ok(finish(parts, limit))
+    Ok(finish(parts_of::<Part>(parts)?, limit))
 }
 
 /// The result: the first `limit` matches of all parts in path order, cut to 50 KB, with

@@ -98,8 +98,15 @@ pub(crate) fn part_output(part: impl Serialize) -> Result<ToolOutput, ToolError>
     Ok(ToolOutput::text("", serde_json::json!({ SHARD_KEY: part })))
 }
 
+/// The parts the shards of a call returned (the `details` of their outputs).
+pub(crate) fn parts_of<T: for<'de> Deserialize<'de>>(
+    parts: Vec<Value>,
+) -> Result<Vec<T>, ToolError> {
+    parts.into_iter().map(part_of).collect()
+}
+
 /// The part a sharded call returned (`details` of its output).
-pub(crate) fn part_of<T: for<'de> Deserialize<'de>>(details: Value) -> Result<T, ToolError> {
+fn part_of<T: for<'de> Deserialize<'de>>(details: Value) -> Result<T, ToolError> {
     match details {
         Value::Object(mut map) => map.remove(SHARD_KEY),
         _ => None,

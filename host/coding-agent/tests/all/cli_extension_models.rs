@@ -175,7 +175,7 @@ fn compactor_without_the_llm_grant_is_refused_and_pi_compacts_as_usual() {
 
 /// Installs pi-wasm's test provider (model `wasm-test/wasm-mini`: openai-completions over
 /// wasi:http to the mock, sending its key as a bearer token and its headers as they are).
-fn install_provider(pi: &PiEnv) {
+pub(super) fn install_provider(pi: &PiEnv) {
     let base = pi.mock.base_url(Api::OpenAiCompletions);
     let authority = base
         .trim_start_matches("http://")

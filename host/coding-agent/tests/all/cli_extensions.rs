@@ -258,28 +258,10 @@ fn no_extensions_keeps_explicit_ones_and_project_needs_trust() {
 #[test]
 fn extension_provider_serves_a_model() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let base = pi.mock.base_url(Api::OpenAiCompletions);
-    let authority = base
-        .trim_start_matches("http://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
     // pi-wasm's test provider: model wasm-test/wasm-mini, openai-completions over wasi:http to
     // the base URL it reads from its (granted) environment.
-    let package = global_dir(&pi).join("wasmprov");
-    std::fs::create_dir_all(&package).unwrap();
-    std::fs::copy(
-        pi_wasm_test_artifacts::PROVIDER,
-        package.join("provider.wasm"),
-    )
-    .unwrap();
-    let manifest = format!(
-        "[package]\nname = \"wasmprov\"\nversion = \"1.2.3\"\nwit = \"0.1.0\"\n\n\
-         [[component]]\npath = \"provider.wasm\"\nworld = \"provider\"\n\n\
-         [capabilities]\nnetwork = [\"{authority}\"]\nenv = [\"TEST_PROVIDER_BASE_URL\"]\n"
-    );
-    std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+    super::cli_extension_models::install_provider(&pi);
+    let base = pi.mock.base_url(Api::OpenAiCompletions);
 
     pi.mock.push(Turn::text("Hello through the component."));
     let out = pi
