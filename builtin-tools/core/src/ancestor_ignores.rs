@@ -275,4 +275,135 @@ mod tests {
         std::fs::create_dir_all(&loose).unwrap();
         assert_eq!(AncestorIgnores::read(&loose), None);
     }
+
+    fn env(pairs: &[(&str, &Path)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string_lossy().into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_global_excludes_file_is_looked_up_as_the_ignore_crate_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let none = tmp.path().join("none");
+        let isolated = env(&[("GIT_CONFIG_SYSTEM", &none)]);
+        // No config sets it: git's default place.
+        assert_eq!(
+            global_excludes_file(Some(&home), &isolated),
+            Some(home.join(".config/git/ignore"))
+        );
+        let xdg = tmp.path().join("xdg");
+        let with_xdg = env(&[("GIT_CONFIG_SYSTEM", &none), ("XDG_CONFIG_HOME", &xdg)]);
+        assert_eq!(
+            global_excludes_file(Some(&home), &with_xdg),
+            Some(xdg.join("git/ignore"))
+        );
+        // $XDG_CONFIG_HOME/git/config, below ~/.gitconfig, above the system config.
+        write(
+            &xdg.join("git/config"),
+            "[core]\n  excludesfile = /from/xdg\n",
+        );
+        assert_eq!(
+            global_excludes_file(Some(&home), &with_xdg),
+            Some(PathBuf::from("/from/xdg"))
+        );
+        write(
+            &home.join(".gitconfig"),
+            "[user]\n\tname = x\n[core]\n\tExcludesFile = \"~/ex cl\"\n\texcludesFile = \"~/ex\"\n",
+        );
+        assert_eq!(
+            global_excludes_file(Some(&home), &with_xdg),
+            Some(home.join("ex"))
+        );
+        let global = tmp.path().join("global-config");
+        write(&global, "[core]\nexcludesFile=/from/global\n");
+        let mut with_global = with_xdg.clone();
+        with_global.extend(env(&[("GIT_CONFIG_GLOBAL", &global)]));
+        assert_eq!(
+            global_excludes_file(Some(&home), &with_global),
+            Some(PathBuf::from("/from/global"))
+        );
+        let system = tmp.path().join("system-config");
+        write(&system, "[core]\nexcludesfile = /from/system\n");
+        let with_system = env(&[("GIT_CONFIG_SYSTEM", &system)]);
+        assert_eq!(
+            global_excludes_file(Some(&home), &with_system),
+            Some(home.join("ex"))
+        );
+        assert_eq!(
+            global_excludes_file(Some(&none), &with_system),
+            Some(PathBuf::from("/from/system"))
+        );
+        // No home, no XDG: nowhere.
+        assert_eq!(global_excludes_file(None, &isolated), None);
+    }
+
+    #[test]
+    fn a_config_line_names_the_excludes_file_only_when_well_formed() {
+        let home = Path::new("/h");
+        let parse = |text: &str| parse_excludes_file(text, Some(home));
+        assert_eq!(parse("excludesfile = ~"), Some(PathBuf::from("/h")));
+        assert_eq!(
+            parse("excludesfile=~user/x"),
+            Some(PathBuf::from("~user/x"))
+        );
+        assert_eq!(
+            parse(" EXCLUDESFILE = \" /a/b \" "),
+            Some(PathBuf::from("/a/b"))
+        );
+        assert_eq!(parse("excludesfiles = /a"), None);
+        assert_eq!(parse("excludefile = /a"), None);
+        assert_eq!(parse("excludesfile = /a b"), None);
+        assert_eq!(parse("excludesfile ="), None);
+    }
+
+    #[test]
+    fn a_worktree_exclude_lives_in_the_common_git_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().canonicalize().unwrap();
+        let git_dir = top.join("main/.git/worktrees/wt");
+        write(&git_dir.join("commondir"), "../..\n");
+        write(&top.join("main/.git/info/exclude"), "from-main\n");
+        let read = &mut |p: &Path| std::fs::read(p);
+        // Absolute gitdir (what `git worktree add` writes).
+        write(
+            &top.join("wt/.git"),
+            &format!("gitdir: {}\n", git_dir.display()),
+        );
+        let exclude = top.join("main/.git/info/exclude");
+        assert_eq!(
+            worktree_exclude_path(&top.join("wt"), read),
+            Some(exclude.clone())
+        );
+        // Relative gitdir: from the directory holding the `.git` file.
+        write(&top.join("wt/.git"), "gitdir: ../main/.git/worktrees/wt");
+        assert_eq!(
+            worktree_exclude_path(&top.join("wt"), read),
+            Some(exclude.clone())
+        );
+        // A workspace below the worktree gets the exclude with the ancestors.
+        std::fs::create_dir_all(top.join("wt/ws")).unwrap();
+        let found = AncestorIgnores::read(&top.join("wt/ws")).unwrap();
+        assert_eq!(found.repo_root, top.join("wt"));
+        assert_eq!(found.files.len(), 1);
+        assert_eq!(
+            (
+                found.files[0].name.as_str(),
+                found.files[0].contents.as_str()
+            ),
+            (EXCLUDE, "from-main\n")
+        );
+        // The worktree as workspace root: its exclude travels apart.
+        let sent = GitExcludes::read(None, &top.join("wt")).unwrap();
+        assert_eq!(sent.root_exclude.as_deref(), Some("from-main\n"));
+        assert_eq!(sent.global, None);
+        // No commondir (a submodule's git directory): none, as for rg.
+        std::fs::remove_file(git_dir.join("commondir")).unwrap();
+        assert_eq!(worktree_exclude_path(&top.join("wt"), read), None);
+        write(&top.join("wt/.git"), "not a gitdir line\n");
+        assert_eq!(worktree_exclude_path(&top.join("wt"), read), None);
+        assert_eq!(GitExcludes::read(None, &top.join("wt")), None);
+    }
 }

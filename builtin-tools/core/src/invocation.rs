@@ -131,15 +131,22 @@ mod tests {
         let mut context = InvocationContext::new("/ws/sub");
         context.root = "/ws".into();
         context.command_env = vec![("A".into(), "1".into())];
+        context.git_excludes = Some(GitExcludes {
+            global: Some("*.swp\n".into()),
+            root_exclude: None,
+        });
         let invocation = Invocation {
             arguments: serde_json::json!({"path": "x"}),
             context: context.clone(),
         };
         let back: Invocation = serde_json::from_str(&invocation.to_json()).unwrap();
         assert_eq!(back.context, context);
+        let env = back.context.to_env(None).unwrap();
+        assert_eq!(env.git_excludes(), context.git_excludes.map(Arc::new));
         let minimal: InvocationContext =
             serde_json::from_str(r#"{"root": "/w", "cwd": "/w"}"#).unwrap();
         assert!(minimal.model_supports_images && minimal.auto_resize_images);
+        assert_eq!(minimal.git_excludes, None);
         let env = minimal.to_env(None).unwrap();
         assert!(env.resolve("/etc/passwd").is_err());
     }

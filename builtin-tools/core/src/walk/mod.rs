@@ -465,4 +465,112 @@ mod tests {
             ]
         );
     }
+
+    /// `std::fs` confined to a directory, as a component's preopened workspace: nothing
+    /// outside it can be opened or read.
+    struct Confined(PathBuf);
+
+    impl Confined {
+        fn check(&self, path: &Path) -> io::Result<()> {
+            if path.starts_with(&self.0) {
+                Ok(())
+            } else {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            }
+        }
+    }
+
+    impl DirSource for Confined {
+        fn open(&self, path: &Path) -> io::Result<Box<dyn OpenDir>> {
+            self.check(path)?;
+            StdSource.open(path)
+        }
+        fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+            self.check(path)?;
+            StdSource.read(path)
+        }
+    }
+
+    fn put(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A linked worktree at `dir` of the repository whose git directory is `main_git`.
+    fn worktree(dir: &Path, main_git: &Path, name: &str) {
+        let git_dir = main_git.join("worktrees").join(name);
+        put(&git_dir.join("commondir"), "../..\n");
+        put(
+            &dir.join(".git"),
+            &format!("gitdir: {}\n", git_dir.display()),
+        );
+    }
+
+    #[test]
+    fn a_worktree_exclude_comes_from_the_common_directory_or_from_the_host() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().canonicalize().unwrap();
+        let main_git = top.join("main/.git");
+        put(&main_git.join("info/exclude"), "/only.txt\n");
+        let ws = top.join("ws");
+        worktree(&ws, &main_git, "ws");
+        put(&ws.join("only.txt"), "x");
+        put(&ws.join("sub/only.txt"), "x");
+        let mut config = config(&ws);
+        config.require_git = true;
+        let kept = ["", "sub", "sub/only.txt"];
+        assert_eq!(paths(&StdSource, &ws, &config), kept);
+        // A component cannot read the common directory outside its workspace...
+        let confined = Confined(ws.clone());
+        assert_eq!(
+            paths(&confined, &ws, &config),
+            ["", "only.txt", "sub", "sub/only.txt"]
+        );
+        // ...so the host sends the workspace root's exclude.
+        let sent = GitExcludes {
+            root_exclude: Some("/only.txt\n".into()),
+            ..GitExcludes::default()
+        };
+        config.git_excludes = Some(&sent);
+        assert_eq!(paths(&confined, &ws, &config), kept);
+        // A worktree nested in the workspace, whose common directory the workspace holds,
+        // is read through the source.
+        let main = top.join("main");
+        worktree(&main.join("nested"), &main_git, "nested");
+        put(&main.join("nested/only.txt"), "x");
+        put(&main.join("nested/other.txt"), "x");
+        let mut config = super::tests::config(&main);
+        config.require_git = true;
+        assert_eq!(
+            paths(&Confined(main.clone()), &main, &config),
+            ["", "nested", "nested/other.txt"]
+        );
+    }
+
+    #[test]
+    fn global_excludes_are_relative_to_the_cwd_and_may_need_a_repository() {
+        let (_tmp, root) = tree();
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        put(&root.join("b/a.txt"), "x");
+        let global = GitExcludes {
+            global: Some("/a.txt\nx.txt\n".into()),
+            ..GitExcludes::default()
+        };
+        let mut config = config(&root);
+        let cwd = root.join("b");
+        config.cwd = &cwd;
+        config.git_excludes = Some(&global);
+        let all = paths(&StdSource, &root, &config);
+        assert!(all.contains(&"a.txt".to_owned()), "{all:?}");
+        assert!(!all.iter().any(|p| p.starts_with("b/")), "{all:?}");
+        // When git's rules need a repository (rg), they need one...
+        config.require_git = true;
+        let outside = paths(&StdSource, &root, &config);
+        assert!(outside.contains(&"b/a.txt".to_owned()), "{outside:?}");
+        assert!(outside.contains(&"b/x.txt".to_owned()), "{outside:?}");
+        // ...and a `.git` file (a linked worktree's) makes one.
+        put(&root.join(".git"), "gitdir: /nowhere\n");
+        let inside = paths(&StdSource, &root, &config);
+        assert!(!inside.iter().any(|p| p.starts_with("b/")), "{inside:?}");
+    }
 }

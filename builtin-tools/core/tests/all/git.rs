@@ -39,7 +39,7 @@ pub fn isolated_env(env: &[(String, String)], home: &Path) -> Vec<(String, Strin
 }
 
 /// Runs real git in `dir`, away from the user's and the system's git config.
-fn git(dir: &Path, args: &[&str]) {
+pub fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -54,7 +54,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// A repository at `dir` with one commit (a worktree needs one) whose `info/exclude` is
 /// `exclude`.
-fn repo_with_exclude(dir: &Path, exclude: &str) {
+pub fn repo_with_exclude(dir: &Path, exclude: &str) {
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);
     git(dir, &["commit", "-q", "--allow-empty", "-m", "init"]);
