@@ -2,7 +2,7 @@
 //! cwd, the process runner for `bash`, and where temp files go.
 
 use crate::ToolError;
-use crate::ancestor_ignores::AncestorIgnores;
+use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use crate::process::ProcessRunner;
 use crate::tools::shard::Shard;
 use crate::walk::{DirSource, StdSource};
@@ -58,6 +58,11 @@ impl Workspace {
 
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// What `~` expands to, if anything.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// Resolves a path the model gave against the cwd the way pi does (leading `@` stripped,
@@ -163,6 +168,10 @@ pub struct ToolEnv {
     /// Ignore files above the workspace that `grep` and `find` apply (sent by the host to a
     /// component, which cannot read them; natively `None`, the walker reads them itself).
     pub ancestor_ignores: Option<Arc<AncestorIgnores>>,
+    /// Git's exclude files outside the workspace (the user's global excludes, a worktree
+    /// root's `info/exclude`) for `grep` and `find`: sent by the host to a component; natively
+    /// `None`, read from the workspace's home and `command_env` on each call.
+    pub git_excludes: Option<Arc<GitExcludes>>,
     /// `grep`/`find` only: the part of the walk this call does when the host splits it
     /// between instances (see [`crate::tools::shard`]).
     pub shard: Option<Shard>,
@@ -183,6 +192,7 @@ impl ToolEnv {
             model_supports_images: true,
             auto_resize_images: true,
             ancestor_ignores: None,
+            git_excludes: None,
             shard: None,
             dirs: None,
         }
@@ -227,6 +237,18 @@ impl ToolEnv {
             return self.ancestor_ignores.clone();
         }
         AncestorIgnores::read(self.workspace.root()).map(Arc::new)
+    }
+
+    /// Git's exclude files outside the workspace: those the host sent, or natively those on
+    /// disk, the global one looked up from the workspace's home and `command_env` (a component
+    /// can read neither).
+    pub fn git_excludes(&self) -> Option<Arc<GitExcludes>> {
+        if self.git_excludes.is_some() || cfg!(target_family = "wasm") {
+            return self.git_excludes.clone();
+        }
+        let global =
+            ancestor_ignores::global_excludes_file(self.workspace.home(), &self.command_env);
+        GitExcludes::read(global.as_deref(), self.workspace.root()).map(Arc::new)
     }
 }
 

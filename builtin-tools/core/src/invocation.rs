@@ -8,7 +8,7 @@
 //! private to pi's own tool components; the model never sees it.
 
 use crate::ToolError;
-use crate::ancestor_ignores::AncestorIgnores;
+use crate::ancestor_ignores::{AncestorIgnores, GitExcludes};
 use crate::env::{ShellConfig, ToolEnv, Workspace};
 use crate::process::ProcessRunner;
 use crate::tools::shard::Shard;
@@ -56,6 +56,10 @@ pub struct InvocationContext {
     /// arguments because they describe where the call runs, not what the model asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ancestor_ignores: Option<AncestorIgnores>,
+    /// `grep` and `find` only: git's exclude files outside the workspace (the user's global
+    /// excludes, a worktree root's `info/exclude`), for the same reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_excludes: Option<GitExcludes>,
     /// `grep`/`find` only: this instance's part of a call the host split between instances.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
@@ -80,6 +84,7 @@ impl InvocationContext {
             command_env: Vec::new(),
             temp_dir: None,
             ancestor_ignores: None,
+            git_excludes: None,
             shard: None,
         }
     }
@@ -104,6 +109,7 @@ impl InvocationContext {
             env.temp_dir = dir.clone();
         }
         env.ancestor_ignores = self.ancestor_ignores.clone().map(Arc::new);
+        env.git_excludes = self.git_excludes.clone().map(Arc::new);
         env.shard = self.shard;
         Ok(env)
     }
@@ -125,15 +131,22 @@ mod tests {
         let mut context = InvocationContext::new("/ws/sub");
         context.root = "/ws".into();
         context.command_env = vec![("A".into(), "1".into())];
+        context.git_excludes = Some(GitExcludes {
+            global: Some("*.swp\n".into()),
+            root_exclude: None,
+        });
         let invocation = Invocation {
             arguments: serde_json::json!({"path": "x"}),
             context: context.clone(),
         };
         let back: Invocation = serde_json::from_str(&invocation.to_json()).unwrap();
         assert_eq!(back.context, context);
+        let env = back.context.to_env(None).unwrap();
+        assert_eq!(env.git_excludes(), context.git_excludes.map(Arc::new));
         let minimal: InvocationContext =
             serde_json::from_str(r#"{"root": "/w", "cwd": "/w"}"#).unwrap();
         assert!(minimal.model_supports_images && minimal.auto_resize_images);
+        assert_eq!(minimal.git_excludes, None);
         let env = minimal.to_env(None).unwrap();
         assert!(env.resolve("/etc/passwd").is_err());
     }

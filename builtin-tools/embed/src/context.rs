@@ -2,12 +2,12 @@
 //! the temp dir, image support, and the engine and cache they are compiled with.
 
 use crate::locks::FileLocks;
-use pi_builtin_tools::ancestor_ignores::AncestorIgnores;
+use pi_builtin_tools::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use pi_builtin_tools::{InvocationContext, ShellConfig};
 use pi_wasm::{ComponentCache, ExtensionHost};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Everything the built-in tools of one session share. Tools made from the same context share
 /// its per-file locks, so parallel `edit`/`write` calls to one file run one after another.
@@ -16,12 +16,14 @@ pub struct ToolContext {
     pub(crate) engine: pi_wasm::Engine,
     pub(crate) cache: Arc<ComponentCache>,
     cwd: PathBuf,
-    /// What `~` expands to in tool paths.
+    /// What `~` expands to in tool paths; also the home whose git config names the global git
+    /// excludes of `grep` and `find`.
     pub home: Option<PathBuf>,
     /// The shell `bash` runs commands with.
     pub shell: ShellConfig,
     /// The complete environment of `bash` commands (default: pi's own environment; the host
-    /// adds the `PI_*` variables).
+    /// adds the `PI_*` variables). `grep` and `find` look up git's config files with its
+    /// `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM`.
     pub command_env: Vec<(String, String)>,
     /// Where `bash` saves the full output of a truncated command (default: the system temp
     /// dir, as pi). `bash` is granted read-write access to it.
@@ -43,6 +45,10 @@ pub struct ToolContext {
     /// A call is split only when its search root's first two levels hold this many entries
     /// (tests set 0 to split every call).
     pub split_min_entries: usize,
+    /// Where the user's global git excludes file is: looked up in git's config files at the
+    /// first `grep` or `find` call (from `home` and `command_env` as they are then), once per
+    /// context; the file itself is read on every call.
+    global_excludes_file: Arc<OnceLock<Option<PathBuf>>>,
 }
 
 impl ToolContext {
@@ -74,6 +80,7 @@ impl ToolContext {
             locks: Arc::new(FileLocks::default()),
             search_instances: default_search_instances(),
             split_min_entries: crate::split::MIN_ENTRIES,
+            global_excludes_file: Arc::new(OnceLock::new()),
         }
     }
 
@@ -96,8 +103,13 @@ impl ToolContext {
         }
         if tool == "grep" || tool == "find" {
             // Only the workspace is preopened: the ignore files between it and its repository
-            // root are read here, on every call so edits to them count at once.
+            // root, git's global excludes and a worktree root's exclude are read here, on every
+            // call so edits to them count at once (where the global file is, once).
             context.ancestor_ignores = AncestorIgnores::read(&self.cwd);
+            let global = self.global_excludes_file.get_or_init(|| {
+                ancestor_ignores::global_excludes_file(self.home.as_deref(), &self.command_env)
+            });
+            context.git_excludes = GitExcludes::read(global.as_deref(), &self.cwd);
         }
         context
     }

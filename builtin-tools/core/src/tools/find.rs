@@ -158,6 +158,7 @@ fn walk(
     cancel: &AtomicBool,
 ) -> Result<Vec<String>, ToolError> {
     let ancestors = env.ancestor_ignores();
+    let git_excludes = env.git_excludes();
     let config = WalkConfig {
         tool_file: ".fdignore",
         require_git: false,
@@ -165,6 +166,8 @@ fn walk(
         overrides: None,
         ancestors: ancestors.as_deref(),
         workspace_root: env.workspace.root(),
+        git_excludes: git_excludes.as_deref(),
+        cwd: env.workspace.cwd(),
         shard: env.shard,
     };
     let mut results = Vec::new();

@@ -246,6 +246,7 @@ fn run_search(
         None => None,
     };
     let ancestors = env.ancestor_ignores();
+    let git_excludes = env.git_excludes();
     let config = WalkConfig {
         tool_file: ".rgignore",
         // The host sends the ancestors only from inside a repository, whose root layer then
@@ -255,6 +256,8 @@ fn run_search(
         overrides,
         ancestors: ancestors.as_deref(),
         workspace_root: env.workspace.root(),
+        git_excludes: git_excludes.as_deref(),
+        cwd: env.workspace.cwd(),
         shard: env.shard,
     };
     let mut searcher = SearcherBuilder::new()

@@ -12,7 +12,7 @@
 mod rules;
 pub mod source;
 
-use crate::ancestor_ignores::AncestorIgnores;
+use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use crate::tools::shard::{self, Shard};
 use ignore::gitignore::Gitignore;
 use ignore::overrides::Override;
@@ -38,6 +38,12 @@ pub struct WalkConfig<'a> {
     pub ancestors: Option<&'a AncestorIgnores>,
     /// The workspace root: ignore files between it and the walk's start are read too.
     pub workspace_root: &'a Path,
+    /// Git's exclude files outside the workspace (the user's global excludes, the workspace
+    /// root's `info/exclude` when it is a linked worktree).
+    pub git_excludes: Option<&'a GitExcludes>,
+    /// The session cwd, which the global excludes' patterns are relative to (rg's and fd's
+    /// are relative to their working directory).
+    pub cwd: &'a Path,
     /// The part of the walk this call does when split between instances.
     pub shard: Option<Shard>,
 }
@@ -94,7 +100,8 @@ pub fn walk(
     };
     let mut walker = Walker {
         config,
-        rules: Rules::new(config.require_git, global_excludes()),
+        rules: Rules::new(config.require_git, global_excludes(config)),
+        source,
         visit,
         root,
         stopped: false,
@@ -103,21 +110,17 @@ pub fn walk(
     walker.dir(&*top, root, 1);
 }
 
-/// The user's global git excludes, natively (a component sees no home directory).
-fn global_excludes() -> Option<Gitignore> {
-    if cfg!(target_family = "wasm") {
-        return None;
-    }
-    let (rules, err) = Gitignore::global();
-    if let Some(err) = err {
-        tracing::debug!("global git excludes: {err}");
-    }
-    Some(rules).filter(|r| !r.is_empty())
+/// The user's global git excludes (read natively, sent by the host to a component), anchored
+/// at the session cwd as rg anchors them at its working directory.
+fn global_excludes(config: &WalkConfig<'_>) -> Option<Gitignore> {
+    let contents = config.git_excludes?.global.as_deref()?;
+    rules::matcher(config.cwd, "global git excludes", contents)
 }
 
 struct Walker<'c, 'v> {
     config: &'c WalkConfig<'c>,
     rules: Rules,
+    source: &'c dyn DirSource,
     visit: &'v mut dyn FnMut(&Entry<'_>) -> ControlFlow<()>,
     root: &'c Path,
     stopped: bool,
@@ -145,7 +148,7 @@ impl Walker<'_, '_> {
             let Ok(entries) = handle.entries() else {
                 continue;
             };
-            let layer = read_layer(&*handle, dir, &entries, self.config);
+            let layer = read_layer(source, &*handle, dir, &entries, self.config);
             self.rules.push(layer);
         }
     }
@@ -158,7 +161,7 @@ impl Walker<'_, '_> {
             return;
         };
         entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-        let layer = read_layer(handle, path, &entries, self.config);
+        let layer = read_layer(self.source, handle, path, &entries, self.config);
         let pushed = self.rules.push(layer);
         for listed in &entries {
             let child = path.join(&listed.name);
@@ -221,8 +224,9 @@ impl Walker<'_, '_> {
 }
 
 /// The layer of a directory from its listing: the rule files present in it, read through
-/// `handle`.
+/// `handle` (a worktree's exclude through `source`).
 fn read_layer(
+    source: &dyn DirSource,
     handle: &dyn OpenDir,
     dir: &Path,
     entries: &[ListedEntry],
@@ -245,17 +249,54 @@ fn read_layer(
             files.push((kind, String::from_utf8_lossy(&bytes).into_owned()));
         }
     }
-    if git_dir == Some(EntryKind::Dir)
-        && let Some(contents) = read_exclude(handle)
+    if let Some(kind) = git_dir
+        && let Some(contents) = read_exclude(source, handle, dir, kind, config)
     {
         files.push((Kind::Exclude, contents));
     }
+    // (A `.git` file, a linked worktree's, makes a repository root too, as for rg.)
     let has_git = config.require_git && git_dir.is_some();
     Layer::build(dir, files.iter().map(|(k, c)| (*k, c.as_str())), has_git)
 }
 
-/// `.git/info/exclude` of a repository root.
-fn read_exclude(handle: &dyn OpenDir) -> Option<String> {
+/// The `info/exclude` of the repository rooted at `dir`, whose `.git` is listed as `kind`:
+/// inside `.git` when it is a directory. A linked worktree's `.git` is a file and the exclude
+/// lies in the repository's common git directory: the host sends it for the workspace root
+/// (a component cannot read outside the workspace); elsewhere it is read through `source`,
+/// which inside a component fails (and the exclude is skipped) when it lies outside.
+fn read_exclude(
+    source: &dyn DirSource,
+    handle: &dyn OpenDir,
+    dir: &Path,
+    kind: EntryKind,
+    config: &WalkConfig<'_>,
+) -> Option<String> {
+    if kind == EntryKind::Dir {
+        return read_git_dir_exclude(handle);
+    }
+    if dir == config.workspace_root
+        && let Some(sent) = config.git_excludes.and_then(|g| g.root_exclude.as_ref())
+    {
+        return Some(sent.clone());
+    }
+    // (A symbolic link may lead to either.)
+    if kind == EntryKind::Symlink
+        && let Some(contents) = read_git_dir_exclude(handle)
+    {
+        return Some(contents);
+    }
+    let path = ancestor_ignores::worktree_exclude_path(dir, &mut |p| source.read(p))?;
+    match source.read(&path) {
+        Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(err) => {
+            tracing::debug!(file = %path.display(), %err, "worktree exclude skipped");
+            None
+        }
+    }
+}
+
+/// `.git/info/exclude` of a repository root whose `.git` is a directory.
+fn read_git_dir_exclude(handle: &dyn OpenDir) -> Option<String> {
     let git = handle.open_dir(OsStr::new(".git")).ok()?;
     let info = git.open_dir(OsStr::new("info")).ok()?;
     let bytes = info.read_file(OsStr::new("exclude")).ok()?;
@@ -341,6 +382,8 @@ mod tests {
             overrides: None,
             ancestors: None,
             workspace_root: root,
+            git_excludes: None,
+            cwd: root,
             shard: None,
         }
     }
@@ -421,5 +464,113 @@ mod tests {
                 "c/d/e.txt"
             ]
         );
+    }
+
+    /// `std::fs` confined to a directory, as a component's preopened workspace: nothing
+    /// outside it can be opened or read.
+    struct Confined(PathBuf);
+
+    impl Confined {
+        fn check(&self, path: &Path) -> io::Result<()> {
+            if path.starts_with(&self.0) {
+                Ok(())
+            } else {
+                Err(io::Error::from(io::ErrorKind::PermissionDenied))
+            }
+        }
+    }
+
+    impl DirSource for Confined {
+        fn open(&self, path: &Path) -> io::Result<Box<dyn OpenDir>> {
+            self.check(path)?;
+            StdSource.open(path)
+        }
+        fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+            self.check(path)?;
+            StdSource.read(path)
+        }
+    }
+
+    fn put(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A linked worktree at `dir` of the repository whose git directory is `main_git`.
+    fn worktree(dir: &Path, main_git: &Path, name: &str) {
+        let git_dir = main_git.join("worktrees").join(name);
+        put(&git_dir.join("commondir"), "../..\n");
+        put(
+            &dir.join(".git"),
+            &format!("gitdir: {}\n", git_dir.display()),
+        );
+    }
+
+    #[test]
+    fn a_worktree_exclude_comes_from_the_common_directory_or_from_the_host() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().canonicalize().unwrap();
+        let main_git = top.join("main/.git");
+        put(&main_git.join("info/exclude"), "/only.txt\n");
+        let ws = top.join("ws");
+        worktree(&ws, &main_git, "ws");
+        put(&ws.join("only.txt"), "x");
+        put(&ws.join("sub/only.txt"), "x");
+        let mut config = config(&ws);
+        config.require_git = true;
+        let kept = ["", "sub", "sub/only.txt"];
+        assert_eq!(paths(&StdSource, &ws, &config), kept);
+        // A component cannot read the common directory outside its workspace...
+        let confined = Confined(ws.clone());
+        assert_eq!(
+            paths(&confined, &ws, &config),
+            ["", "only.txt", "sub", "sub/only.txt"]
+        );
+        // ...so the host sends the workspace root's exclude.
+        let sent = GitExcludes {
+            root_exclude: Some("/only.txt\n".into()),
+            ..GitExcludes::default()
+        };
+        config.git_excludes = Some(&sent);
+        assert_eq!(paths(&confined, &ws, &config), kept);
+        // A worktree nested in the workspace, whose common directory the workspace holds,
+        // is read through the source.
+        let main = top.join("main");
+        worktree(&main.join("nested"), &main_git, "nested");
+        put(&main.join("nested/only.txt"), "x");
+        put(&main.join("nested/other.txt"), "x");
+        let mut config = super::tests::config(&main);
+        config.require_git = true;
+        assert_eq!(
+            paths(&Confined(main.clone()), &main, &config),
+            ["", "nested", "nested/other.txt"]
+        );
+    }
+
+    #[test]
+    fn global_excludes_are_relative_to_the_cwd_and_may_need_a_repository() {
+        let (_tmp, root) = tree();
+        std::fs::remove_dir_all(root.join(".git")).unwrap();
+        put(&root.join("b/a.txt"), "x");
+        let global = GitExcludes {
+            global: Some("/a.txt\nx.txt\n".into()),
+            ..GitExcludes::default()
+        };
+        let mut config = config(&root);
+        let cwd = root.join("b");
+        config.cwd = &cwd;
+        config.git_excludes = Some(&global);
+        let all = paths(&StdSource, &root, &config);
+        assert!(all.contains(&"a.txt".to_owned()), "{all:?}");
+        assert!(!all.iter().any(|p| p.starts_with("b/")), "{all:?}");
+        // When git's rules need a repository (rg), they need one...
+        config.require_git = true;
+        let outside = paths(&StdSource, &root, &config);
+        assert!(outside.contains(&"b/a.txt".to_owned()), "{outside:?}");
+        assert!(outside.contains(&"b/x.txt".to_owned()), "{outside:?}");
+        // ...and a `.git` file (a linked worktree's) makes one.
+        put(&root.join(".git"), "gitdir: /nowhere\n");
+        let inside = paths(&StdSource, &root, &config);
+        assert!(!inside.iter().any(|p| p.starts_with("b/")), "{inside:?}");
     }
 }

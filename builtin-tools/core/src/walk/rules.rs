@@ -64,26 +64,15 @@ impl Layer {
             ..Layer::default()
         };
         for (kind, contents) in files {
-            let from = dir.join(match kind {
+            let from = match kind {
                 Kind::Tool => "tool ignore file",
                 Kind::Ignore => IGNORE,
                 Kind::Git => GITIGNORE,
                 Kind::Exclude => EXCLUDE,
-            });
-            let mut builder = GitignoreBuilder::new(dir);
-            for line in contents.lines() {
-                // A bad pattern is skipped, as git and rg do.
-                let _ = builder.add_line(Some(from.clone()), line);
-            }
-            let rules = match builder.build() {
-                Ok(rules) if !rules.is_empty() => rules,
-                Ok(_) => continue,
-                Err(e) => {
-                    tracing::debug!(dir = %dir.display(), "ignore rules: {e}");
-                    continue;
-                }
             };
-            *layer.slot(kind) = Some(rules);
+            if let Some(rules) = matcher(dir, from, contents) {
+                *layer.slot(kind) = Some(rules);
+            }
         }
         layer
     }
@@ -104,6 +93,24 @@ impl Layer {
             && self.ignore.is_none()
             && self.git.is_none()
             && self.exclude.is_none()
+    }
+}
+
+/// The rules of one ignore file (named `from` in messages) anchored at `root`; `None` when it
+/// has none.
+pub(crate) fn matcher(root: &Path, from: &str, contents: &str) -> Option<Gitignore> {
+    let from = root.join(from);
+    let mut builder = GitignoreBuilder::new(root);
+    for line in contents.lines() {
+        // A bad pattern is skipped, as git and rg do.
+        let _ = builder.add_line(Some(from.clone()), line);
+    }
+    match builder.build() {
+        Ok(rules) => Some(rules).filter(|r| !r.is_empty()),
+        Err(e) => {
+            tracing::debug!(root = %root.display(), "ignore rules: {e}");
+            None
+        }
     }
 }
 

@@ -34,6 +34,14 @@ impl Ws {
         Ws { dir, tmp, env }
     }
 
+    /// Makes `home` the user's home for the lookup of git's global excludes (and for `~`),
+    /// without the process's `XDG_CONFIG_HOME`, `GIT_CONFIG_*` or system git config.
+    #[allow(dead_code)]
+    pub fn set_git_home(&mut self, home: &Path) {
+        self.env.workspace = self.env.workspace.clone().with_home(home);
+        self.env.command_env = crate::git::isolated_env(&self.env.command_env, home);
+    }
+
     pub fn root(&self) -> PathBuf {
         self.env.workspace.root().to_path_buf()
     }

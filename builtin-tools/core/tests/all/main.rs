@@ -9,6 +9,7 @@ mod common;
 mod definitions;
 mod edit;
 mod find;
+mod git;
 mod grep;
 mod images;
 mod ls;

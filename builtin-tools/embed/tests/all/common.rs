@@ -76,6 +76,15 @@ impl Ws {
         }
     }
 
+    /// Makes `home` the user's home for the lookup of git's global excludes (and for `~`),
+    /// without the process's `XDG_CONFIG_HOME`, `GIT_CONFIG_*` or system git config.
+    #[allow(dead_code)]
+    pub fn set_git_home(&mut self, home: &Path) {
+        self.ctx.home = Some(home.to_path_buf());
+        let env = crate::git::isolated_env(&self.ctx.command_env, home);
+        self.ctx.command_env = env;
+    }
+
     pub fn root(&self) -> PathBuf {
         self.ctx.cwd().to_path_buf()
     }

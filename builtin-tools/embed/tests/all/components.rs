@@ -321,3 +321,24 @@ fn without_a_repository_above_nothing_above_the_workspace_is_read() {
         "No files found matching pattern"
     );
 }
+
+#[test]
+fn a_nested_worktree_whose_repository_is_outside_the_workspace_is_searched_without_its_exclude() {
+    // The exclude lies in the repository's common directory, outside the preopened workspace:
+    // the component skips it (natively the walker reads it, as rg does).
+    let ws = Ws::nested("ws");
+    let main = ws.root().parent().unwrap().join("main");
+    crate::git::repo_with_exclude(&main, "/only.txt\n");
+    let nested = ws.path("wt");
+    crate::git::git(&main, &["worktree", "add", "-q", nested.to_str().unwrap()]);
+    ws.write("wt/only.txt", "needle\n");
+    ws.write("wt/other.txt", "needle\n");
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*.txt"})),
+        "wt/only.txt\nwt/other.txt"
+    );
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "wt/only.txt:1: needle\nwt/other.txt:1: needle"
+    );
+}

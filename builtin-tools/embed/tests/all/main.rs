@@ -22,6 +22,8 @@ mod bash;
 mod edit;
 #[path = "../../../core/tests/all/find.rs"]
 mod find;
+#[path = "../../../core/tests/all/git.rs"]
+mod git;
 #[path = "../../../core/tests/all/grep.rs"]
 mod grep;
 #[path = "../../../core/tests/all/images.rs"]
