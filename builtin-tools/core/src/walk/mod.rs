@@ -114,7 +114,7 @@ pub fn walk(
 /// at the session cwd as rg anchors them at its working directory.
 fn global_excludes(config: &WalkConfig<'_>) -> Option<Gitignore> {
     let contents = config.git_excludes?.global.as_deref()?;
-    rules::matcher(config.cwd, "global git excludes", contents)
+    rules::matcher(config.cwd, config.cwd, "global git excludes", contents)
 }
 
 struct Walker<'c, 'v> {

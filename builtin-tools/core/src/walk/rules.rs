@@ -11,7 +11,7 @@
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Names of the ignore files every tool reads.
 const IGNORE: &str = ".ignore";
@@ -41,9 +41,14 @@ impl Kind {
     }
 }
 
-/// The rules one directory adds.
+/// The rules one directory adds. Its matchers are rooted at the empty path and are given
+/// paths relative to the directory: the `ignore` crate strips a matcher's root with
+/// `std::path` component comparisons on targets other than Unix (so inside a component),
+/// which cost more than the glob matching itself.
 #[derive(Debug, Default)]
 pub(crate) struct Layer {
+    /// The directory's path, as a prefix of the paths matched against the layer.
+    dir: PathBuf,
     tool: Option<Gitignore>,
     ignore: Option<Gitignore>,
     git: Option<Gitignore>,
@@ -60,6 +65,7 @@ impl Layer {
         has_git: bool,
     ) -> Layer {
         let mut layer = Layer {
+            dir: dir.to_path_buf(),
             has_git,
             ..Layer::default()
         };
@@ -70,7 +76,7 @@ impl Layer {
                 Kind::Git => GITIGNORE,
                 Kind::Exclude => EXCLUDE,
             };
-            if let Some(rules) = matcher(dir, from, contents) {
+            if let Some(rules) = matcher(dir, Path::new(""), from, contents) {
                 *layer.slot(kind) = Some(rules);
             }
         }
@@ -86,6 +92,27 @@ impl Layer {
         }
     }
 
+    /// `path` relative to the layer's directory; `None` when it is not below it (never for
+    /// the walk's paths, which extend their directories' paths). For UTF-8 paths a byte
+    /// prefix ending at a separator, so no component parsing.
+    fn relative<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        let Some(full) = path.to_str() else {
+            return path
+                .strip_prefix(&self.dir)
+                .ok()
+                .filter(|p| !p.as_os_str().is_empty());
+        };
+        let dir = self.dir.as_os_str().as_encoded_bytes();
+        let rest = full.as_bytes().strip_prefix(dir)?;
+        let rest = match rest.split_first() {
+            Some((b'/', rest)) => rest,
+            _ if dir.ends_with(b"/") => rest,
+            _ => return None,
+        };
+        let rel = full.get(full.len() - rest.len()..)?;
+        (!rel.is_empty()).then(|| Path::new(rel))
+    }
+
     /// Whether the layer changes anything (otherwise the walk leaves it out).
     pub(crate) fn is_empty(&self) -> bool {
         !self.has_git
@@ -96,11 +123,11 @@ impl Layer {
     }
 }
 
-/// The rules of one ignore file (named `from` in messages) anchored at `root`; `None` when it
-/// has none.
-pub(crate) fn matcher(root: &Path, from: &str, contents: &str) -> Option<Gitignore> {
+/// The rules of the ignore file `from` in `root`, matched against paths relative to
+/// `anchor` (the empty path: paths are given relative to `root`); `None` when it has none.
+pub(crate) fn matcher(root: &Path, anchor: &Path, from: &str, contents: &str) -> Option<Gitignore> {
     let from = root.join(from);
-    let mut builder = GitignoreBuilder::new(root);
+    let mut builder = GitignoreBuilder::new(anchor);
     for line in contents.lines() {
         // A bad pattern is skipped, as git and rg do.
         let _ = builder.add_line(Some(from.clone()), line);
@@ -153,11 +180,14 @@ impl Rules {
             (Match::None, Match::None, Match::None, Match::None);
         let mut saw_git = false;
         for layer in self.layers.iter().rev() {
-            nearest(&mut tool, &layer.tool, path, is_dir);
-            nearest(&mut ignore, &layer.ignore, path, is_dir);
+            let Some(rel) = layer.relative(path) else {
+                continue;
+            };
+            nearest(&mut tool, &layer.tool, rel, is_dir);
+            nearest(&mut ignore, &layer.ignore, rel, is_dir);
             if any_git && !saw_git {
-                nearest(&mut git, &layer.git, path, is_dir);
-                nearest(&mut exclude, &layer.exclude, path, is_dir);
+                nearest(&mut git, &layer.git, rel, is_dir);
+                nearest(&mut exclude, &layer.exclude, rel, is_dir);
             }
             saw_git |= layer.has_git;
         }
@@ -175,5 +205,46 @@ fn nearest(found: &mut Match<()>, rules: &Option<Gitignore>, path: &Path, is_dir
         && let Some(rules) = rules
     {
         *found = rules.matched(path, is_dir).map(|_| ());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer(dir: &str, gitignore: &str) -> Layer {
+        Layer::build(Path::new(dir), [(Kind::Git, gitignore)], false)
+    }
+
+    #[test]
+    fn paths_are_matched_relative_to_their_layer() {
+        let top = layer("/w/a", "");
+        assert_eq!(top.relative(Path::new("/w/a/b/c")), Some(Path::new("b/c")));
+        assert_eq!(top.relative(Path::new("/w/ab/c")), None);
+        assert_eq!(top.relative(Path::new("/w/a")), None);
+        let root = layer("/", "");
+        assert_eq!(root.relative(Path::new("/w")), Some(Path::new("w")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = Path::new(std::ffi::OsStr::from_bytes(b"/w/a/\xff/c"));
+            let rel = top.relative(odd).unwrap();
+            assert_eq!(rel.as_os_str().as_bytes(), b"\xff/c");
+        }
+    }
+
+    #[test]
+    fn anchored_and_nested_patterns_hold_below_the_layer() {
+        let mut rules = Rules::new(false, None);
+        rules.push(layer("/w", "/top\nsub/deep\n*.log\n"));
+        assert!(rules.ignores(Path::new("/w/top"), false));
+        assert!(!rules.ignores(Path::new("/w/x/top"), false));
+        assert!(rules.ignores(Path::new("/w/sub/deep"), true));
+        assert!(!rules.ignores(Path::new("/w/x/sub/deep"), true));
+        assert!(rules.ignores(Path::new("/w/x/y/z.log"), false));
+        // A deeper layer re-includes what the one above ignores.
+        rules.push(layer("/w/x", "!keep.log\n"));
+        assert!(!rules.ignores(Path::new("/w/x/keep.log"), false));
+        assert!(rules.ignores(Path::new("/w/x/other.log"), false));
     }
 }
