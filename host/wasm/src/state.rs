@@ -16,6 +16,11 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
+/// Calls already run on a blocking thread, so WASI file I/O runs inline instead of hopping
+/// to tokio's blocking pool per operation (the search tools open tens of thousands of files).
+/// Descriptors the host opens itself (`directory.open-dir`) are made the same way.
+pub(crate) const ALLOW_BLOCKING_CURRENT_THREAD: bool = true;
+
 /// Progress callback of a tool call.
 pub type ProgressFn = Box<dyn FnMut(types::ToolResult) + Send>;
 /// Event sink of a provider stream; returns false when nobody listens.
@@ -172,9 +177,7 @@ impl HostState {
         let stdout = MemoryOutputPipe::new(grant.limits.output_bytes);
         let stderr = MemoryOutputPipe::new(grant.limits.output_bytes);
         builder.stdout(stdout.clone()).stderr(stderr.clone());
-        // Calls already run on a blocking thread: file I/O inline instead of a hop to tokio's
-        // blocking pool per operation (the search tools open tens of thousands of files).
-        builder.allow_blocking_current_thread(true);
+        builder.allow_blocking_current_thread(ALLOW_BLOCKING_CURRENT_THREAD);
         builder
             .allow_tcp(false)
             .allow_udp(false)

@@ -1,8 +1,9 @@
-//! The walks of `grep` and `find` inside a component: directories opened with WASI preview 2
-//! `open-at` (relative to their parent, so the host resolves one name per directory), listed
-//! with the host's `directory.entries` (one call per directory, no per-entry `stat`), files
-//! read with preview 2 `read` directly. `std::fs` would go through the preview 1 adapter,
-//! whose `fd_readdir` stats every entry and crosses into the host once per entry.
+//! The walks of `grep` and `find` inside a component: the walk's start opened with WASI
+//! preview 2 `open-at`; below it, directories listed, opened and files read through the
+//! host's `directory` interface, one call each (no per-entry `stat`; WASI would take four
+//! calls to read a file) and by the names' exact bytes, so names that are not UTF-8 are
+//! walked too. `std::fs` would go through the preview 1 adapter, whose `fd_readdir` stats
+//! every entry and crosses into the host once per entry.
 
 use pi_builtin_tools::walk::{DirSource, EntryKind, ListedEntry, OpenDir};
 use pi_guest_sdk::directory;
@@ -10,12 +11,16 @@ use pi_guest_sdk::filesystem::preopens;
 use pi_guest_sdk::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::Path;
 
 /// The host's largest single `read` (wasmtime-wasi's cap); asking for more returns no more.
 const READ_CHUNK: u64 = 64 * 1024;
+/// Files up to this size are read in one host call; the host lowers them into memory this
+/// component cannot refuse (a failed allocation there aborts the call). Larger files are
+/// read in pieces into a buffer reserved first, so one too large for memory is skipped.
+const ONE_CALL_MAX: u64 = 16 * 1024 * 1024;
 
 /// Directories under the component's preopens.
 #[derive(Debug, Clone, Copy, Default)]
@@ -63,25 +68,23 @@ impl OpenDir for WasiDir {
                     DescriptorType::SymbolicLink => EntryKind::Symlink,
                     _ => EntryKind::Other,
                 },
-                name: entry.name.into(),
+                name: os_string(entry.name),
             })
             .collect())
     }
 
     fn open_dir(&self, name: &OsStr) -> io::Result<Box<dyn OpenDir>> {
-        let dir = self
-            .0
-            .open_at(
-                PathFlags::empty(),
-                utf8(name)?,
-                OpenFlags::DIRECTORY,
-                DescriptorFlags::READ,
-            )
-            .map_err(error)?;
+        let dir = directory::open_dir(&self.0, name.as_encoded_bytes()).map_err(error)?;
         Ok(Box::new(WasiDir(dir)))
     }
 
     fn read_file(&self, name: &OsStr) -> io::Result<Vec<u8>> {
+        // A large file, or a symbolic link (an ignore file may be one; WASI follows it as
+        // far as the preopens reach): through WASI.
+        match directory::read_file(&self.0, name.as_encoded_bytes(), ONE_CALL_MAX) {
+            Err(ErrorCode::FileTooLarge | ErrorCode::Loop) => {}
+            done => return done.map_err(error),
+        }
         let file = self
             .0
             .open_at(
@@ -148,6 +151,17 @@ fn preopen_for(path: &Path) -> io::Result<(Descriptor, String)> {
     }
     best.map(|(dir, rel, _)| (dir, rel))
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "outside the preopened directories"))
+}
+
+/// A name from the host's listing. A name that is not UTF-8 keeps its bytes: on WASI an
+/// `OsString` is any bytes (as on Unix), and the bytes come from the file system.
+#[allow(unsafe_code)]
+fn os_string(name: Vec<u8>) -> OsString {
+    match String::from_utf8(name) {
+        Ok(name) => name.into(),
+        // SAFETY: WASI's `OsString` encoding is arbitrary bytes, so any bytes are valid.
+        Err(raw) => unsafe { OsString::from_encoded_bytes_unchecked(raw.into_bytes()) },
+    }
 }
 
 fn utf8(name: &OsStr) -> io::Result<&str> {

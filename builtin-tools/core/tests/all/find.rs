@@ -103,3 +103,41 @@ fn symlinks_are_listed_but_not_followed() {
         "real/x.txt:1: needle"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn names_that_are_not_utf8_are_walked_and_shown_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = Ws::new();
+    let odd_dir = ws.root().join(std::ffi::OsStr::from_bytes(b"d\xff"));
+    std::fs::create_dir(&odd_dir).unwrap();
+    std::fs::write(odd_dir.join("x.txt"), "needle\n").unwrap();
+    let odd_file = ws.root().join(std::ffi::OsStr::from_bytes(b"f\xfe.txt"));
+    std::fs::write(odd_file, "needle\n").unwrap();
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*.txt"})),
+        "d\u{FFFD}/x.txt\nf\u{FFFD}.txt"
+    );
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "d\u{FFFD}/x.txt:1: needle\nf\u{FFFD}.txt:1: needle"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_ignore_file_is_followed() {
+    let ws = Ws::new();
+    ws.write("rules", "*.log\n");
+    std::os::unix::fs::symlink("rules", ws.path(".ignore")).unwrap();
+    ws.write("a.log", "needle\n");
+    ws.write("b.txt", "needle\n");
+    assert_eq!(
+        ws.ok("find", json!({"pattern": "*"})),
+        ".ignore\nb.txt\nrules"
+    );
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "b.txt:1: needle"
+    );
+}
