@@ -85,9 +85,13 @@ pub(crate) fn reports_entry(
     root: &Path,
     entry: &crate::walk::Entry<'_>,
 ) -> bool {
+    // Deep entries are reported by whoever walks them: no path to compare (component by
+    // component with `std::path` inside a component) for most of the tree.
     shard.is_none_or(|shard| {
-        let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
-        reports(Some(shard), entry.depth, rel)
+        entry.depth >= SPLIT_DEPTH || {
+            let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
+            reports(Some(shard), entry.depth, rel)
+        }
     })
 }
 

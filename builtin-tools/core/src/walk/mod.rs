@@ -215,10 +215,13 @@ impl Walker<'_, '_> {
         if self.config.skip_git_dir && name == ".git" {
             return true;
         }
-        // (`Path::strip_prefix` compares component by component: only when splitting.)
+        // Only the split depth is shared out (`Path::strip_prefix` compares component by
+        // component: not for every entry).
         self.config.shard.is_some_and(|shard| {
-            let rel = path.strip_prefix(self.root).unwrap_or(path);
-            !shard::walks(Some(shard), depth, rel)
+            depth == shard::SPLIT_DEPTH && {
+                let rel = path.strip_prefix(self.root).unwrap_or(path);
+                !shard::walks(Some(shard), depth, rel)
+            }
         })
     }
 }
