@@ -15,6 +15,7 @@ pub mod providers;
 pub mod retry;
 pub mod sse;
 pub mod stream;
+pub mod sync;
 pub mod transform;
 pub mod types;
 
@@ -26,5 +27,6 @@ pub use options::StreamOptions;
 pub use stream::{
     ApiProvider, ApiRegistry, AssistantMessageEventStream, EventSender, complete, registry, stream,
 };
+pub use sync::lock;
 pub use transform::transform_messages;
 pub use types::*;

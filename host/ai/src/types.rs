@@ -83,6 +83,20 @@ pub enum UserContent {
 }
 
 impl UserContent {
+    /// The text blocks joined with nothing between them (images left out): what the user typed.
+    pub fn text(&self) -> String {
+        match self {
+            UserContent::Text(text) => text.clone(),
+            UserContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|b| match b {
+                    UserBlock::Text(t) => Some(t.text.as_str()),
+                    UserBlock::Image(_) => None,
+                })
+                .collect(),
+        }
+    }
+
     /// The content as blocks (a plain string becomes one text block).
     pub fn to_blocks(&self) -> Vec<UserBlock> {
         match self {

@@ -1,5 +1,5 @@
 //! What the native search bench (pi-builtin-tools) and the component bench
-//! (pi-builtin-tools-embed) share: the generated tree, timing, and the native `rg`/`fd` runs
+//! (pi-builtins) share: the generated tree, timing, and the native `rg`/`fd` runs
 //! they are compared with. Included by both with `#[path]`.
 
 use std::io::Write;

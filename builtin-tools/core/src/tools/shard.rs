@@ -1,7 +1,7 @@
 //! Splitting one `grep`/`find` call between several instances of its component.
 //!
 //! A component has no threads, so the host can run `count` instances of it at once, each with
-//! its [`Shard`] in the call envelope (pi-builtin-tools-embed's `ToolContext::search_instances`,
+//! its [`Shard`] in the call envelope (pi-builtins's `ToolContext::search_instances`,
 //! one per CPU by default). Every instance walks the same tree with the same ignore rules but
 //! keeps only its share of it:
 //!

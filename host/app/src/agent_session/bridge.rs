@@ -1,0 +1,46 @@
+//! The one place where pi-agent's `AgentMessage {Llm, Host}` and the coding agent's message
+//! union meet. Both serialize to pi's JSON, so the host roles cross over through serde; the
+//! three model roles are moved across directly.
+
+use pi_session::messages::{self, AgentMessage as CodingMessage};
+use pi_agent::AgentMessage as RuntimeMessage;
+use pi_ai::Message;
+
+/// Runtime → coding agent.
+pub fn to_coding(message: &RuntimeMessage) -> CodingMessage {
+    match message {
+        RuntimeMessage::Llm(m) => CodingMessage::from(m.clone()),
+        RuntimeMessage::Host(host) => match serde_json::to_value(host) {
+            Ok(value) => CodingMessage::from_json(value).0,
+            Err(_) => CodingMessage::Unknown(serde_json::Value::Null),
+        },
+    }
+}
+
+/// Coding agent → runtime.
+pub fn to_runtime(message: &CodingMessage) -> RuntimeMessage {
+    if let Some(llm) = message.as_llm() {
+        return RuntimeMessage::Llm(llm);
+    }
+    let value = message.to_json(&serde_json::Map::new());
+    serde_json::from_value(value).unwrap_or_else(|_| {
+        RuntimeMessage::Host(pi_agent::HostMessage::new(
+            message.role().to_owned(),
+            serde_json::Map::new(),
+        ))
+    })
+}
+
+pub fn all_to_coding(messages: &[RuntimeMessage]) -> Vec<CodingMessage> {
+    messages.iter().map(to_coding).collect()
+}
+
+pub fn all_to_runtime(messages: &[CodingMessage]) -> Vec<RuntimeMessage> {
+    messages.iter().map(to_runtime).collect()
+}
+
+/// The `convert_to_llm` hook of the agent: the coding agent's conversion (bash executions,
+/// extension messages and summaries become user messages).
+pub fn convert_to_llm(messages: &[RuntimeMessage]) -> Vec<Message> {
+    messages::convert_to_llm(&all_to_coding(messages))
+}

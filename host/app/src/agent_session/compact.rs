@@ -1,0 +1,227 @@
+//! Compaction as the session runs it: prepare the cut, ask the registered compactors, summarise,
+//! save the `compaction` entry, rebuild the agent's messages, and report it all as events.
+
+use super::bridge;
+use super::events::{CompactionResult, SessionEvent};
+use super::{AgentSession, lock};
+use pi_session::compaction::summarize::{SummaryRetry, summarize_preparation};
+use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
+use pi_session::compaction::{
+    CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens,
+    prepare_compaction, should_compact,
+};
+use pi_session::messages::convert_to_llm;
+use pi_session::messages::AgentMessage as CodingMessage;
+use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
+use pi_agent::NextTurnUpdate;
+use pi_ai::Usage;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Why a compaction produced nothing.
+enum CompactFailure {
+    Cancelled(String),
+    Failed(String),
+}
+
+/// The summary to save and where it came from.
+struct Produced {
+    summary: String,
+    details: Option<Value>,
+    usage: Option<Usage>,
+    from_hook: bool,
+}
+
+impl AgentSession {
+    /// The requester summary calls use: the current model and key, the agent's stream function,
+    /// the session's retry policy, and `abort` as cancellation.
+    pub(super) fn summary_requester(&self) -> Result<SummaryRequester, String> {
+        self.requester_for(self.model())
+    }
+
+    /// [`summary_requester`](Self::summary_requester) for another model (its own key).
+    pub(super) fn requester_for(&self, model: pi_ai::Model) -> Result<SummaryRequester, String> {
+        let api_key = self
+            .resolve_api_key(&model.provider)
+            .map_err(|e| e.to_string())?;
+        let weak = Arc::downgrade(&self.inner);
+        Ok(SummaryRequester {
+            thinking_level: self.thinking_level(),
+            model,
+            api_key,
+            stream_fn: self.inner.stream_fn.clone(),
+            cancel: self.cancel_token(),
+            retry: self.retry_policy(),
+            sleeper: self.inner.sleeper.clone(),
+            on_retry: Arc::new(move |retry: &SummaryRetry| {
+                if let Some(session) = AgentSession::from_weak(&weak) {
+                    session.emit(SessionEvent::SummarizationRetryScheduled {
+                        attempt: retry.attempt,
+                        max_attempts: retry.max_attempts,
+                        delay_ms: retry.delay_ms,
+                        error_message: retry.error_message.clone(),
+                    });
+                }
+            }),
+        })
+    }
+
+    /// Runs one compaction with its `compaction_start` / `compaction_end` events. `Err` holds the
+    /// message reported in `compaction_end`.
+    pub(super) async fn run_compaction(
+        &self,
+        reason: CompactionReason,
+        focus: Option<&str>,
+        will_retry: bool,
+    ) -> Result<CompactionResult, String> {
+        lock(&self.inner.run).compacting = true;
+        self.emit(SessionEvent::CompactionStart { reason });
+        let outcome = self.compact_branch(reason, focus).await;
+        lock(&self.inner.run).compacting = false;
+        let (result, aborted, error_message) = match &outcome {
+            Ok(result) => (Some(result.clone()), false, None),
+            Err(CompactFailure::Cancelled(m)) => (None, true, Some(m.clone())),
+            Err(CompactFailure::Failed(m)) => (None, false, Some(m.clone())),
+        };
+        self.emit(SessionEvent::CompactionEnd {
+            reason,
+            result,
+            aborted,
+            will_retry: will_retry && outcome.is_ok(),
+            error_message,
+        });
+        outcome.map_err(|failure| match failure {
+            CompactFailure::Cancelled(m) | CompactFailure::Failed(m) => m,
+        })
+    }
+
+    async fn compact_branch(
+        &self,
+        reason: CompactionReason,
+        focus: Option<&str>,
+    ) -> Result<CompactionResult, CompactFailure> {
+        let settings = self.compaction_settings();
+        let path: Vec<SessionEntry> =
+            self.with_session(|s| s.get_branch(None).into_iter().cloned().collect());
+        if path
+            .last()
+            .is_some_and(|e| matches!(e.kind, EntryKind::Compaction(_)))
+        {
+            return Err(CompactFailure::Failed("Already compacted".to_owned()));
+        }
+        let prep = prepare_compaction(&path, &settings).ok_or_else(|| {
+            CompactFailure::Failed("Nothing to compact (session too small)".to_owned())
+        })?;
+        let produced = self.produce_summary(&prep, reason, focus).await?;
+        let entry = CompactionEntry {
+            summary: produced.summary.clone(),
+            first_kept_entry_id: prep.first_kept_entry_id.clone(),
+            tokens_before: prep.tokens_before,
+            details: produced.details.clone(),
+            usage: produced.usage,
+            from_hook: produced.from_hook.then_some(true),
+        };
+        let context = {
+            let mut session = lock(&self.inner.session);
+            session
+                .append_compaction(entry)
+                .map_err(|e| CompactFailure::Failed(e.to_string()))?;
+            session.build_session_context()
+        };
+        self.inner
+            .agent
+            .replace_messages(bridge::all_to_runtime(&context.messages));
+        Ok(CompactionResult {
+            summary: produced.summary,
+            first_kept_entry_id: prep.first_kept_entry_id,
+            tokens_before: prep.tokens_before,
+            details: produced.details,
+        })
+    }
+
+    async fn produce_summary(
+        &self,
+        prep: &pi_session::compaction::CompactionPreparation,
+        reason: CompactionReason,
+        focus: Option<&str>,
+    ) -> Result<Produced, CompactFailure> {
+        let compactors = lock(&self.inner.compactors).clone();
+        let preparation = (!compactors.is_empty()).then(|| seam_preparation(prep, focus));
+        for compactor in compactors {
+            let Some(preparation) = &preparation else {
+                break;
+            };
+            let request = CompactionRequest {
+                preparation,
+                reason,
+            };
+            let decision = compactor.decide(&request, self.cancel_token()).await;
+            match decision.unwrap_or_else(|error| {
+                // A failing override must not cost the user the compaction (pi does the same
+                // when a `session_before_compact` handler throws).
+                tracing::warn!("compactor extension failed, compacting as usual: {error}");
+                CompactionDecision::UseDefault
+            }) {
+                CompactionDecision::UseDefault => continue,
+                CompactionDecision::Cancel(why) => return Err(CompactFailure::Cancelled(why)),
+                CompactionDecision::Custom { summary, details } => {
+                    return Ok(Produced {
+                        summary,
+                        details,
+                        usage: None,
+                        from_hook: true,
+                    });
+                }
+            }
+        }
+        let requester = self.summary_requester().map_err(CompactFailure::Failed)?;
+        match summarize_preparation(prep, &requester, focus).await {
+            Ok(output) => Ok(Produced {
+                summary: output.summary,
+                details: Some(output.details),
+                usage: Some(output.usage),
+                from_hook: false,
+            }),
+            Err(SummaryError::Cancelled) => Err(CompactFailure::Cancelled(
+                SummaryError::Cancelled.to_string(),
+            )),
+            Err(error) => Err(CompactFailure::Failed(error.to_string())),
+        }
+    }
+
+    /// The next-turn check (SPEC §11.1 point 2): `T = U + ΣE` over the run's messages; compact
+    /// when over the threshold and hand the rebuilt messages back to the loop.
+    pub(super) async fn compact_before_next_turn(
+        &self,
+        messages: Vec<CodingMessage>,
+    ) -> Option<NextTurnUpdate> {
+        let settings = self.compaction_settings();
+        let tokens = estimate_context_tokens(&messages).tokens;
+        if !should_compact(tokens, self.model().context_window, &settings) {
+            return None;
+        }
+        self.run_compaction(CompactionReason::Threshold, None, false)
+            .await
+            .ok()?;
+        Some(NextTurnUpdate {
+            messages: Some(self.inner.agent.messages()),
+            ..NextTurnUpdate::default()
+        })
+    }
+}
+
+/// What an override is shown: the session's preparation as the model would see it.
+fn seam_preparation(
+    prep: &pi_session::compaction::CompactionPreparation,
+    focus: Option<&str>,
+) -> CompactionPreparation {
+    CompactionPreparation {
+        messages_to_summarize: convert_to_llm(&prep.messages_to_summarize),
+        turn_prefix_messages: convert_to_llm(&prep.turn_prefix_messages),
+        previous_summary: prep.previous_summary.clone(),
+        first_kept_entry_id: prep.first_kept_entry_id.clone(),
+        tokens_before: prep.tokens_before,
+        is_split_turn: prep.is_split_turn,
+        custom_instructions: focus.map(str::to_owned),
+    }
+}

@@ -1,0 +1,498 @@
+//! `AgentSession`: the coding agent's session layer around pi-agent's [`Agent`] (SPEC §11,
+//! §14.4–§14.6, pi-facts §5.5).
+//!
+//! It owns the session file, the settings, the model and thinking level; appends every message
+//! to the file as it completes; compacts before a prompt, before each next turn and after each
+//! run; retries transient failures; recovers once from context overflow and length truncation;
+//! and summarises branches left through `/tree`. Its events are the agent's plus the session's
+//! own ([`SessionEvent`]).
+//!
+//! ```no_run
+//! # async fn demo(options: pi_app::agent_session::AgentSessionOptions) {
+//! use pi_app::agent_session::AgentSession;
+//! let session = AgentSession::new(options);
+//! session.subscribe(|event| println!("{}", serde_json::to_string(event).unwrap_or_default()));
+//! session.prompt("List the files").await.ok();
+//! session.compact(Some("keep the API decisions")).await.ok();
+//! # }
+//! ```
+
+pub mod bridge;
+mod compact;
+pub mod events;
+mod model_access;
+mod navigate;
+mod recovery;
+
+pub use events::{AgentSessionEvent, CompactionResult, SessionEvent};
+pub use model_access::WeakAgentSession;
+pub use navigate::{NavigateOptions, NavigateResult};
+pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
+
+use pi_ext_api::CompactionOverride;
+use pi_session::session::{SessionError, SessionManager};
+use pi_session::settings::SettingsManager;
+use pi_agent::{
+    Agent, AgentEvent, AgentMessage, AgentOptions, AgentTool, Hooks, PromptInput, StreamFn,
+};
+use pi_ai::{
+    AuthStorage, Model, ModelRegistry, StreamOptions, TextContent, ThinkingLevel, UserBlock,
+    UserContent, UserMessage,
+};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Errors of the session API. Failures inside a run are reported as events and messages.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentSessionError {
+    #[error(
+        "Agent is already processing. Use steer() or follow_up() to queue messages, or wait for completion."
+    )]
+    Busy,
+    #[error("Compaction is in progress. Wait for it to finish.")]
+    Compacting,
+    #[error("No API key found for {0}. Run '/login {0}' or set an API key.")]
+    NoApiKey(String),
+    #[error(transparent)]
+    Auth(#[from] pi_ai::AuthError),
+    #[error(transparent)]
+    Agent(#[from] pi_agent::AgentError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// Compaction or navigation did not happen (the reason is also in `compaction_end`).
+    #[error("{0}")]
+    Compaction(String),
+    #[error("Cannot navigate the tree while the agent is running")]
+    NavigateWhileRunning,
+}
+
+/// What a session is built from.
+pub struct AgentSessionOptions {
+    pub session: SessionManager,
+    pub settings: SettingsManager,
+    pub model: Model,
+    pub thinking_level: ThinkingLevel,
+    pub system_prompt: String,
+    pub tools: Vec<Arc<dyn AgentTool>>,
+    /// Credentials (`auth.json`).
+    pub auth: Arc<AuthStorage>,
+    /// `--api-key`: wins over everything else.
+    pub api_key: Option<String>,
+    /// For `models.json` provider keys.
+    pub registry: Option<Arc<ModelRegistry>>,
+    /// The stream function (default: pi-ai's registry).
+    pub stream_fn: Option<StreamFn>,
+    /// The clock retries wait on (default: tokio's).
+    pub sleeper: Option<Arc<dyn Sleeper>>,
+    /// Compactors asked before each compaction.
+    pub compactors: Vec<Arc<dyn CompactionOverride>>,
+}
+
+impl AgentSessionOptions {
+    /// Options with defaults for everything but the session, settings and model.
+    pub fn new(session: SessionManager, settings: SettingsManager, model: Model) -> Self {
+        AgentSessionOptions {
+            session,
+            settings,
+            model,
+            thinking_level: ThinkingLevel::Off,
+            system_prompt: String::new(),
+            tools: Vec::new(),
+            auth: Arc::new(AuthStorage::in_memory()),
+            api_key: None,
+            registry: None,
+            stream_fn: None,
+            sleeper: None,
+            compactors: Vec::new(),
+        }
+    }
+}
+
+type Listener = Arc<dyn Fn(&AgentSessionEvent) + Send + Sync>;
+
+#[derive(Default)]
+struct Listeners {
+    callbacks: Vec<Listener>,
+    channels: Vec<mpsc::UnboundedSender<AgentSessionEvent>>,
+}
+
+/// Run bookkeeping of the session layer.
+#[derive(Default)]
+struct RunState {
+    /// Retries made for the current failure (0 when none is in progress).
+    retry_attempt: u32,
+    /// One compact-and-retry per prompt.
+    overflow_recovery_attempted: bool,
+    /// The agent's `agent_end`, held until the session knows whether it will retry.
+    pending_agent_end: Option<Vec<AgentMessage>>,
+    compacting: bool,
+}
+
+struct Inner {
+    agent: Agent,
+    session: Mutex<SessionManager>,
+    settings: Mutex<SettingsManager>,
+    auth: Arc<AuthStorage>,
+    api_key: Option<String>,
+    registry: Option<Arc<ModelRegistry>>,
+    stream_fn: StreamFn,
+    sleeper: Arc<dyn Sleeper>,
+    compactors: Mutex<Vec<Arc<dyn CompactionOverride>>>,
+    listeners: Mutex<Listeners>,
+    run: Mutex<RunState>,
+    /// Cancels a retry wait or a running compaction (`abort`).
+    cancel: Mutex<CancellationToken>,
+}
+
+use pi_ai::lock;
+
+/// The coding agent's session. Cheap to clone: clones share the session.
+#[derive(Clone)]
+pub struct AgentSession {
+    inner: Arc<Inner>,
+}
+
+fn user_message(text: String) -> AgentMessage {
+    AgentMessage::from(UserMessage {
+        content: UserContent::Blocks(vec![UserBlock::Text(TextContent {
+            text,
+            text_signature: None,
+        })]),
+        timestamp: pi_ai::now_ms(),
+    })
+}
+
+impl AgentSession {
+    /// Builds the agent and loads the session's current branch into it.
+    pub fn new(options: AgentSessionOptions) -> Self {
+        let stream_fn = options
+            .stream_fn
+            .unwrap_or_else(pi_agent::default_stream_fn);
+        let provider_retry = options.settings.retry().provider;
+        // `httpIdleTimeoutMs` (default 5 min; 0/"disabled" = off) bounds every silence, the
+        // wait for headers included unless `retry.provider.timeoutMs` sets that one.
+        let idle = options
+            .settings
+            .http_idle_timeout_ms()
+            .map_or(Duration::from_secs(365 * 24 * 3600), Duration::from_millis);
+        let stream_options = StreamOptions {
+            session_id: Some(options.session.session_id().to_owned()),
+            max_retries: u32::try_from(provider_retry.max_retries).unwrap_or(0),
+            max_retry_delay_ms: provider_retry.max_retry_delay_ms,
+            header_timeout: provider_retry
+                .timeout_ms
+                .map_or(idle.min(Duration::from_secs(600)), Duration::from_millis),
+            idle_timeout: idle,
+            ..StreamOptions::default()
+        };
+        let agent = Agent::new(
+            options.model,
+            AgentOptions {
+                stream_options,
+                ..AgentOptions::default()
+            },
+        );
+        agent.set_system_prompt(options.system_prompt);
+        agent.set_thinking_level(options.thinking_level);
+        agent.set_tools(options.tools);
+        let context = options.session.build_session_context();
+        agent.replace_messages(bridge::all_to_runtime(&context.messages));
+        let inner = Arc::new(Inner {
+            agent,
+            session: Mutex::new(options.session),
+            settings: Mutex::new(options.settings),
+            auth: options.auth,
+            api_key: options.api_key,
+            registry: options.registry,
+            stream_fn,
+            sleeper: options.sleeper.unwrap_or_else(|| Arc::new(TokioSleeper)),
+            compactors: Mutex::new(options.compactors),
+            listeners: Mutex::new(Listeners::default()),
+            run: Mutex::new(RunState::default()),
+            cancel: Mutex::new(CancellationToken::new()),
+        });
+        let session = AgentSession { inner };
+        session.install_hooks();
+        session.forward_agent_events();
+        session
+    }
+
+    fn from_weak(weak: &Weak<Inner>) -> Option<AgentSession> {
+        weak.upgrade().map(|inner| AgentSession { inner })
+    }
+
+    fn install_hooks(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let key_weak = weak.clone();
+        let get_api_key: pi_agent::GetApiKeyFn = Arc::new(move |provider| {
+            let session = AgentSession::from_weak(&key_weak);
+            let provider = provider.to_owned();
+            Box::pin(async move { session.and_then(|s| s.resolve_api_key(&provider).ok()?) })
+        });
+        let turn_weak = weak;
+        let prepare_next_turn: pi_agent::PrepareNextTurnFn = Arc::new(move |info| {
+            let session = AgentSession::from_weak(&turn_weak);
+            let messages = bridge::all_to_coding(info.messages);
+            Box::pin(async move {
+                let session = session?;
+                session.compact_before_next_turn(messages).await
+            })
+        });
+        self.inner.agent.set_hooks(Hooks {
+            stream_fn: self.inner.stream_fn.clone(),
+            convert_to_llm: Arc::new(bridge::convert_to_llm),
+            get_api_key: Some(get_api_key),
+            prepare_next_turn: Some(prepare_next_turn),
+            ..Hooks::default()
+        });
+    }
+
+    /// Persists completed messages and relays the agent's events (holding `agent_end`).
+    fn forward_agent_events(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        self.inner.agent.subscribe(move |event| {
+            let Some(session) = AgentSession::from_weak(&weak) else {
+                return;
+            };
+            match event {
+                AgentEvent::AgentEnd { messages } => {
+                    lock(&session.inner.run).pending_agent_end = Some(messages.clone());
+                }
+                AgentEvent::MessageEnd { message } => {
+                    session.persist(message);
+                    session.emit(AgentSessionEvent::Agent(event.clone()));
+                }
+                _ => session.emit(AgentSessionEvent::Agent(event.clone())),
+            }
+        });
+    }
+
+    fn persist(&self, message: &AgentMessage) {
+        let message = bridge::to_coding(message);
+        if let Err(error) = lock(&self.inner.session).append_message(message) {
+            tracing::warn!(%error, "message not saved to the session file");
+        }
+    }
+
+    fn emit(&self, event: impl Into<AgentSessionEvent>) {
+        let event = event.into();
+        let callbacks: Vec<Listener> = {
+            let mut listeners = lock(&self.inner.listeners);
+            listeners
+                .channels
+                .retain(|tx| tx.send(event.clone()).is_ok());
+            listeners.callbacks.clone()
+        };
+        for callback in callbacks {
+            callback(&event);
+        }
+    }
+
+    // ---- public API -------------------------------------------------------------------------
+
+    /// Calls `listener` for every event, in order.
+    pub fn subscribe(&self, listener: impl Fn(&AgentSessionEvent) + Send + Sync + 'static) {
+        lock(&self.inner.listeners)
+            .callbacks
+            .push(Arc::new(listener));
+    }
+
+    /// Every event, as a channel.
+    pub fn subscribe_channel(&self) -> mpsc::UnboundedReceiver<AgentSessionEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.inner.listeners).channels.push(tx);
+        rx
+    }
+
+    /// Sends `text` as a new user message and runs until the agent is settled (retries,
+    /// recovery and compaction included).
+    pub async fn prompt(&self, text: impl Into<String>) -> Result<(), AgentSessionError> {
+        self.prompt_messages(vec![user_message(text.into())]).await
+    }
+
+    /// [`prompt`](Self::prompt) with prepared messages (images, extension messages).
+    pub async fn prompt_messages(
+        &self,
+        messages: Vec<AgentMessage>,
+    ) -> Result<(), AgentSessionError> {
+        self.ensure_idle()?;
+        let provider = self.model().provider;
+        if self.resolve_api_key(&provider)?.is_none() {
+            return Err(AgentSessionError::NoApiKey(provider));
+        }
+        {
+            let mut run = lock(&self.inner.run);
+            run.overflow_recovery_attempted = false;
+            run.retry_attempt = 0;
+        }
+        self.reset_cancel();
+        self.check_before_prompt().await;
+        self.inner
+            .agent
+            .prompt(PromptInput::Messages(messages))
+            .await?;
+        self.after_run().await;
+        Ok(())
+    }
+
+    /// Queues a message delivered after the current turn's tool calls.
+    pub fn steer(&self, text: impl Into<String>) {
+        self.inner.agent.steer(user_message(text.into()));
+    }
+
+    /// Queues a message delivered when the agent would otherwise stop.
+    pub fn follow_up(&self, text: impl Into<String>) {
+        self.inner.agent.follow_up(user_message(text.into()));
+    }
+
+    /// Stops the running request and tools, a retry wait, or a compaction.
+    pub fn abort(&self) {
+        lock(&self.inner.cancel).cancel();
+        self.inner.agent.abort();
+    }
+
+    /// `/compact [focus]`: stops any run, then compacts regardless of the threshold.
+    pub async fn compact(
+        &self,
+        focus: Option<&str>,
+    ) -> Result<CompactionResult, AgentSessionError> {
+        if lock(&self.inner.run).compacting {
+            return Err(AgentSessionError::Compacting);
+        }
+        self.inner.agent.abort();
+        self.inner.agent.wait_for_idle().await;
+        self.reset_cancel();
+        self.run_compaction(pi_session::compaction::CompactionReason::Manual, focus, false)
+            .await
+            .map_err(AgentSessionError::Compaction)
+    }
+
+    /// Registers a compactor (asked before the built-in summarizer).
+    pub fn add_compactor(&self, compactor: Arc<dyn CompactionOverride>) {
+        lock(&self.inner.compactors).push(compactor);
+    }
+
+    // ---- state ------------------------------------------------------------------------------
+
+    /// The agent (state, queues, tools).
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    /// The messages the next request starts from.
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.inner.agent.messages()
+    }
+
+    pub fn model(&self) -> Model {
+        self.inner.agent.with_state(|s| s.model.clone())
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.inner.agent.with_state(|s| s.thinking_level)
+    }
+
+    pub fn is_running(&self) -> bool {
+        self.inner.agent.is_running()
+    }
+
+    pub fn is_compacting(&self) -> bool {
+        lock(&self.inner.run).compacting
+    }
+
+    /// Reads the session file manager.
+    pub fn with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> R {
+        f(&lock(&self.inner.session))
+    }
+
+    /// Reads the session file manager unless another thread holds it right now.
+    pub fn try_with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> Option<R> {
+        let guard = match self.inner.session.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return None,
+        };
+        Some(f(&guard))
+    }
+
+    /// Reads the settings.
+    pub fn with_settings<R>(&self, f: impl FnOnce(&SettingsManager) -> R) -> R {
+        f(&lock(&self.inner.settings))
+    }
+
+    /// Changes the session file manager (RPC `bash`, `fork`, `clone`, `switch_session`). The
+    /// caller reloads the agent's messages when it changes the branch.
+    pub fn with_session_mut<R>(&self, f: impl FnOnce(&mut SessionManager) -> R) -> R {
+        f(&mut lock(&self.inner.session))
+    }
+
+    /// Changes the settings for this process (RPC `set_auto_compaction`, `set_auto_retry`).
+    pub fn with_settings_mut<R>(&self, f: impl FnOnce(&mut SettingsManager) -> R) -> R {
+        f(&mut lock(&self.inner.settings))
+    }
+
+    /// Switches the model and records a `model_change` entry.
+    pub fn set_model(&self, model: Model) -> Result<(), AgentSessionError> {
+        lock(&self.inner.session).append_model_change(&model.provider, &model.id)?;
+        self.inner.agent.set_model(model);
+        Ok(())
+    }
+
+    /// Sets the thinking level, records a `thinking_level_change` entry and reports it.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<(), AgentSessionError> {
+        lock(&self.inner.session).append_thinking_level_change(level.as_str())?;
+        self.inner.agent.set_thinking_level(level);
+        self.emit(SessionEvent::ThinkingLevelChanged {
+            level: level.as_str().to_owned(),
+        });
+        Ok(())
+    }
+
+    // ---- internals --------------------------------------------------------------------------
+
+    fn ensure_idle(&self) -> Result<(), AgentSessionError> {
+        if lock(&self.inner.run).compacting {
+            return Err(AgentSessionError::Compacting);
+        }
+        if self.inner.agent.is_running() {
+            return Err(AgentSessionError::Busy);
+        }
+        Ok(())
+    }
+
+    fn reset_cancel(&self) {
+        let mut cancel = lock(&self.inner.cancel);
+        if cancel.is_cancelled() {
+            *cancel = CancellationToken::new();
+        }
+    }
+
+    fn cancel_token(&self) -> CancellationToken {
+        lock(&self.inner.cancel).clone()
+    }
+
+    /// The key for `provider`: `--api-key`, stored credential, environment, `models.json`.
+    fn resolve_api_key(&self, provider: &str) -> Result<Option<String>, AgentSessionError> {
+        let models_key = self
+            .inner
+            .registry
+            .as_ref()
+            .and_then(|r| r.provider_api_key(provider).map(str::to_owned));
+        Ok(pi_ai::resolve_api_key(
+            provider,
+            self.inner.api_key.as_deref(),
+            &self.inner.auth,
+            models_key.as_deref(),
+        )?)
+    }
+
+    fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::from(lock(&self.inner.settings).retry())
+    }
+
+    fn compaction_settings(&self) -> pi_session::settings::CompactionSettings {
+        lock(&self.inner.settings).compaction()
+    }
+}

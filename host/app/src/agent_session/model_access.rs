@@ -1,0 +1,86 @@
+//! Model requests made for extensions (a compactor granted `llm`): outside the agent loop, but
+//! through the same registry, credentials, stream function, retry policy and abort as the
+//! session's own summary requests.
+
+use super::{AgentSession, AgentSessionError, Inner};
+use crate::model_select::cli_model;
+use pi_session::compaction::SummaryError;
+use pi_ai::{AssistantMessage, Context, Model, StopReason};
+use std::sync::Weak;
+use tokio_util::sync::CancellationToken;
+
+/// A handle on a session that does not keep it alive (held by the session's own compactors).
+#[derive(Clone)]
+pub struct WeakAgentSession(Weak<Inner>);
+
+impl WeakAgentSession {
+    /// The session, while it exists.
+    pub fn upgrade(&self) -> Option<AgentSession> {
+        AgentSession::from_weak(&self.0)
+    }
+}
+
+impl AgentSession {
+    pub fn downgrade(&self) -> WeakAgentSession {
+        WeakAgentSession(std::sync::Arc::downgrade(&self.inner))
+    }
+
+    /// Cancelled by [`abort`](Self::abort) (until the next prompt or compaction resets it).
+    pub fn abort_signal(&self) -> CancellationToken {
+        self.cancel_token()
+    }
+
+    /// The model an extension asked for: `None` is the current model, anything else is
+    /// resolved like `--model` (`provider/id`, a bare id, or part of a name).
+    pub fn resolve_model(&self, reference: Option<&str>) -> Result<Model, String> {
+        let Some(reference) = reference.map(str::trim).filter(|r| !r.is_empty()) else {
+            return Ok(self.model());
+        };
+        let Some(registry) = self.inner.registry.as_ref() else {
+            let current = self.model();
+            let matches = [
+                current.id.clone(),
+                format!("{}/{}", current.provider, current.id),
+            ];
+            return if matches.iter().any(|m| m.eq_ignore_ascii_case(reference)) {
+                Ok(current)
+            } else {
+                Err(format!("Unknown model \"{reference}\""))
+            };
+        };
+        match cli_model(registry, None, Some(reference)) {
+            Ok(Some(scoped)) => Ok(scoped.model),
+            Ok(None) => Err(format!("Unknown model \"{reference}\"")),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+
+    /// One request for an extension: `model` (see [`resolve_model`](Self::resolve_model))
+    /// with its credential, transient failures retried, `abort` honoured. A missing model or
+    /// credential, a failed request or an abort is an `Err` with a message for the extension.
+    pub async fn complete_for_extension(
+        &self,
+        model: Option<&str>,
+        context: Context,
+    ) -> Result<AssistantMessage, String> {
+        let model = self.resolve_model(model)?;
+        let provider = model.provider.clone();
+        let requester = self.requester_for(model)?;
+        if requester.api_key.is_none() {
+            return Err(AgentSessionError::NoApiKey(provider).to_string());
+        }
+        let message = requester
+            .send(&context, None)
+            .await
+            .map_err(|error| match error {
+                SummaryError::Cancelled => "Request was aborted".to_owned(),
+                other => other.to_string(),
+            })?;
+        if message.stop_reason == StopReason::Error {
+            return Err(message
+                .error_message
+                .unwrap_or_else(|| "the model request failed".to_owned()));
+        }
+        Ok(message)
+    }
+}

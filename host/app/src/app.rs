@@ -1,0 +1,582 @@
+//! [`App`]: the typed API every face of pi drives. It wraps the [`AgentSession`] with what
+//! start-up resolved around it (model registry and scope, skills, prompt templates) and adds the
+//! commands a user gives between runs: queueing, model and thinking changes, session switches.
+//!
+//! Everything that happens reaches subscribers as one typed [`AppEvent`] stream, in order: the
+//! agent's events, the session's (retries, compaction, `agent_end`/`agent_settled`), and the
+//! application's own (`queue_update`, `session_info_changed`, `entry_appended`,
+//! `bash_execution_update`, `model_changed`). JSON exists only in the faces that print it.
+
+mod bash;
+mod queries;
+mod session_ops;
+
+pub use bash::BashOutcome;
+pub use queries::{AppState, Command, CommandSource, SessionStats, TokenTotals, TreeNode};
+
+use crate::agent_session::{
+    AgentSession, AgentSessionError, AgentSessionEvent, AgentSessionOptions, SessionEvent,
+};
+use crate::model_select::ScopedModel;
+use crate::startup::Prepared;
+use pi_agent::{AgentEvent, AgentMessage, AgentTool, QueueMode};
+use pi_ai::{
+    AssistantMessage, AuthStorage, ImageContent, Model, ModelRegistry, TextContent, ThinkingLevel,
+    UserBlock, UserContent, UserMessage, clamp_thinking_level, lock, supported_thinking_levels,
+};
+use pi_session::prompt_templates::PromptTemplates;
+use pi_session::session::{SessionError, SessionManager};
+use pi_session::skills::SkillRegistry;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// Everything an [`App`] reports, in order.
+pub type AppEvent = AgentSessionEvent;
+
+type Listener = Arc<dyn Fn(&AppEvent) + Send + Sync>;
+
+/// Why a command was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Session(#[from] AgentSessionError),
+    #[error(transparent)]
+    SessionFile(#[from] SessionError),
+    /// A `/skill:name` command that names no skill, or a skill that cannot be read.
+    #[error("{0}")]
+    Skill(String),
+    #[error("Model not found: {provider}/{id}")]
+    ModelNotFound { provider: String, id: String },
+    #[error("No API key for {provider}/{id}")]
+    NoApiKey { provider: String, id: String },
+    #[error("Entry not found: {0}")]
+    EntryNotFound(String),
+    #[error("Entry {0} is not a user message")]
+    NotAUserMessage(String),
+    #[error("Nothing to clone yet")]
+    NothingToClone,
+    #[error("Session name cannot be empty")]
+    EmptyName,
+    #[error("A bash command is already running")]
+    BashRunning,
+    #[error("Cannot run bash: {0}")]
+    Bash(std::io::Error),
+    #[error("Cannot write {path}: {source}")]
+    Write {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One running session and the command line's view of models and commands. Cheap to share
+/// behind an `Arc`; every method takes `&self`.
+pub struct App {
+    session: AgentSession,
+    registry: Arc<ModelRegistry>,
+    auth: Arc<AuthStorage>,
+    api_key: Option<String>,
+    scoped: Vec<ScopedModel>,
+    skills: SkillRegistry,
+    templates: PromptTemplates,
+    queue_modes: Mutex<(QueueMode, QueueMode)>,
+    shared: Arc<Shared>,
+    bash: bash::BashSlot,
+}
+
+/// What the session's event forwarder and the commands both update.
+#[derive(Default)]
+struct Shared {
+    listeners: Mutex<Vec<Listener>>,
+    /// The last assistant message the session produced (the agent's state may drop a failed
+    /// one while recovering, but that failure is still the run's outcome if nothing follows).
+    last_assistant: Mutex<Option<AssistantMessage>>,
+    queued: Mutex<Queued>,
+    /// How many of the session file's entries subscribers have been told about.
+    reported_entries: Mutex<usize>,
+}
+
+/// Texts of the queued steering and follow-up messages (the agent keeps its queues private).
+#[derive(Default)]
+struct Queued {
+    steering: Vec<String>,
+    follow_up: Vec<String>,
+}
+
+impl Queued {
+    fn event(&self) -> AppEvent {
+        AppEvent::Session(SessionEvent::QueueUpdate {
+            steering: self.steering.clone(),
+            follow_up: self.follow_up.clone(),
+        })
+    }
+
+    /// A user message was delivered: drop it from the queue it came from.
+    fn delivered(&mut self, text: &str) -> bool {
+        for queue in [&mut self.steering, &mut self.follow_up] {
+            if let Some(at) = queue.iter().position(|t| t == text) {
+                queue.remove(at);
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Shared {
+    fn emit(&self, event: &AppEvent) {
+        let callbacks: Vec<Listener> = lock(&self.listeners).clone();
+        for callback in callbacks {
+            callback(event);
+        }
+    }
+
+    fn has_listeners(&self) -> bool {
+        !lock(&self.listeners).is_empty()
+    }
+
+    /// Reports the entries appended since the last report. Skipped while the session file is
+    /// locked by the code that appends (the entries are reported by the next call).
+    fn report_entries(&self, session: &AgentSession) {
+        let Some(new) = session.try_with_session(|s| {
+            let mut reported = lock(&self.reported_entries);
+            let entries = s.entries();
+            let start = (*reported).min(entries.len());
+            *reported = entries.len();
+            if self.has_listeners() {
+                entries[start..].to_vec()
+            } else {
+                Vec::new()
+            }
+        }) else {
+            return;
+        };
+        for entry in new {
+            self.emit(&AppEvent::Session(SessionEvent::EntryAppended {
+                entry: Box::new(entry),
+            }));
+        }
+    }
+
+    /// Forwards one session event, with what it implies for the application's own state.
+    fn forward(&self, session: &AgentSession, event: &AgentSessionEvent) {
+        if let AgentSessionEvent::Agent(AgentEvent::MessageEnd { message }) = event
+            && let Some(assistant) = message.as_assistant()
+        {
+            *lock(&self.last_assistant) = Some(assistant.clone());
+        }
+        let delivered = match event {
+            AgentSessionEvent::Agent(AgentEvent::MessageStart { message }) => {
+                user_message_text(message).and_then(|text| {
+                    let mut queued = lock(&self.queued);
+                    queued.delivered(&text).then(|| queued.event())
+                })
+            }
+            _ => None,
+        };
+        if self.has_listeners() {
+            self.emit(event);
+        }
+        if let Some(update) = delivered {
+            self.emit(&update);
+        }
+        self.report_entries(session);
+    }
+}
+
+impl App {
+    /// Builds the agent session from start-up results; `tools` are the enabled tools.
+    pub fn new(prepared: Prepared, tools: Vec<Arc<dyn AgentTool>>) -> Self {
+        let Prepared {
+            base,
+            session,
+            model,
+            thinking,
+            scoped,
+            api_key,
+            system_prompt,
+            skills,
+            templates,
+            ..
+        } = prepared;
+        let auth = Arc::new(base.auth);
+        let registry = Arc::new(base.registry);
+        let modes = (
+            queue_mode(&base.settings.steering_mode()),
+            queue_mode(&base.settings.follow_up_mode()),
+        );
+        let mut options = AgentSessionOptions::new(session, base.settings, model.clone());
+        options.thinking_level = thinking;
+        options.system_prompt = system_prompt;
+        options.tools = tools;
+        options.auth = Arc::clone(&auth);
+        options.api_key = api_key.clone();
+        options.registry = Some(Arc::clone(&registry));
+        let session = AgentSession::new(options);
+        for component in &base.extensions.compactors {
+            session.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
+                Arc::clone(component),
+                session.downgrade(),
+            )));
+        }
+        let app = App::from_session(session, registry, auth, api_key, scoped, skills, templates);
+        app.set_queue_modes(Some(modes.0), Some(modes.1));
+        app.record_model_and_thinking(&model, thinking);
+        app
+    }
+
+    /// An app around a session built elsewhere (tests, embedders).
+    pub fn from_session(
+        session: AgentSession,
+        registry: Arc<ModelRegistry>,
+        auth: Arc<AuthStorage>,
+        api_key: Option<String>,
+        scoped: Vec<ScopedModel>,
+        skills: SkillRegistry,
+        templates: PromptTemplates,
+    ) -> Self {
+        let shared = Arc::new(Shared::default());
+        *lock(&shared.reported_entries) = session.with_session(|s| s.entries().len());
+        let forward = Arc::clone(&shared);
+        let weak = session.downgrade();
+        session.subscribe(move |event| {
+            if let Some(session) = weak.upgrade() {
+                forward.forward(&session, event);
+            }
+        });
+        App {
+            session,
+            registry,
+            auth,
+            api_key,
+            scoped,
+            skills,
+            templates,
+            queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
+            shared,
+            bash: bash::BashSlot::default(),
+        }
+    }
+
+    /// Records the start-up model and thinking level when they differ from what the branch
+    /// last recorded (pi writes both when a session starts).
+    fn record_model_and_thinking(&self, model: &Model, thinking: ThinkingLevel) {
+        self.session.with_session_mut(|session| {
+            let context = session.build_session_context();
+            let same_model = context
+                .model
+                .as_ref()
+                .is_some_and(|m| m.provider == model.provider && m.model_id == model.id);
+            if !same_model {
+                log_error(session.append_model_change(&model.provider, &model.id));
+            }
+            if context.thinking_level != thinking.as_str() || session.entries().is_empty() {
+                log_error(session.append_thinking_level_change(thinking.as_str()));
+            }
+        });
+        self.shared.report_entries(&self.session);
+    }
+
+    // ---- events ----------------------------------------------------------------------------
+
+    /// Every event from now on, through a channel.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<AppEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        self.subscribe_fn(move |event| {
+            let _ = tx.send(event.clone());
+        });
+        rx
+    }
+
+    /// Calls `listener` for every event, in order, as it happens.
+    pub fn subscribe_fn(&self, listener: impl Fn(&AppEvent) + Send + Sync + 'static) {
+        lock(&self.shared.listeners).push(Arc::new(listener));
+    }
+
+    fn emit(&self, event: SessionEvent) {
+        self.shared.emit(&AppEvent::Session(event));
+    }
+
+    /// The underlying agent session.
+    pub fn agent_session(&self) -> &AgentSession {
+        &self.session
+    }
+
+    /// Reads the session file manager.
+    pub fn with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> R {
+        self.session.with_session(f)
+    }
+
+    // ---- prompting -------------------------------------------------------------------------
+
+    /// `/skill:name args` and `/template args` expanded (pi's prompt step 4).
+    pub fn expand_input(&self, text: &str) -> Result<String, AppError> {
+        if text.starts_with(pi_session::skills::SKILL_COMMAND_PREFIX) {
+            return self
+                .skills
+                .expand_command(text)
+                .map_err(|e| AppError::Skill(e.to_string()));
+        }
+        Ok(self.templates.expand(text))
+    }
+
+    /// Runs one prompt until the session is settled (retries, recovery, compaction).
+    pub async fn prompt(&self, text: String, images: Vec<ImageContent>) -> Result<(), AppError> {
+        let text = self.expand_input(&text)?;
+        let mut blocks = vec![UserBlock::Text(TextContent {
+            text,
+            text_signature: None,
+        })];
+        blocks.extend(images.into_iter().map(UserBlock::Image));
+        let message = AgentMessage::from(UserMessage {
+            content: UserContent::Blocks(blocks),
+            timestamp: pi_ai::now_ms(),
+        });
+        self.session.prompt_messages(vec![message]).await?;
+        Ok(())
+    }
+
+    /// Queues a message delivered after the current turn's tool calls.
+    pub fn steer(&self, text: String) {
+        let update = {
+            let mut queued = lock(&self.shared.queued);
+            queued.steering.push(text.clone());
+            queued.event()
+        };
+        self.session.steer(text);
+        self.shared.emit(&update);
+    }
+
+    /// Queues a message delivered when the agent would otherwise stop.
+    pub fn follow_up(&self, text: String) {
+        let update = {
+            let mut queued = lock(&self.shared.queued);
+            queued.follow_up.push(text.clone());
+            queued.event()
+        };
+        self.session.follow_up(text);
+        self.shared.emit(&update);
+    }
+
+    /// Stops the running request and tools, a retry wait, or a compaction.
+    pub fn abort(&self) {
+        self.session.abort();
+    }
+
+    pub async fn wait_for_idle(&self) {
+        self.session.agent().wait_for_idle().await;
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.session.is_running()
+    }
+
+    /// The last assistant message produced in this process, else the conversation's last.
+    pub fn last_assistant(&self) -> Option<AssistantMessage> {
+        if let Some(message) = lock(&self.shared.last_assistant).clone() {
+            return Some(message);
+        }
+        self.session.agent().with_state(|s| {
+            s.messages
+                .iter()
+                .rev()
+                .find_map(|m| m.as_assistant().cloned())
+        })
+    }
+
+    /// The messages the next request starts from.
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.session.messages()
+    }
+
+    /// `/compact [focus]`: compacts now, whatever the threshold.
+    pub async fn compact(
+        &self,
+        focus: Option<&str>,
+    ) -> Result<crate::agent_session::CompactionResult, AppError> {
+        let result = self.session.compact(focus).await;
+        self.shared.report_entries(&self.session);
+        Ok(result?)
+    }
+
+    // ---- model and thinking ----------------------------------------------------------------
+
+    pub fn model(&self) -> Model {
+        self.session.model()
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.session.thinking_level()
+    }
+
+    /// Models with credentials (the scoped ones when a scope is set).
+    pub fn available_models(&self) -> Vec<Model> {
+        if !self.scoped.is_empty() {
+            return self.scoped.iter().map(|s| s.model.clone()).collect();
+        }
+        let mut models: Vec<Model> = self
+            .registry
+            .available(&self.auth)
+            .into_iter()
+            .cloned()
+            .collect();
+        let current = self.model();
+        if !models
+            .iter()
+            .any(|m| m.provider == current.provider && m.id == current.id)
+        {
+            models.insert(0, current);
+        }
+        models
+    }
+
+    /// Switches to `provider/id`, which must have credentials.
+    pub fn set_model(&self, provider: &str, id: &str) -> Result<Model, AppError> {
+        let model = self.registry.find(provider, id).cloned().ok_or_else(|| {
+            AppError::ModelNotFound {
+                provider: provider.to_owned(),
+                id: id.to_owned(),
+            }
+        })?;
+        let usable = self.registry.has_credential(provider, &self.auth)
+            || (self.api_key.is_some() && provider == self.model().provider);
+        if !usable {
+            return Err(AppError::NoApiKey {
+                provider: provider.to_owned(),
+                id: id.to_owned(),
+            });
+        }
+        self.apply_model(model.clone(), None)?;
+        Ok(model)
+    }
+
+    fn apply_model(&self, model: Model, thinking: Option<ThinkingLevel>) -> Result<(), AppError> {
+        let level = thinking.unwrap_or_else(|| self.thinking_level());
+        self.session.set_model(model.clone())?;
+        self.emit(SessionEvent::ModelChanged {
+            model: Box::new(model),
+        });
+        self.set_thinking_level(level)?;
+        self.shared.report_entries(&self.session);
+        Ok(())
+    }
+
+    /// Next model of the scope (or of the available models). `None` when there is only one.
+    pub fn cycle_model(&self) -> Result<Option<(Model, ThinkingLevel)>, AppError> {
+        let current = self.model();
+        let pool: Vec<ScopedModel> = if self.scoped.is_empty() {
+            self.available_models()
+                .into_iter()
+                .map(|model| ScopedModel {
+                    model,
+                    thinking: None,
+                })
+                .collect()
+        } else {
+            self.scoped.clone()
+        };
+        let at = pool
+            .iter()
+            .position(|s| s.model.provider == current.provider && s.model.id == current.id);
+        let Some(next) = (pool.len() > 1)
+            .then(|| pool.get(at.map_or(0, |i| (i + 1) % pool.len())))
+            .flatten()
+            .cloned()
+        else {
+            return Ok(None);
+        };
+        self.apply_model(next.model.clone(), next.thinking)?;
+        Ok(Some((next.model, self.thinking_level())))
+    }
+
+    pub fn is_scoped(&self) -> bool {
+        !self.scoped.is_empty()
+    }
+
+    /// Sets the level clamped to the model; records it only when it changes.
+    pub fn set_thinking_level(&self, level: ThinkingLevel) -> Result<ThinkingLevel, AppError> {
+        let clamped = clamp_thinking_level(&self.model(), level);
+        if clamped != self.thinking_level() {
+            self.session.set_thinking_level(clamped)?;
+            self.shared.report_entries(&self.session);
+        }
+        Ok(clamped)
+    }
+
+    pub fn available_thinking_levels(&self) -> Vec<ThinkingLevel> {
+        supported_thinking_levels(&self.model())
+    }
+
+    /// The next supported level. `None` when the model supports only one.
+    pub fn cycle_thinking_level(&self) -> Result<Option<ThinkingLevel>, AppError> {
+        let levels = self.available_thinking_levels();
+        let current = self.thinking_level();
+        let at = levels.iter().position(|l| *l == current).unwrap_or(0);
+        match (levels.len() > 1).then(|| levels.get((at + 1) % levels.len())) {
+            Some(Some(next)) => self.set_thinking_level(*next).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Sets how queued steering and follow-up messages are delivered (`None`: unchanged).
+    pub fn set_queue_modes(&self, steering: Option<QueueMode>, follow_up: Option<QueueMode>) {
+        let mut modes = lock(&self.queue_modes);
+        if let Some(s) = steering {
+            modes.0 = s;
+        }
+        if let Some(f) = follow_up {
+            modes.1 = f;
+        }
+        self.session.agent().set_queue_modes(modes.0, modes.1);
+    }
+
+    pub fn queue_modes(&self) -> (QueueMode, QueueMode) {
+        *lock(&self.queue_modes)
+    }
+
+    /// Turns automatic compaction (`"compaction.enabled"`) or retry (`"retry.enabled"`) on or
+    /// off, and saves it in the global settings file as pi does, so later runs keep it. Like
+    /// pi, a failed save does not fail the command: the change applies to this process and
+    /// the failure is logged.
+    pub fn set_setting(&self, path: &str, enabled: bool) {
+        self.session.with_settings_mut(|s| {
+            s.set(path, serde_json::Value::Bool(enabled));
+            if s.global_path().as_os_str().is_empty() {
+                return;
+            }
+            if let Err(e) = s.save() {
+                tracing::warn!("cannot save setting {path}: {e}");
+            }
+        });
+    }
+}
+
+/// The text of a user message (for matching delivered queue entries).
+fn user_message_text(message: &AgentMessage) -> Option<String> {
+    match message.as_llm()? {
+        pi_ai::Message::User(user) => Some(user.content.text()),
+        _ => None,
+    }
+}
+
+/// pi's queue mode names: `all`, anything else one at a time.
+pub fn queue_mode(name: &str) -> QueueMode {
+    if name == "all" {
+        QueueMode::All
+    } else {
+        QueueMode::OneAtATime
+    }
+}
+
+/// The name pi shows for a queue mode.
+pub fn queue_mode_name(mode: QueueMode) -> &'static str {
+    match mode {
+        QueueMode::All => "all",
+        QueueMode::OneAtATime => "one-at-a-time",
+    }
+}
+
+fn log_error<T>(result: Result<T, SessionError>) {
+    if let Err(error) = result {
+        tracing::error!("session file: {error}");
+    }
+}

@@ -1,0 +1,220 @@
+//! What a face can ask an [`App`] about the session: its state, statistics, the entry tree and
+//! the slash commands on offer. Each answer is a typed value; the RPC face serialises it as
+//! pi's response data, so the field order here is the wire order.
+
+use super::{App, queue_mode_name};
+use pi_ai::Model;
+use pi_session::messages::AgentMessage as SessionMessage;
+use pi_session::session::{EntryKind, SessionEntry, SessionManager, SessionTree};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// pi's `RpcSessionState`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppState {
+    pub model: Model,
+    pub thinking_level: &'static str,
+    pub is_streaming: bool,
+    pub is_compacting: bool,
+    pub steering_mode: &'static str,
+    pub follow_up_mode: &'static str,
+    pub session_file: Option<String>,
+    pub session_id: String,
+    pub session_name: Option<String>,
+    pub auto_compaction_enabled: bool,
+    pub message_count: usize,
+    pub pending_message_count: usize,
+}
+
+/// pi's `SessionStats` of the current branch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStats {
+    pub session_file: Option<PathBuf>,
+    pub session_id: String,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_calls: u64,
+    pub tool_results: u64,
+    pub total_messages: u64,
+    pub tokens: TokenTotals,
+    pub cost: f64,
+}
+
+/// Token totals of a branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenTotals {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total: u64,
+}
+
+/// One entry of the session tree with its children, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TreeNode {
+    pub id: String,
+    /// The entry's `type` (`message`, `compaction`, …).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub label: Option<String>,
+    pub children: Vec<TreeNode>,
+}
+
+/// Where a slash command comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CommandSource {
+    Prompt,
+    Skill,
+}
+
+/// A slash command the user may type: a prompt template or `skill:<name>`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Command {
+    pub name: String,
+    pub description: String,
+    pub source: CommandSource,
+    pub path: PathBuf,
+}
+
+impl App {
+    /// pi's session state.
+    pub fn state(&self) -> AppState {
+        let (steering, follow_up) = self.queue_modes();
+        let auto_compaction_enabled = self.session.with_settings(|s| s.compaction().enabled);
+        let agent = self.session.agent();
+        self.session.with_session(|session| AppState {
+            model: self.model(),
+            thinking_level: self.thinking_level().as_str(),
+            is_streaming: self.is_streaming(),
+            is_compacting: self.session.is_compacting(),
+            steering_mode: queue_mode_name(steering),
+            follow_up_mode: queue_mode_name(follow_up),
+            session_file: session
+                .session_file()
+                .map(|p| p.to_string_lossy().into_owned()),
+            session_id: session.session_id().to_owned(),
+            session_name: session.session_name(),
+            auto_compaction_enabled,
+            message_count: agent.with_state(|s| s.messages.len()),
+            pending_message_count: usize::from(agent.has_queued_messages()),
+        })
+    }
+
+    /// Message counts, tokens and cost of the current branch.
+    pub fn session_stats(&self) -> SessionStats {
+        self.session.with_session(session_stats)
+    }
+
+    /// Entries after `since` (all when `None` or unknown), and the leaf.
+    pub fn entries_since(&self, since: Option<&str>) -> (Vec<SessionEntry>, Option<String>) {
+        self.session.with_session(|session| {
+            let entries = session.entries();
+            let start = since
+                .and_then(|id| entries.iter().position(|e| e.id == id))
+                .map_or(0, |i| i + 1);
+            let leaf = session.leaf_id().map(str::to_owned);
+            (entries[start..].to_vec(), leaf)
+        })
+    }
+
+    /// The entry tree, roots first, and the leaf.
+    pub fn tree(&self) -> (Vec<TreeNode>, Option<String>) {
+        self.session.with_session(|session| {
+            let tree = session.tree();
+            let roots = session
+                .entries()
+                .iter()
+                .filter(|e| e.parent_id.is_none())
+                .map(|e| tree_node(session, &tree, &e.id))
+                .collect();
+            (roots, session.leaf_id().map(str::to_owned))
+        })
+    }
+
+    /// The slash commands of this session: prompt templates, then skills.
+    pub fn commands(&self) -> Vec<Command> {
+        let templates = self.templates.templates.iter().map(|t| Command {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            source: CommandSource::Prompt,
+            path: t.file_path.clone(),
+        });
+        let skills = self.skills.skills.iter().map(|s| Command {
+            name: format!("skill:{}", s.name),
+            description: s.description.clone(),
+            source: CommandSource::Skill,
+            path: s.file_path.clone(),
+        });
+        templates.chain(skills).collect()
+    }
+
+    /// User messages of the branch a fork can start from: `(entry id, text)`.
+    pub fn fork_messages(&self) -> Vec<(String, String)> {
+        self.session.with_session(|s| {
+            s.get_branch(None)
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EntryKind::Message(SessionMessage::User(u)) => {
+                        Some((e.id.clone(), u.content.text()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+    }
+}
+
+fn tree_node(session: &SessionManager, tree: &SessionTree, id: &str) -> TreeNode {
+    TreeNode {
+        id: id.to_owned(),
+        kind: session.entry(id).map(|e| e.kind.type_name().to_owned()),
+        label: session.label_of(id),
+        children: tree
+            .children_of(id)
+            .iter()
+            .map(|c| tree_node(session, tree, c))
+            .collect(),
+    }
+}
+
+fn session_stats(session: &SessionManager) -> SessionStats {
+    let (mut user, mut assistant, mut tool_calls, mut tool_results) = (0u64, 0u64, 0u64, 0u64);
+    let mut tokens = TokenTotals::default();
+    let mut cost = 0.0;
+    for entry in session.get_branch(None) {
+        let EntryKind::Message(message) = &entry.kind else {
+            continue;
+        };
+        match message {
+            SessionMessage::User(_) => user += 1,
+            SessionMessage::Assistant(m) => {
+                assistant += 1;
+                tool_calls += m.tool_calls().count() as u64;
+                tokens.input += m.usage.input;
+                tokens.output += m.usage.output;
+                tokens.cache_read += m.usage.cache_read;
+                tokens.cache_write += m.usage.cache_write;
+                cost += m.usage.cost.total;
+            }
+            SessionMessage::ToolResult(_) => tool_results += 1,
+            _ => {}
+        }
+    }
+    tokens.total = tokens.input + tokens.output + tokens.cache_read + tokens.cache_write;
+    SessionStats {
+        session_file: session.session_file().map(std::path::Path::to_path_buf),
+        session_id: session.session_id().to_owned(),
+        user_messages: user,
+        assistant_messages: assistant,
+        tool_calls,
+        tool_results,
+        total_messages: user + assistant + tool_results,
+        tokens,
+        cost,
+    }
+}

@@ -1,0 +1,548 @@
+//! Start-up (SPEC §1): read the options and settings, choose the session, then prepare the
+//! model, prompts, skills, extensions and tools. Nothing here touches the network; components
+//! are compiled on first use (an extension package new to the cache is compiled once to list
+//! its tools). The first request is the first network use.
+
+use crate::model_select::{
+    self, InitialModelInputs, ModelSelectError, ScopedModel, cli_model, initial_model,
+    initial_thinking, scoped_models,
+};
+use crate::extensions::{ExtensionSearch, Extensions};
+use pi_session::paths;
+use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
+use pi_session::session::{
+    EntryKind, SessionError, SessionManager, find_session_by_id, is_session_path,
+};
+use pi_session::settings::SettingsManager;
+use pi_session::skills::{SkillRegistry, SkillSearch, discover};
+use pi_session::system_prompt::{PromptTool, SystemPromptOptions, build_system_prompt};
+use pi_session::trust::{TrustStore, resolve_trust};
+use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
+use std::path::{Path, PathBuf};
+
+use pi_builtins::{DEFAULT_ENABLED, TOOL_NAMES as BUILTIN_TOOL_NAMES};
+
+/// What the command line asked of start-up. Every field defaults to "not given".
+#[derive(Debug, Clone, Default)]
+pub struct StartupOptions {
+    /// `--approve` (true) / `--no-approve` (false): the project trust decision for this run.
+    pub approve: Option<bool>,
+    /// `-c`: continue the latest session of this directory.
+    pub continue_session: bool,
+    /// `-r`: pick a session to resume.
+    pub resume: bool,
+    /// `--session <path|id>`.
+    pub session: Option<String>,
+    /// `--session-id <id>`: open or create the session with this id.
+    pub session_id: Option<String>,
+    /// `--fork <path|id>`.
+    pub fork: Option<String>,
+    /// `--session-dir`.
+    pub session_dir: Option<String>,
+    /// `--no-session`: keep the session in memory.
+    pub no_session: bool,
+    /// `--name`: the session's display name.
+    pub name: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    /// `--api-key`, used for the chosen model's provider only.
+    pub api_key: Option<String>,
+    pub thinking: Option<ThinkingLevel>,
+    /// `--models`: the scope model cycling goes through.
+    pub models: Vec<String>,
+    /// `--tools`: exactly these tools.
+    pub tools: Option<Vec<String>>,
+    pub exclude_tools: Vec<String>,
+    pub no_tools: bool,
+    pub no_builtin_tools: bool,
+    /// `-e`: extension packages (folders or sources) for this run.
+    pub extensions: Vec<String>,
+    pub no_extensions: bool,
+    pub skills: Vec<String>,
+    pub no_skills: bool,
+    pub prompt_templates: Vec<String>,
+    pub no_prompt_templates: bool,
+    pub no_context_files: bool,
+    pub system_prompt: Option<String>,
+    pub append_system_prompt: Vec<String>,
+}
+
+/// Why start-up stopped. Every variant is a user-facing message; the exit code is 1.
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("{0}")]
+    Session(#[from] SessionError),
+    #[error("{0}")]
+    Model(#[from] ModelSelectError),
+    #[error("{0}")]
+    ModelsJson(#[from] ModelsError),
+    #[error("{0}")]
+    Auth(#[from] pi_ai::AuthError),
+    #[error("{0}")]
+    NoModel(String),
+    #[error("{0}")]
+    NoApiKey(String),
+    #[error("Cannot start the extension host: {0}")]
+    ExtensionHost(String),
+    #[error(
+        "--resume needs the interactive session picker. Use --continue, or --session <path|id>."
+    )]
+    ResumeNeedsUi,
+    #[error(
+        "Invalid --session-id \"{0}\": use letters, digits, '.', '_' or '-', starting and ending with a letter or digit."
+    )]
+    InvalidSessionId(String),
+    #[error(
+        "Use only one of --continue, --resume, --session, --session-id, --fork and --no-session."
+    )]
+    ConflictingSessionFlags,
+}
+
+/// Environment the start-up reads (so tests can pass their own).
+#[derive(Debug, Clone)]
+pub struct StartupEnv {
+    pub cwd: PathBuf,
+    pub agent_dir: PathBuf,
+    pub home_dir: Option<PathBuf>,
+}
+
+impl StartupEnv {
+    /// The process's working directory, `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, and `$HOME`.
+    pub fn from_process() -> std::io::Result<Self> {
+        Ok(StartupEnv {
+            cwd: std::env::current_dir()?,
+            agent_dir: paths::agent_dir(),
+            home_dir: paths::home_dir(),
+        })
+    }
+}
+
+/// Settings, trust, the model registry and credentials: what every mode (and `--list-models`)
+/// needs before anything else.
+pub struct Base {
+    pub env: StartupEnv,
+    pub settings: SettingsManager,
+    pub trusted: bool,
+    pub registry: ModelRegistry,
+    pub auth: AuthStorage,
+    /// Runs the built-in and extension components (one engine and cache for all).
+    pub host: pi_ext_host::ExtensionHost,
+    pub extensions: Extensions,
+    pub warnings: Vec<String>,
+}
+
+impl Base {
+    pub fn load(opts: &StartupOptions, env: StartupEnv) -> Result<Base, StartupError> {
+        let mut warnings = Vec::new();
+        let global = SettingsManager::load(&env.agent_dir, &env.cwd, false);
+        let store = TrustStore::load(&env.agent_dir).unwrap_or_else(|e| {
+            warnings.push(format!("Warning (startup, trust): {e}"));
+            TrustStore::default()
+        });
+        let trusted = resolve_trust(
+            &env.cwd,
+            opts.approve,
+            &store,
+            global.default_project_trust(),
+        )
+        .is_trusted();
+        let settings = if trusted {
+            SettingsManager::load(&env.agent_dir, &env.cwd, true)
+        } else {
+            global
+        };
+        for error in settings.errors() {
+            warnings.push(format!("Warning (startup, settings): {error}"));
+        }
+        let host = pi_ext_host::ExtensionHost::new(crate::tools::cache_dir(&env.agent_dir))
+            .map_err(StartupError::ExtensionHost)?;
+        let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
+        warnings.append(&mut extensions.warnings);
+        // Extension providers first: models.json may configure them like built-in ones.
+        let mut registry = ModelRegistry::load_with_providers(
+            Some(&env.agent_dir.join("models.json")),
+            &crate::extensions::provider_names(&extensions),
+        )?;
+        let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
+        crate::extensions::register_providers(&extensions, &mut registry);
+        Ok(Base {
+            env,
+            settings,
+            trusted,
+            registry,
+            auth,
+            host,
+            extensions,
+            warnings,
+        })
+    }
+}
+
+/// Everything a mode needs to start the agent session.
+pub struct Prepared {
+    pub base: Base,
+    pub session: SessionManager,
+    pub model: Model,
+    pub thinking: ThinkingLevel,
+    pub scoped: Vec<ScopedModel>,
+    /// `--api-key`, used for the chosen model's provider only.
+    pub api_key: Option<String>,
+    pub skills: SkillRegistry,
+    pub templates: PromptTemplates,
+    /// Names of the tools enabled for this run, in order. A name an extension provides is
+    /// that extension's tool (it overrides a built-in of the same name), else a built-in.
+    pub tool_names: Vec<String>,
+    pub prompt_options: SystemPromptOptions,
+    pub system_prompt: String,
+}
+
+/// Runs the start-up sequence for a session-running mode.
+pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupError> {
+    let mut base = base;
+    let session = open_session(opts, &base)?;
+    let resuming = !session.entries().is_empty();
+    let patterns = if opts.models.is_empty() {
+        base.settings.enabled_models()
+    } else {
+        opts.models.clone()
+    };
+    let (scoped, scope_warnings) = scoped_models(&base.registry, &patterns);
+    base.warnings.extend(scope_warnings);
+    let chosen = choose_model(opts, &base, &session, &scoped, resuming)?;
+    let session_thinking = resuming.then(|| session_thinking_level(&session)).flatten();
+    let thinking = initial_thinking(
+        &chosen.model,
+        opts.thinking,
+        chosen.thinking,
+        session_thinking,
+        base.settings.default_thinking_level(),
+    );
+    let (tool_names, tool_warnings) = enabled_tools(opts, &base.extensions.tool_names());
+    base.warnings.extend(tool_warnings);
+    let skills = load_skills(opts, &base);
+    let templates = load_templates(opts, &base);
+    let prompt_options = prompt_options(opts, &base, &tool_names, &skills);
+    let system_prompt = build_system_prompt(&prompt_options);
+    Ok(Prepared {
+        api_key: opts.api_key.clone(),
+        base,
+        session,
+        model: chosen.model,
+        thinking,
+        scoped,
+        skills,
+        templates,
+        tool_names,
+        prompt_options,
+        system_prompt,
+    })
+}
+
+fn load_extensions(
+    opts: &StartupOptions,
+    env: &StartupEnv,
+    settings: &SettingsManager,
+    trusted: bool,
+    host: &pi_ext_host::ExtensionHost,
+) -> Extensions {
+    let settings_paths = settings_paths(settings.extensions(), &env.agent_dir);
+    crate::extensions::load(
+        host,
+        &ExtensionSearch {
+            agent_dir: &env.agent_dir,
+            cwd: &env.cwd,
+            project_trusted: trusted,
+            no_extensions: opts.no_extensions,
+            settings_paths: &settings_paths,
+            cli_paths: &opts.extensions,
+        },
+    )
+}
+
+/// The session the flags ask for.
+pub fn open_session(opts: &StartupOptions, base: &Base) -> Result<SessionManager, StartupError> {
+    let chosen = [
+        opts.continue_session,
+        opts.resume,
+        opts.session.is_some(),
+        opts.session_id.is_some(),
+        opts.fork.is_some(),
+        opts.no_session,
+    ];
+    if chosen.iter().filter(|c| **c).count() > 1 {
+        return Err(StartupError::ConflictingSessionFlags);
+    }
+    let cwd = &base.env.cwd;
+    let dir = paths::session_dir_for(
+        opts.session_dir.as_deref(),
+        base.settings.session_dir().as_deref(),
+        &base.env.agent_dir,
+        cwd,
+    );
+    let mut session = if opts.no_session {
+        SessionManager::in_memory(cwd)
+    } else if opts.resume {
+        return Err(StartupError::ResumeNeedsUi);
+    } else if opts.continue_session {
+        SessionManager::continue_recent(cwd, &dir)?
+    } else if let Some(id) = &opts.session_id {
+        SessionManager::open_or_create_with_id(cwd, &dir.path, id)
+            .ok_or_else(|| StartupError::InvalidSessionId(id.clone()))??
+    } else if let Some(arg) = &opts.session {
+        let (path, local) = locate_session(arg, base, &dir.path)?;
+        if local {
+            SessionManager::open(&path, cwd)?
+        } else {
+            // A session of another project: pi asks before forking it here; without a UI we
+            // fork (the original stays untouched).
+            SessionManager::fork_from(&path, cwd, &dir.path)?
+        }
+    } else if let Some(arg) = &opts.fork {
+        let (path, _) = locate_session(arg, base, &dir.path)?;
+        SessionManager::fork_from(&path, cwd, &dir.path)?
+    } else {
+        SessionManager::create(cwd, &dir.path)
+    };
+    if let Some(name) = &opts.name {
+        let name = name.replace(['\n', '\r'], " ").trim().to_owned();
+        if !name.is_empty() {
+            session.append_session_info(Some(name))?;
+        }
+    }
+    Ok(session)
+}
+
+/// A `--session`/`--fork` argument as a file path, and whether it belongs to this project.
+fn locate_session(
+    arg: &str,
+    base: &Base,
+    local_dir: &Path,
+) -> Result<(PathBuf, bool), StartupError> {
+    if is_session_path(arg) {
+        let path = paths::expand_tilde(arg);
+        let path = if path.is_absolute() {
+            path
+        } else {
+            base.env.cwd.join(path)
+        };
+        return Ok((path, true));
+    }
+    let found = find_session_by_id(arg, local_dir, &paths::sessions_root(&base.env.agent_dir))?;
+    let local = found.local || Path::new(&found.cwd) == base.env.cwd;
+    Ok((found.path, local))
+}
+
+fn session_thinking_level(session: &SessionManager) -> Option<ThinkingLevel> {
+    let has_change = session
+        .get_branch(None)
+        .iter()
+        .any(|e| matches!(e.kind, EntryKind::ThinkingLevelChange { .. }));
+    has_change
+        .then(|| ThinkingLevel::parse(&session.build_session_context().thinking_level))
+        .flatten()
+}
+
+fn choose_model(
+    opts: &StartupOptions,
+    base: &Base,
+    session: &SessionManager,
+    scoped: &[ScopedModel],
+    resuming: bool,
+) -> Result<ScopedModel, StartupError> {
+    let cli = cli_model(
+        &base.registry,
+        opts.provider.as_deref(),
+        opts.model.as_deref(),
+    )?;
+    let session_model = resuming
+        .then(|| session.build_session_context().model)
+        .flatten()
+        .map(|m| (m.provider, m.model_id));
+    let inputs = InitialModelInputs {
+        registry: &base.registry,
+        auth: &base.auth,
+        cli,
+        scoped,
+        resuming,
+        session_model,
+        default_provider: base.settings.default_provider(),
+        default_model: base.settings.default_model(),
+    };
+    let chosen = initial_model(&inputs)
+        .ok_or_else(|| StartupError::NoModel(no_model_message(&base.env.agent_dir)))?;
+    let has_key = opts.api_key.is_some()
+        || base
+            .registry
+            .has_credential(&chosen.model.provider, &base.auth);
+    if !has_key {
+        return Err(StartupError::NoApiKey(no_api_key_message(
+            &chosen.model,
+            &base.env.agent_dir,
+        )));
+    }
+    Ok(chosen)
+}
+
+/// The tool names enabled by `--tools`, `--exclude-tools`, `--no-tools` and
+/// `--no-builtin-tools`, with warnings for unknown names. `extension_tools` are the names the
+/// loaded extensions provide: enabled by default, selectable with `--tools` like built-ins,
+/// kept by `--no-builtin-tools`.
+pub fn enabled_tools(opts: &StartupOptions, extension_tools: &[String]) -> (Vec<String>, Vec<String>) {
+    let from_extension = |n: &str| extension_tools.iter().any(|e| e == n);
+    let mut warnings = Vec::new();
+    let mut names: Vec<String> = match &opts.tools {
+        Some(list) => list
+            .iter()
+            .map(|n| n.trim())
+            .filter(|n| !n.is_empty())
+            .filter(|n| {
+                let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
+                if !known {
+                    warnings.push(format!("Warning: unknown tool \"{n}\" ignored"));
+                }
+                known
+            })
+            .map(str::to_owned)
+            .collect(),
+        None if opts.no_tools => Vec::new(),
+        None => DEFAULT_ENABLED
+            .iter()
+            .map(|n| (*n).to_owned())
+            .chain(extension_tools.iter().cloned())
+            .collect(),
+    };
+    if opts.no_builtin_tools {
+        names.retain(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()) || from_extension(n));
+    }
+    names.retain(|n| !opts.exclude_tools.iter().any(|x| x.trim() == n));
+    let mut seen = Vec::new();
+    names.retain(|n| {
+        let first = !seen.contains(n);
+        seen.push(n.clone());
+        first
+    });
+    (names, warnings)
+}
+
+/// Resolves settings resource paths (`~`, relative to the agent dir).
+fn settings_paths(values: Vec<String>, agent_dir: &Path) -> Vec<PathBuf> {
+    values
+        .iter()
+        .map(|v| {
+            let p = paths::expand_tilde(v);
+            if p.is_absolute() {
+                p
+            } else {
+                agent_dir.join(p)
+            }
+        })
+        .collect()
+}
+
+fn load_skills(opts: &StartupOptions, base: &Base) -> SkillRegistry {
+    let settings_paths = settings_paths(base.settings.skills(), &base.env.agent_dir);
+    discover(&SkillSearch {
+        agent_dir: &base.env.agent_dir,
+        home_dir: base.env.home_dir.as_deref(),
+        cwd: &base.env.cwd,
+        project_trusted: base.trusted,
+        no_skills: opts.no_skills,
+        settings_paths: &settings_paths,
+        package_dirs: &base.extensions.skill_dirs,
+        cli_paths: &opts.skills,
+    })
+}
+
+fn load_templates(opts: &StartupOptions, base: &Base) -> PromptTemplates {
+    let mut extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+    extra.extend(base.extensions.prompt_dirs.iter().cloned());
+    PromptTemplates::discover(&TemplateSearch {
+        agent_dir: &base.env.agent_dir,
+        cwd: &base.env.cwd,
+        project_trusted: base.trusted,
+        no_templates: opts.no_prompt_templates,
+        extra_paths: &extra,
+        cli_paths: &opts.prompt_templates,
+    })
+}
+
+fn prompt_options(
+    opts: &StartupOptions,
+    base: &Base,
+    tool_names: &[String],
+    skills: &SkillRegistry,
+) -> SystemPromptOptions {
+    let mut options = SystemPromptOptions::new(&base.env.cwd, &base.env.agent_dir);
+    options.project_trusted = base.trusted;
+    options.system_prompt = opts.system_prompt.clone();
+    options.append_system_prompt = opts.append_system_prompt.clone();
+    options.no_context_files = opts.no_context_files;
+    options.skills = skills.skills.clone();
+    options.tools = tool_names
+        .iter()
+        .filter_map(|name| prompt_tool(name, &base.extensions))
+        .collect();
+    options
+}
+
+/// What the system prompt says about one enabled tool (the extension's when it provides it).
+fn prompt_tool(name: &str, extensions: &Extensions) -> Option<PromptTool> {
+    if let Some(tool) = extensions.tool(name) {
+        let d = &tool.description;
+        return Some(PromptTool {
+            name: d.name.clone(),
+            snippet: d.prompt_snippet.clone().filter(|s| !s.is_empty()),
+            guidelines: d.prompt_guidelines.clone(),
+        });
+    }
+    let def = pi_builtins::definition(name)?;
+    Some(PromptTool {
+        name: def.name.clone(),
+        snippet: (!def.prompt_snippet.is_empty()).then(|| def.prompt_snippet.clone()),
+        guidelines: def.prompt_guidelines.clone(),
+    })
+}
+
+/// What to do when no model has credentials.
+pub fn no_model_message(agent_dir: &Path) -> String {
+    let models_json = agent_dir.join("models.json");
+    format!(
+        "No models available: pi found no credentials for any provider.\n\
+         \n\
+         Fix it in one of these ways:\n\
+         \x20 1. Set an API key environment variable, for example:\n\
+         \x20      export ANTHROPIC_API_KEY=...     (Anthropic)\n\
+         \x20      export OPENAI_API_KEY=...        (OpenAI)\n\
+         \x20      export GEMINI_API_KEY=...        (Google Gemini)\n\
+         \x20      export OPENROUTER_API_KEY=...    (OpenRouter)\n\
+         \x20 2. Start pi interactively and run /login <provider>.\n\
+         \x20 3. Pass --provider <name> --model <id> --api-key <key> for one run.\n\
+         \x20 4. Use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio): add it to\n\
+         \x20    {path}, e.g.\n\
+         \x20      {{\"providers\": {{\"ollama\": {{\"baseUrl\": \"http://localhost:11434/v1\",\n\
+         \x20        \"api\": \"openai-completions\", \"apiKey\": \"ollama\",\n\
+         \x20        \"models\": [{{\"id\": \"qwen2.5-coder:7b\"}}]}}}}}}\n\
+         \x20    (llama.cpp's llama-server: \"baseUrl\": \"http://localhost:8080/v1\").",
+        path = models_json.display()
+    )
+}
+
+/// What to do when the chosen model's provider has no key.
+pub fn no_api_key_message(model: &Model, agent_dir: &Path) -> String {
+    let vars = pi_ai::auth::env_var_names(&model.provider);
+    let env_hint = match vars.first() {
+        Some(var) => format!("set {var}, "),
+        None => String::new(),
+    };
+    format!(
+        "No API key for provider \"{provider}\" (model {provider}/{id}).\n\
+         To fix it: {env_hint}run /login {provider} in interactive pi, pass --api-key <key>, \
+         or give the provider an \"apiKey\" in {models_json}.",
+        provider = model.provider,
+        id = model.id,
+        models_json = agent_dir.join("models.json").display()
+    )
+}
+
+/// Keeps `model_select` reachable for callers that only import `startup`.
+pub use model_select::DEFAULT_THINKING_LEVEL;

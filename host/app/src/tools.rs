@@ -1,0 +1,56 @@
+//! The tools of a `pi` run. Built-ins are WebAssembly components embedded in the binary
+//! (pi-builtins), run by the extension host under the least grant each needs, in
+//! the session's working directory; extension tools (`extensions`) run under their package's
+//! grant. A tool's component is compiled on its first call and kept
+//! in `<agentDir>/cache/components`, so start-up compiles nothing.
+
+use crate::extensions::Extensions;
+use pi_session::settings::SettingsManager;
+use pi_agent::AgentTool;
+use pi_builtins::ToolContext;
+use pi_ext_host::{ComponentTool, ExtensionHost};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Where the compiled components of the built-in tools are cached.
+pub fn cache_dir(agent_dir: &Path) -> std::path::PathBuf {
+    agent_dir.join("cache").join("components")
+}
+
+/// The enabled tools, in order: a name an extension provides is that extension's tool (it
+/// overrides the built-in), anything else the built-in working in `cwd`. `command_env` is added
+/// to the environment of `bash` commands (pi's `PI_*` session variables); `session_id` is what
+/// extension components see as `host.session-id`.
+pub fn tools(
+    names: &[String],
+    cwd: &Path,
+    host: &ExtensionHost,
+    extensions: &Extensions,
+    session_id: &str,
+    command_env: Vec<(String, String)>,
+    settings: &SettingsManager,
+) -> Vec<Arc<dyn AgentTool>> {
+    let mut ctx = ToolContext::new(host, cwd);
+    ctx.command_env.extend(command_env);
+    ctx.auto_resize_images = settings.images_auto_resize();
+    if let Some(shell) = settings.shell_path() {
+        ctx.shell.path = pi_session::paths::expand_tilde(&shell)
+            .to_string_lossy()
+            .into_owned();
+    }
+    ctx.shell.command_prefix = settings.shell_command_prefix();
+    names
+        .iter()
+        .filter_map(|name| match extensions.tool(name) {
+            Some(tool) => {
+                let component =
+                    ComponentTool::new(Arc::clone(&tool.component), tool.description.clone())
+                        .with_session_id(Some(session_id.to_owned()));
+                Some(Arc::new(component) as Arc<dyn AgentTool>)
+            }
+            None => pi_builtins::select(&ctx, &[name.as_str()])
+                .into_iter()
+                .next(),
+        })
+        .collect()
+}

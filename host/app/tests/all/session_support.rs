@@ -1,0 +1,274 @@
+//! A test rig for `AgentSession`: the mock LLM server over real HTTP, a session file in a temp
+//! dir, settings from JSON, a recording clock and an event recorder.
+
+use pi_agent::BoxFuture;
+use pi_ai::{AuthStorage, Credential, Model};
+use pi_app::agent_session::{
+    AgentSession, AgentSessionEvent, AgentSessionOptions, SessionEvent, Sleeper,
+};
+use pi_session::session::SessionManager;
+use pi_session::settings::SettingsManager;
+use pi_mock_llm::{Api, MockLlm};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Records every requested wait. `block` makes waits never finish (for abort tests).
+#[derive(Default)]
+pub struct RecordingSleeper {
+    pub sleeps: Mutex<Vec<Duration>>,
+    pub block: bool,
+}
+
+impl Sleeper for RecordingSleeper {
+    fn sleep(&self, duration: Duration) -> BoxFuture<'static, ()> {
+        self.sleeps.lock().unwrap().push(duration);
+        if self.block {
+            Box::pin(std::future::pending())
+        } else {
+            Box::pin(async {})
+        }
+    }
+}
+
+pub struct Rig {
+    pub mock: MockLlm,
+    pub session: AgentSession,
+    pub events: Arc<Mutex<Vec<AgentSessionEvent>>>,
+    pub sleeper: Arc<RecordingSleeper>,
+    pub dir: tempfile::TempDir,
+}
+
+type ModelEdit = Box<dyn Fn(&mut Model)>;
+type Seed = Box<dyn Fn(&mut SessionManager)>;
+
+pub struct RigBuilder {
+    pub api: Api,
+    pub settings: Value,
+    pub model: Option<ModelEdit>,
+    pub block_sleep: bool,
+    pub real_clock: bool,
+    pub seed: Option<Seed>,
+    pub tools: Vec<Arc<dyn pi_agent::AgentTool>>,
+}
+
+impl RigBuilder {
+    pub fn new(api: Api) -> Self {
+        RigBuilder {
+            api,
+            settings: serde_json::json!({}),
+            model: None,
+            block_sleep: false,
+            real_clock: false,
+            seed: None,
+            tools: Vec::new(),
+        }
+    }
+
+    pub fn settings(mut self, settings: Value) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn model(mut self, f: impl Fn(&mut Model) + 'static) -> Self {
+        self.model = Some(Box::new(f));
+        self
+    }
+
+    pub fn seed(mut self, f: impl Fn(&mut SessionManager) + 'static) -> Self {
+        self.seed = Some(Box::new(f));
+        self
+    }
+
+    pub fn tool(mut self, tool: Arc<dyn pi_agent::AgentTool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    pub fn block_sleep(mut self) -> Self {
+        self.block_sleep = true;
+        self
+    }
+
+    pub fn real_clock(mut self) -> Self {
+        self.real_clock = true;
+        self
+    }
+
+    pub fn build(self) -> Rig {
+        let mock = MockLlm::start();
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = SessionManager::create(dir.path(), dir.path());
+        if let Some(seed) = &self.seed {
+            seed(&mut session);
+        }
+        self.build_with(mock, session, dir)
+    }
+
+    pub fn build_with(self, mock: MockLlm, session: SessionManager, dir: tempfile::TempDir) -> Rig {
+        let mut model = mock.model(self.api);
+        if let Some(f) = &self.model {
+            f(&mut model);
+        }
+        let settings = SettingsManager::from_values(self.settings.clone(), serde_json::json!({}));
+        let auth = AuthStorage::in_memory();
+        auth.set("mock", &Credential::api_key("test-key")).unwrap();
+        let sleeper = Arc::new(RecordingSleeper {
+            block: self.block_sleep,
+            ..Default::default()
+        });
+        let mut options = AgentSessionOptions::new(session, settings, model);
+        options.auth = Arc::new(auth);
+        options.tools = self.tools.clone();
+        if !self.real_clock {
+            options.sleeper = Some(sleeper.clone());
+        }
+        let session = AgentSession::new(options);
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = events.clone();
+        session.subscribe(move |e| sink.lock().unwrap().push(e.clone()));
+        Rig {
+            mock,
+            session,
+            events,
+            sleeper,
+            dir,
+        }
+    }
+}
+
+impl Rig {
+    pub fn events(&self) -> Vec<AgentSessionEvent> {
+        self.events.lock().unwrap().clone()
+    }
+
+    /// Event types, `message_update` left out, message roles appended
+    /// (`message_end:assistant`), compaction reasons appended (`compaction_start:overflow`).
+    pub fn trace(&self) -> Vec<String> {
+        self.events()
+            .iter()
+            .filter(|e| e.kind() != "message_update")
+            .map(describe)
+            .collect()
+    }
+
+    pub fn session_events(&self) -> Vec<SessionEvent> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                AgentSessionEvent::Session(s) => Some(s),
+                AgentSessionEvent::Agent(_) => None,
+            })
+            .collect()
+    }
+
+    pub fn sleeps_ms(&self) -> Vec<u128> {
+        self.sleeper
+            .sleeps
+            .lock()
+            .unwrap()
+            .iter()
+            .map(Duration::as_millis)
+            .collect()
+    }
+
+    /// Entry types of the session file on disk, in order (messages as `message:role`).
+    pub fn file_entries(&self) -> Vec<String> {
+        let path = self
+            .session
+            .with_session(|s| s.session_file().map(|p| p.to_path_buf()))
+            .unwrap();
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|line| {
+                let v: Value = serde_json::from_str(line).unwrap();
+                let t = v["type"].as_str().unwrap().to_owned();
+                match v["message"]["role"].as_str() {
+                    Some(role) => format!("{t}:{role}"),
+                    None => t,
+                }
+            })
+            .collect()
+    }
+
+    /// Roles of the agent's current messages.
+    pub fn roles(&self) -> Vec<String> {
+        self.session
+            .messages()
+            .iter()
+            .map(|m| m.role().to_owned())
+            .collect()
+    }
+
+    /// The text of request `i` (body JSON as a string).
+    pub fn request_text(&self, i: usize) -> String {
+        self.mock.requests()[i].body.to_string()
+    }
+}
+
+pub fn describe(event: &AgentSessionEvent) -> String {
+    use pi_agent::AgentEvent;
+    match event {
+        AgentSessionEvent::Agent(AgentEvent::MessageStart { message })
+        | AgentSessionEvent::Agent(AgentEvent::MessageEnd { message }) => {
+            format!("{}:{}", event.kind(), message.role())
+        }
+        AgentSessionEvent::Session(SessionEvent::CompactionStart { reason })
+        | AgentSessionEvent::Session(SessionEvent::CompactionEnd { reason, .. }) => {
+            let reason = serde_json::to_value(reason).unwrap();
+            format!("{}:{}", event.kind(), reason.as_str().unwrap())
+        }
+        AgentSessionEvent::Session(SessionEvent::AgentEnd { will_retry, .. }) => {
+            format!("agent_end:willRetry={will_retry}")
+        }
+        _ => event.kind().to_owned(),
+    }
+}
+
+pub fn strs(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// A tool named `echo` answering `ok`.
+pub struct OkTool(Value);
+
+impl OkTool {
+    pub fn arc() -> Arc<dyn pi_agent::AgentTool> {
+        Arc::new(OkTool(serde_json::json!({"type": "object"})))
+    }
+}
+
+impl pi_agent::AgentTool for OkTool {
+    fn name(&self) -> &str {
+        "echo"
+    }
+
+    fn description(&self) -> &str {
+        "answers ok"
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.0
+    }
+
+    fn execute<'a>(
+        &'a self,
+        _call_id: &'a str,
+        _args: Value,
+        _cancel: tokio_util::sync::CancellationToken,
+        _on_update: pi_agent::ToolUpdateFn,
+    ) -> BoxFuture<'a, Result<pi_agent::ToolOutput, pi_agent::ToolError>> {
+        Box::pin(async { Ok(pi_agent::ToolOutput::text("ok")) })
+    }
+}
+
+/// Two earlier exchanges with the mock model's identity (old timestamps, small usage).
+pub fn seed_history(session: &mut SessionManager) {
+    use crate::message_builders::{assistant_n, user_n};
+    session.append_message(user_n(40)).unwrap();
+    session.append_message(assistant_n(40, 100, 2)).unwrap();
+    session.append_message(user_n(40)).unwrap();
+    session.append_message(assistant_n(40, 200, 4)).unwrap();
+}

@@ -1,0 +1,8 @@
+//! pi-cli: the `pi` binary's library part — arguments, the top-level flow and the print, JSON
+//! and RPC modes, each a thin face over pi-app's typed API. JSON is produced only here.
+
+pub mod args;
+pub mod file_args;
+pub mod list_models;
+pub mod modes;
+pub mod run;

@@ -1,0 +1,98 @@
+//! Print mode (`-p`, piped input, `--mode text`) and JSON mode (`--mode json`): send the
+//! prompts one after another, then report. Text mode prints the final answer's text; JSON mode
+//! streams the session header and every event as JSON lines.
+
+use crate::modes::json::JsonLines;
+use pi_app::{App, AppError, AppEvent};
+use pi_ai::{AssistantBlock, ImageContent, StopReason};
+use std::io::Write;
+use std::pin::pin;
+
+/// One prompt: text plus attached images.
+pub type Prompt = (String, Vec<ImageContent>);
+
+/// Runs `prompts` and returns the exit code (0, or 1 when the last answer failed or was
+/// aborted). `json`: stream events instead of printing the answer.
+pub async fn run(session: &App, prompts: Vec<Prompt>, json: Option<JsonLines>) -> i32 {
+    // Text mode never looks at events: no subscription, so nothing is serialized per token.
+    let mut events = json.as_ref().map(|out| {
+        out.write_value(&session.with_session(|s| s.header().to_json()));
+        session.subscribe()
+    });
+    for (text, images) in prompts {
+        let result = match (&mut events, &json) {
+            (Some(events), Some(out)) => stream_events(session, text, images, events, out).await,
+            _ => session.prompt(text, images).await,
+        };
+        if let Err(message) = result {
+            eprintln!("{message}");
+            return 1;
+        }
+        if last_failed(session) {
+            break;
+        }
+    }
+    report(session, json.is_some())
+}
+
+/// Runs one prompt while writing its events as they arrive.
+async fn stream_events(
+    session: &App,
+    text: String,
+    images: Vec<ImageContent>,
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<AppEvent>,
+    out: &JsonLines,
+) -> Result<(), AppError> {
+    let mut run = pin!(session.prompt(text, images));
+    let result = loop {
+        tokio::select! {
+            biased;
+            Some(event) = events.recv() => out.write_event(&event, false),
+            result = &mut run => break result,
+        }
+    };
+    while let Ok(event) = events.try_recv() {
+        out.write_event(&event, false);
+    }
+    result
+}
+
+fn last_failed(session: &App) -> bool {
+    session
+        .last_assistant()
+        .is_some_and(|m| matches!(m.stop_reason, StopReason::Error | StopReason::Aborted))
+}
+
+/// Text mode: the text blocks of the final answer, each on its own line; a failed or aborted
+/// answer goes to stderr with exit code 1 (in both modes).
+fn report(session: &App, json: bool) -> i32 {
+    let Some(last) = session.last_assistant() else {
+        return 0;
+    };
+    match last.stop_reason {
+        StopReason::Error | StopReason::Aborted => {
+            let message = last.error_message.clone().unwrap_or_else(|| {
+                let reason = if last.stop_reason == StopReason::Aborted {
+                    "aborted"
+                } else {
+                    "error"
+                };
+                format!("Request {reason}")
+            });
+            eprintln!("{message}");
+            1
+        }
+        _ => {
+            if !json {
+                let mut out = std::io::stdout().lock();
+                for block in &last.content {
+                    if let AssistantBlock::Text(t) = block {
+                        let _ = writeln!(out, "{}", t.text);
+                    }
+                }
+                let _ = out.flush();
+            }
+            0
+        }
+    }
+}

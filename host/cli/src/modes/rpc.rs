@@ -1,0 +1,312 @@
+//! RPC mode (`--mode rpc`): LF-delimited JSON commands on stdin; responses and session events
+//! as JSON lines on stdout. A prompt runs in the background so `steer`, `abort` and queries
+//! are answered while it streams; so do `bash` and `compact`, which answer when done (while
+//! `abort_bash`, `abort` and queries are served). A malformed line gets an error response;
+//! nothing on stdin ends the process except its end.
+
+use crate::modes::json::JsonLines;
+use crate::modes::rpc_types::{
+    Incoming, RpcCommand, RpcRequest, StreamingBehavior, error_response, parse_line,
+    success_response,
+};
+use pi_app::App;
+use pi_app::app::queue_mode;
+use pi_ai::{ImageContent, ThinkingLevel};
+use serde_json::{Value, json};
+use std::fmt::Display;
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio_util::sync::CancellationToken;
+
+/// Serves commands from stdin until it closes; returns the exit code.
+pub async fn run(session: Arc<App>, out: JsonLines, shutdown: CancellationToken) -> i32 {
+    // Events are written as they happen, so a command's events precede its response.
+    let events_out = out.clone();
+    session.subscribe_fn(move |event| events_out.write_event(event, true));
+    let server = Server { session, out };
+    let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+    loop {
+        let next = tokio::select! {
+            next = lines.next_segment() => next,
+            _ = shutdown.cancelled() => break,
+        };
+        match next {
+            Ok(Some(bytes)) => server.handle_line(&String::from_utf8_lossy(&bytes)).await,
+            Ok(None) => break,
+            Err(error) => {
+                tracing::warn!("stdin: {error}");
+                break;
+            }
+        }
+    }
+    server.session.abort();
+    server.session.abort_bash();
+    server.session.wait_for_idle().await;
+    0
+}
+
+#[derive(Clone)]
+struct Server {
+    session: Arc<App>,
+    out: JsonLines,
+}
+
+type Reply = Result<Option<Value>, String>;
+
+/// An error as the response's message.
+fn fail(error: impl Display) -> String {
+    error.to_string()
+}
+
+impl Server {
+    async fn handle_line(&self, line: &str) {
+        match parse_line(line) {
+            // `bash` and `compact` can take long: they answer when done while the next lines
+            // (`abort_bash`, `abort`, queries) are served meanwhile.
+            Ok(Incoming::Command(request)) if runs_in_background(&request.command) => {
+                // A bash command claims its slot now, so an `abort_bash` on the next line
+                // finds it even before the command has started.
+                if let RpcCommand::Bash { .. } = request.command
+                    && let Err(error) = self.session.claim_bash()
+                {
+                    let kind = request.command.kind();
+                    self.out
+                        .write_value(&error_response(request.id.as_ref(), kind, &fail(error)));
+                    return;
+                }
+                let server = self.clone();
+                tokio::spawn(async move { server.answer(request).await });
+            }
+            Ok(Incoming::Command(request)) => self.answer(request).await,
+            Ok(Incoming::ExtensionUiResponse | Incoming::Empty) => {}
+            Err(response) => self.out.write_value(&response),
+        }
+    }
+
+    /// Runs one command and writes its response.
+    async fn answer(&self, request: RpcRequest) {
+        let kind = request.command.kind();
+        let id = request.id.clone();
+        let response = match self.dispatch(request).await {
+            Ok(data) => success_response(id.as_ref(), kind, data),
+            Err(error) => error_response(id.as_ref(), kind, &error),
+        };
+        self.out.write_value(&response);
+    }
+
+    async fn dispatch(&self, request: RpcRequest) -> Reply {
+        let session = &self.session;
+        match request.command {
+            RpcCommand::Prompt {
+                message,
+                images,
+                streaming_behavior,
+            } => self.prompt(message, images, streaming_behavior),
+            RpcCommand::Steer { message, .. } => {
+                session.steer(session.expand_input(&message).map_err(fail)?);
+                Ok(None)
+            }
+            RpcCommand::FollowUp { message, .. } => {
+                session.follow_up(session.expand_input(&message).map_err(fail)?);
+                Ok(None)
+            }
+            RpcCommand::Abort => {
+                session.abort();
+                session.wait_for_idle().await;
+                Ok(None)
+            }
+            RpcCommand::NewSession { parent_session } => self.new_session(parent_session),
+            RpcCommand::GetState => Ok(Some(json!(session.state()))),
+            RpcCommand::SetModel { provider, model_id } => session
+                .set_model(&provider, &model_id)
+                .map(|m| Some(json!(m)))
+                .map_err(fail),
+            RpcCommand::CycleModel => Ok(Some(match session.cycle_model().map_err(fail)? {
+                Some((model, level)) => json!({
+                    "model": model, "thinkingLevel": level.as_str(),
+                    "isScoped": session.is_scoped()
+                }),
+                None => Value::Null,
+            })),
+            RpcCommand::GetAvailableModels => {
+                Ok(Some(json!({"models": session.available_models()})))
+            }
+            RpcCommand::SetThinkingLevel { level } => {
+                let parsed = ThinkingLevel::parse(&level)
+                    .ok_or_else(|| format!("Invalid thinking level: {level}"))?;
+                session.set_thinking_level(parsed).map_err(fail)?;
+                Ok(None)
+            }
+            RpcCommand::CycleThinkingLevel => Ok(Some(match session.cycle_thinking_level().map_err(fail)? {
+                Some(level) => json!({"level": level.as_str()}),
+                None => Value::Null,
+            })),
+            RpcCommand::GetAvailableThinkingLevels => {
+                let levels: Vec<&str> = session
+                    .available_thinking_levels()
+                    .iter()
+                    .map(|l| l.as_str())
+                    .collect();
+                Ok(Some(json!({"levels": levels})))
+            }
+            RpcCommand::SetSteeringMode { mode } => {
+                session.set_queue_modes(Some(queue_mode(check_mode(&mode)?)), None);
+                Ok(None)
+            }
+            RpcCommand::SetFollowUpMode { mode } => {
+                session.set_queue_modes(None, Some(queue_mode(check_mode(&mode)?)));
+                Ok(None)
+            }
+            RpcCommand::Compact {
+                custom_instructions,
+            } => session
+                .compact(custom_instructions.as_deref())
+                .await
+                .map(|result| Some(json!(result)))
+                .map_err(fail),
+            RpcCommand::SetAutoCompaction { enabled } => {
+                session.set_setting("compaction.enabled", enabled);
+                Ok(None)
+            }
+            RpcCommand::SetAutoRetry { enabled } => {
+                session.set_setting("retry.enabled", enabled);
+                Ok(None)
+            }
+            RpcCommand::AbortRetry => {
+                // Cancels a pending retry wait (and the run it would restart).
+                session.abort();
+                Ok(None)
+            }
+            RpcCommand::Bash {
+                command,
+                exclude_from_context,
+            } => {
+                self.bash(command, exclude_from_context.unwrap_or(false))
+                    .await
+            }
+            RpcCommand::AbortBash => {
+                session.abort_bash();
+                Ok(None)
+            }
+            RpcCommand::GetSessionStats => Ok(Some(json!(session.session_stats()))),
+            RpcCommand::ExportHtml { output_path } => {
+                let path = session
+                    .export_html(output_path.map(std::path::PathBuf::from))
+                    .map_err(fail)?;
+                Ok(Some(json!({"path": path})))
+            }
+            RpcCommand::SwitchSession { session_path } => {
+                session
+                    .switch_session(std::path::Path::new(&session_path))
+                    .map_err(fail)?;
+                Ok(Some(json!({"cancelled": false})))
+            }
+            RpcCommand::Fork { entry_id } => {
+                let text = session.fork(&entry_id).map_err(fail)?;
+                Ok(Some(json!({"text": text, "cancelled": false})))
+            }
+            RpcCommand::Clone => {
+                session.clone_session().map_err(fail)?;
+                Ok(Some(json!({"cancelled": false})))
+            }
+            RpcCommand::GetForkMessages => {
+                let messages: Vec<Value> = session
+                    .fork_messages()
+                    .into_iter()
+                    .map(|(id, text)| json!({"entryId": id, "text": text}))
+                    .collect();
+                Ok(Some(json!({"messages": messages})))
+            }
+            RpcCommand::GetEntries { since } => {
+                let (entries, leaf) = session.entries_since(since.as_deref());
+                let entries: Vec<Value> = entries.iter().map(|e| e.to_json()).collect();
+                Ok(Some(json!({"entries": entries, "leafId": leaf})))
+            }
+            RpcCommand::GetTree => {
+                let (tree, leaf) = session.tree();
+                Ok(Some(json!({"tree": tree, "leafId": leaf})))
+            }
+            RpcCommand::GetLastAssistantText => {
+                let text = session.last_assistant().map(|m| m.text());
+                Ok(Some(json!({"text": text})))
+            }
+            RpcCommand::SetSessionName { name } => {
+                session.set_session_name(&name).map_err(fail)?;
+                Ok(None)
+            }
+            RpcCommand::GetMessages => Ok(Some(json!({"messages": session.messages()}))),
+            RpcCommand::GetCommands => Ok(Some(json!({"commands": session.commands()}))),
+        }
+    }
+
+    fn prompt(
+        &self,
+        message: String,
+        images: Vec<ImageContent>,
+        behavior: Option<StreamingBehavior>,
+    ) -> Reply {
+        let session = &self.session;
+        if session.is_streaming() {
+            let text = session.expand_input(&message).map_err(fail)?;
+            return match behavior {
+                Some(StreamingBehavior::Steer) => {
+                    session.steer(text);
+                    Ok(None)
+                }
+                Some(StreamingBehavior::FollowUp) => {
+                    session.follow_up(text);
+                    Ok(None)
+                }
+                None => Err(
+                    "Agent is already processing. Specify streamingBehavior ('steer' or \
+                             'followUp') to queue the message."
+                        .to_owned(),
+                ),
+            };
+        }
+        let runner = Arc::clone(session);
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            if let Err(error) = runner.prompt(message, images).await {
+                out.write_value(&json!({"type": "error", "error": error.to_string()}));
+            }
+        });
+        Ok(None)
+    }
+
+    fn new_session(&self, parent: Option<String>) -> Reply {
+        self.session.new_session(parent).map_err(|e| match e {
+            pi_app::AppError::Session(pi_app::agent_session::AgentSessionError::Busy) => {
+                "Cannot start a new session while the agent is running".to_owned()
+            }
+            other => other.to_string(),
+        })?;
+        Ok(Some(json!({"cancelled": false})))
+    }
+
+    /// Runs a command that claimed the bash slot.
+    async fn bash(&self, command: String, exclude: bool) -> Reply {
+        let outcome = self.session.bash(command, exclude).await.map_err(fail)?;
+        Ok(Some(json!({
+            "output": outcome.output, "exitCode": outcome.exit_code,
+            "cancelled": outcome.cancelled, "truncated": false
+        })))
+    }
+}
+
+/// Commands whose work may outlast the next input line.
+fn runs_in_background(command: &RpcCommand) -> bool {
+    matches!(
+        command,
+        RpcCommand::Bash { .. } | RpcCommand::Compact { .. }
+    )
+}
+
+fn check_mode(mode: &str) -> Result<&str, String> {
+    match mode {
+        "all" | "one-at-a-time" => Ok(mode),
+        _ => Err(format!(
+            "Invalid mode: {mode} (expected \"all\" or \"one-at-a-time\")"
+        )),
+    }
+}

@@ -1,0 +1,264 @@
+//! The top-level flow of the `pi` binary: parse, handle the exit-early flags (`--version`,
+//! `--help`, `--export`, `--list-models`), resolve the mode, start up, run the mode.
+
+use crate::args::Args;
+use crate::file_args::{build_prompts, read_file_args};
+use pi_app::startup::{Base, StartupEnv, StartupError, prepare};
+use crate::modes::json::JsonLines;
+use pi_app::App;
+use crate::modes::{print, rpc};
+use pi_agent::AgentTool;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use tokio_util::sync::CancellationToken;
+
+/// The version `pi --version` prints.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How the run talks to its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Interactive,
+    Print,
+    Json,
+    Rpc,
+}
+
+/// pi's `resolveAppMode`: `--mode rpc|json` win; `-p`, `--mode text`, or a non-terminal stdin
+/// or stdout mean print; otherwise interactive.
+pub fn resolve_mode(args: &Args, stdin_tty: bool, stdout_tty: bool) -> Mode {
+    use crate::args::ModeArg;
+    match args.mode {
+        Some(ModeArg::Rpc) => Mode::Rpc,
+        Some(ModeArg::Json) => Mode::Json,
+        Some(ModeArg::Text) => Mode::Print,
+        None if args.print || !stdin_tty || !stdout_tty => Mode::Print,
+        None => Mode::Interactive,
+    }
+}
+
+/// Runs pi with `argv` (program name first) and returns the process exit code.
+pub fn main(argv: Vec<OsString>) -> i32 {
+    let args = match Args::try_parse_argv(argv) {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return error.exit_code();
+        }
+    };
+    if args.version {
+        println!("{VERSION}");
+        return 0;
+    }
+    if let Some(input) = &args.export {
+        return export(input, args.messages.first().map(String::as_str));
+    }
+    match run(args) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+fn export(input: &str, output: Option<&str>) -> i32 {
+    match pi_session::export_html::export_file(
+        std::path::Path::new(input),
+        output.map(std::path::Path::new),
+    ) {
+        Ok(path) => {
+            println!("Session exported to: {}", path.display());
+            0
+        }
+        Err(error) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+/// Why a run stopped before its mode started. Every variant is a user-facing message; the exit
+/// code is 1.
+#[derive(Debug, thiserror::Error)]
+enum RunError {
+    #[error(transparent)]
+    Startup(#[from] StartupError),
+    #[error(transparent)]
+    FileArg(#[from] crate::file_args::FileArgError),
+    #[error("Cannot read the working directory: {0}")]
+    Cwd(std::io::Error),
+    #[error("Cannot start the runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+fn run(args: Args) -> Result<i32, RunError> {
+    let env = StartupEnv::from_process().map_err(RunError::Cwd)?;
+    let options = args.startup_options();
+    let base = Base::load(&options, env)?;
+    if let Some(search) = &args.list_models {
+        print!(
+            "{}",
+            crate::list_models::render(&base.registry, &base.auth, search)
+        );
+        return Ok(0);
+    }
+    let stdin_tty = std::io::stdin().is_terminal();
+    let mode = resolve_mode(&args, stdin_tty, std::io::stdout().is_terminal());
+    if mode == Mode::Interactive {
+        eprintln!(
+            "The interactive UI is not part of this build yet. Pass a message with -p \
+             (pi -p \"your task\"), pipe input, or use --mode json / --mode rpc."
+        );
+        return Ok(1);
+    }
+    let files = args.file_args();
+    if mode == Mode::Rpc && !files.is_empty() {
+        eprintln!("Error: @file arguments are not supported in RPC mode");
+        return Ok(1);
+    }
+    let stdin = if mode != Mode::Rpc && !stdin_tty {
+        read_stdin()
+    } else {
+        None
+    };
+    let attachments = read_file_args(&files, &base.env.cwd)?;
+    let messages = args.text_messages();
+    let prompts = build_prompts(stdin.as_deref(), &attachments, &messages);
+    if mode != Mode::Rpc && prompts.is_empty() {
+        eprintln!("Error: nothing to do. Pass a message (pi -p \"...\"), an @file, or pipe input.");
+        return Ok(1);
+    }
+    let prepared = prepare(&options, base)?;
+    for warning in &prepared.base.warnings {
+        eprintln!("{warning}");
+    }
+    if args.verbose {
+        print_startup(&prepared);
+    }
+    let tools = session_tools(&prepared);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(RunError::Runtime)?;
+    let mut images = Some(attachments.images);
+    let prompts: Vec<print::Prompt> = prompts
+        .into_iter()
+        .map(|text| (text, images.take().unwrap_or_default()))
+        .collect();
+    Ok(runtime.block_on(async move {
+        let session = Arc::new(App::new(prepared, tools));
+        let signalled = Arc::new(AtomicI32::new(0));
+        let shutdown = CancellationToken::new();
+        watch_signals(
+            Arc::clone(&session),
+            Arc::clone(&signalled),
+            shutdown.clone(),
+        );
+        let code = match mode {
+            Mode::Print => print::run(&session, prompts, None).await,
+            Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout())).await,
+            Mode::Rpc => rpc::run(Arc::clone(&session), JsonLines::stdout(), shutdown).await,
+            Mode::Interactive => 1,
+        };
+        match signalled.load(Ordering::SeqCst) {
+            0 => code,
+            signal_code => signal_code,
+        }
+    }))
+}
+
+/// The enabled tools (built-in and extension components, see `tools`), with pi's `PI_*`
+/// variables for `bash` commands.
+fn session_tools(prepared: &pi_app::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
+    let session = &prepared.session;
+    let mut env = vec![
+        ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
+        ("PI_PROVIDER".to_owned(), prepared.model.provider.clone()),
+        ("PI_MODEL".to_owned(), prepared.model.id.clone()),
+        (
+            "PI_REASONING_LEVEL".to_owned(),
+            prepared.thinking.as_str().to_owned(),
+        ),
+    ];
+    if let Some(file) = session.session_file() {
+        env.push((
+            "PI_SESSION_FILE".to_owned(),
+            file.to_string_lossy().into_owned(),
+        ));
+    }
+    pi_app::tools::tools(
+        &prepared.tool_names,
+        &prepared.base.env.cwd,
+        &prepared.base.host,
+        &prepared.base.extensions,
+        session.session_id(),
+        env,
+        &prepared.base.settings,
+    )
+}
+
+/// `--verbose`: what start-up chose, on stderr.
+fn print_startup(prepared: &pi_app::startup::Prepared) {
+    let session = prepared
+        .session
+        .session_file()
+        .map_or_else(|| "(in memory)".to_owned(), |p| p.display().to_string());
+    eprintln!(
+        "model: {}/{} (thinking {})\nsession: {session}\ntools: {}\nextensions: {}\n\
+         skills: {}, prompt templates: {}",
+        prepared.model.provider,
+        prepared.model.id,
+        prepared.thinking.as_str(),
+        prepared.tool_names.join(", "),
+        if prepared.base.extensions.loaded.is_empty() {
+            "(none)".to_owned()
+        } else {
+            prepared.base.extensions.loaded.join(", ")
+        },
+        prepared.skills.skills.len(),
+        prepared.templates.templates.len(),
+    );
+}
+
+/// Reads piped stdin fully; trimmed, `None` when empty.
+fn read_stdin() -> Option<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).ok()?;
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}
+
+/// SIGINT / SIGTERM / SIGHUP abort the run (the session file keeps everything finished so far)
+/// and set the exit code (130 / 143 / 129). A second signal exits at once.
+fn watch_signals(session: Arc<App>, code: Arc<AtomicI32>, shutdown: CancellationToken) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return;
+        };
+        loop {
+            let received = tokio::select! {
+                _ = int.recv() => 130,
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            };
+            if code.swap(received, Ordering::SeqCst) != 0 {
+                std::process::exit(received);
+            }
+            session.abort();
+            shutdown.cancel();
+        }
+    });
+    #[cfg(not(unix))]
+    {
+        let _ = (session, code, shutdown);
+    }
+}

@@ -1,0 +1,16 @@
+//! pi-cli integration tests: the `pi` binary end to end: one binary, modules per area.
+
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli_export;
+mod cli_extension_models;
+mod cli_extension_sources;
+mod cli_extensions;
+mod cli_faults;
+mod cli_json;
+mod cli_print;
+mod cli_rpc;
+mod cli_sessions;
+mod cli_support;
+mod cli_tools;

@@ -1,7 +1,0 @@
-//! The non-interactive modes: print (text), JSON event lines and RPC.
-
-pub mod json;
-pub mod print;
-pub mod rpc;
-pub mod rpc_types;
-pub mod run_session;

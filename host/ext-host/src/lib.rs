@@ -1,0 +1,40 @@
+//! pi-ext-host: the extension host of pi.
+//!
+//! Extensions are WebAssembly components implementing a world of the `pi:extension` WIT
+//! package (`wit/`): tools, model providers, renderers and compaction overrides. One wasmtime
+//! [`Engine`](wasmtime::Engine) runs them all with epoch interruption, a per-call deadline and
+//! a memory cap; compiled components are cached on disk (content hash + engine compatibility),
+//! linked once into an `InstancePre` and instantiated in a fresh store per call. Each store's
+//! WASI context is built from the extension's [`Grant`] only.
+
+mod bindings;
+pub mod cache;
+pub mod compactor;
+pub mod component;
+mod convert;
+mod directory;
+pub mod discovery;
+pub mod engine;
+pub mod error;
+pub mod grant;
+pub mod host;
+mod index;
+pub mod manifest;
+mod process;
+pub mod provider;
+pub mod renderer;
+mod state;
+pub mod tool;
+
+pub use cache::ComponentCache;
+pub use compactor::ComponentCompactor;
+pub use component::{ComponentSource, LazyComponent, LoadedComponent};
+pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
+pub use error::{Cause, ExtensionError, ExtensionId};
+pub use grant::{Grant, Limits};
+pub use host::{ExtensionHost, LoadedExtension};
+pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, World};
+pub use provider::ComponentProvider;
+pub use renderer::ComponentRenderer;
+pub use tool::{ComponentTool, ToolOutput};
+pub use wasmtime::Engine;

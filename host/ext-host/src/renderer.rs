@@ -1,0 +1,146 @@
+//! Renderer components as [`MessageRenderer`]s: custom messages and tool results drawn as
+//! styled lines.
+
+use crate::bindings::types as wit;
+use crate::component::{LoadedComponent, Pre};
+use crate::error::{Cause, ExtensionError};
+use crate::state::CallContext;
+use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, Span, Style, StyledLine};
+use std::sync::Arc;
+
+/// A renderer component and what it draws.
+pub struct ComponentRenderer {
+    component: Arc<LoadedComponent>,
+    custom_types: Vec<String>,
+    tool_names: Vec<String>,
+}
+
+fn subject(target: &RenderTarget<'_>) -> wit::RenderSubject {
+    match target {
+        RenderTarget::CustomMessage {
+            custom_type,
+            payload,
+        } => wit::RenderSubject::CustomMessage(wit::CustomMessage {
+            custom_type: (*custom_type).to_owned(),
+            payload: payload.to_string(),
+        }),
+        RenderTarget::ToolResult {
+            tool_name,
+            arguments,
+            output,
+            is_error,
+            expanded,
+        } => wit::RenderSubject::ToolResult(wit::RenderedToolResult {
+            tool_name: (*tool_name).to_owned(),
+            arguments: arguments.to_string(),
+            result: wit::ToolResult {
+                content: output
+                    .content
+                    .iter()
+                    .map(crate::convert::content_block)
+                    .collect(),
+                details: Some(output.details.to_string()),
+                is_error: *is_error,
+            },
+            expanded: *expanded,
+        }),
+    }
+}
+
+fn line(spans: wit::StyledLine) -> StyledLine {
+    spans
+        .into_iter()
+        .map(|s| Span {
+            text: s.text.replace(['\n', '\r'], " "),
+            style: Style {
+                fg: s.style.fg,
+                bg: s.style.bg,
+                bold: s.style.bold,
+                italic: s.style.italic,
+                dim: s.style.dim,
+                underline: s.style.underline,
+            },
+        })
+        .collect()
+}
+
+impl ComponentRenderer {
+    /// Asks the component what it draws.
+    pub fn load(component: Arc<LoadedComponent>) -> Result<Self, ExtensionError> {
+        let Pre::Renderer(pre) = &component.pre else {
+            return Err(component.error(Cause::Runtime("not a renderer component".into())));
+        };
+        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+        let instance = pre
+            .instantiate(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        let guest = instance.pi_extension_renderer_guest();
+        let custom_types = guest
+            .call_custom_types(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        let tool_names = guest
+            .call_tool_names(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        Ok(ComponentRenderer {
+            component,
+            custom_types,
+            tool_names,
+        })
+    }
+
+    pub fn custom_types(&self) -> &[String] {
+        &self.custom_types
+    }
+
+    pub fn tool_names(&self) -> &[String] {
+        &self.tool_names
+    }
+
+    /// Whether this renderer draws `target`.
+    fn handles_target(&self, target: &RenderTarget<'_>) -> bool {
+        match target {
+            RenderTarget::CustomMessage { custom_type, .. } => {
+                self.custom_types.iter().any(|t| t == custom_type)
+            }
+            RenderTarget::ToolResult { tool_name, .. } => {
+                self.tool_names.iter().any(|t| t == tool_name)
+            }
+        }
+    }
+
+    /// Renders `target` at most `width` cells wide; `Ok(None)` lets pi draw it.
+    pub fn render_target(
+        &self,
+        target: &RenderTarget<'_>,
+        width: u32,
+    ) -> Result<Option<Vec<StyledLine>>, ExtensionError> {
+        let component = &self.component;
+        let Pre::Renderer(pre) = &component.pre else {
+            return Err(component.error(Cause::Runtime("not a renderer component".into())));
+        };
+        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+        let instance = pre
+            .instantiate(&mut store)
+            .map_err(|e| component.classify(&e, &store))?;
+        let lines = instance
+            .pi_extension_renderer_guest()
+            .call_render(&mut store, &subject(target), width)
+            .map_err(|e| component.classify(&e, &store))?;
+        Ok(lines.map(|lines| lines.into_iter().map(line).collect()))
+    }
+}
+
+impl MessageRenderer for ComponentRenderer {
+    fn handles(&self, target: &RenderTarget<'_>) -> bool {
+        self.handles_target(target)
+    }
+
+    fn render(
+        &self,
+        target: &RenderTarget<'_>,
+        width: u32,
+    ) -> Result<Option<Vec<StyledLine>>, ExtensionFailure> {
+        self.render_target(target, width)
+            .map_err(|e| ExtensionFailure(e.to_string()))
+    }
+}

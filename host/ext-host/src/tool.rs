@@ -1,0 +1,256 @@
+//! Tool components as pi-agent tools: progress becomes `tool_execution_update`, abort becomes
+//! an epoch interrupt, and a trap, deadline or memory cap becomes an error result that names
+//! the extension and the cause.
+
+use crate::bindings::types as wit;
+use crate::cache::ToolDescription;
+use crate::component::{LazyComponent, LoadedComponent, Pre};
+use crate::convert;
+use crate::error::{Cause, ExtensionError};
+use crate::state::{CallContext, ProgressFn};
+use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolUpdateFn};
+use pi_ai::UserBlock;
+use serde_json::Value;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio_util::sync::CancellationToken;
+
+pub use pi_agent::ToolOutput;
+
+/// One tool served by a tool component.
+pub struct ComponentTool {
+    component: Arc<LazyComponent>,
+    description: ToolDescription,
+    session_id: Option<String>,
+}
+
+/// Calls `describe` (instantiates the component once).
+pub fn describe(component: &LoadedComponent) -> Result<Vec<ToolDescription>, ExtensionError> {
+    let Pre::Tool(pre) = &component.pre else {
+        return Err(component.error(Cause::Runtime("not a tool component".into())));
+    };
+    let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+    let instance = pre
+        .instantiate(&mut store)
+        .map_err(|e| component.classify(&e, &store))?;
+    let defs = instance
+        .pi_extension_tool_guest()
+        .call_describe(&mut store)
+        .map_err(|e| component.classify(&e, &store))?;
+    store.data().flush_output();
+    Ok(defs.iter().map(crate::cache::description_of).collect())
+}
+
+/// Runs one call of tool `name` with `arguments` (JSON text) in a fresh store, on the calling
+/// (blocking) thread: for embedders and benchmarks that call a component directly.
+pub fn call_once(
+    component: &LoadedComponent,
+    name: &str,
+    arguments: &str,
+    limit: usize,
+) -> Result<ToolOutput, ExtensionError> {
+    let request = wit::ToolCall {
+        id: String::new(),
+        name: name.to_owned(),
+        arguments: arguments.to_owned(),
+    };
+    let result = call(component, &request, Arc::default(), None, None)?;
+    Ok(to_output(result, limit))
+}
+
+/// Runs one call in a fresh store, on the calling (blocking) thread.
+pub(crate) fn call(
+    component: &LoadedComponent,
+    call: &wit::ToolCall,
+    abort: Arc<AtomicBool>,
+    progress: Option<ProgressFn>,
+    session_id: Option<String>,
+) -> Result<wit::ToolResult, ExtensionError> {
+    let Pre::Tool(pre) = &component.pre else {
+        return Err(component.error(Cause::Runtime("not a tool component".into())));
+    };
+    let mut context = CallContext::new(component.grant.limits.timeout);
+    context.abort = abort;
+    context.progress = progress;
+    context.session_id = session_id;
+    let mut store = component.store(context)?;
+    let instance = pre
+        .instantiate(&mut store)
+        .map_err(|e| component.classify(&e, &store))?;
+    let result = instance
+        .pi_extension_tool_guest()
+        .call_execute(&mut store, call)
+        .map_err(|e| component.classify(&e, &store))?;
+    store.data().flush_output();
+    result.map_err(|message| component.error(Cause::Guest(message)))
+}
+
+/// Converts a WIT result, cutting text beyond `limit` bytes.
+pub(crate) fn to_output(result: wit::ToolResult, limit: usize) -> ToolOutput {
+    let mut budget = limit;
+    let content = result
+        .content
+        .into_iter()
+        .map(|block| match convert::user_block(block) {
+            UserBlock::Text(mut t) => {
+                if t.text.len() > budget {
+                    let mut cut = budget;
+                    while !t.text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    let dropped = t.text.len() - cut;
+                    t.text.truncate(cut);
+                    t.text
+                        .push_str(&format!("\n[output truncated: {dropped} more bytes]"));
+                }
+                budget = budget.saturating_sub(t.text.len());
+                UserBlock::Text(t)
+            }
+            image => image,
+        })
+        .collect();
+    let details = match result.details {
+        Some(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        None => Value::Object(Default::default()),
+    };
+    ToolOutput { content, details }
+}
+
+fn error_text(output: &ToolOutput) -> String {
+    output
+        .content
+        .iter()
+        .filter_map(|b| match b {
+            UserBlock::Text(t) => Some(t.text.as_str()),
+            UserBlock::Image(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The failure an `is-error` result stands for: its text, and its details unless they are
+/// empty (then the error result gets pi's `{}`), so e.g. bash's `fullOutputPath` survives.
+fn error_of(output: ToolOutput) -> ToolError {
+    let error = ToolError::new(error_text(&output));
+    let empty = match &output.details {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        _ => false,
+    };
+    if empty {
+        error
+    } else {
+        error.with_details(output.details)
+    }
+}
+
+impl ComponentTool {
+    pub fn new(component: Arc<LazyComponent>, description: ToolDescription) -> Self {
+        ComponentTool {
+            component,
+            description,
+            session_id: None,
+        }
+    }
+
+    /// The session id the tool reports through `host.session-id`.
+    pub fn with_session_id(mut self, session_id: Option<String>) -> Self {
+        self.session_id = session_id;
+        self
+    }
+
+    pub fn component(&self) -> &Arc<LazyComponent> {
+        &self.component
+    }
+
+    /// Runs a call; failures of any kind come back as an error naming the extension.
+    pub async fn run(
+        &self,
+        call_id: &str,
+        args: &Value,
+        cancel: CancellationToken,
+        on_update: Option<ToolUpdateFn>,
+    ) -> Result<ToolOutput, ToolError> {
+        let abort = Arc::new(AtomicBool::new(cancel.is_cancelled()));
+        let watcher = {
+            let abort = abort.clone();
+            let cancel = cancel.clone();
+            tokio::spawn(async move {
+                cancel.cancelled().await;
+                abort.store(true, Ordering::Relaxed);
+            })
+        };
+        let limit = self.component.grant.limits.result_bytes;
+        let progress: Option<ProgressFn> = on_update.map(|update| {
+            Box::new(move |r: wit::ToolResult| update(to_output(r, limit))) as ProgressFn
+        });
+        let component = self.component.clone();
+        let wit_call = wit::ToolCall {
+            id: call_id.to_owned(),
+            name: self.description.name.clone(),
+            arguments: args.to_string(),
+        };
+        let session_id = self.session_id.clone();
+        let joined = tokio::task::spawn_blocking(move || {
+            let loaded = component.get()?;
+            call(&loaded, &wit_call, abort, progress, session_id)
+        })
+        .await;
+        watcher.abort();
+        match joined {
+            Ok(Ok(result)) => {
+                let is_error = result.is_error;
+                let output = to_output(result, limit);
+                if is_error {
+                    Err(error_of(output))
+                } else {
+                    Ok(output)
+                }
+            }
+            Ok(Err(error)) => {
+                tracing::warn!("{error}");
+                Err(ToolError::new(error.to_string()))
+            }
+            Err(join) => Err(ToolError::new(format!(
+                "extension {}: the call failed in the host: {join}",
+                self.component.extension
+            ))),
+        }
+    }
+}
+
+impl AgentTool for ComponentTool {
+    fn name(&self) -> &str {
+        &self.description.name
+    }
+
+    fn label(&self) -> &str {
+        &self.description.label
+    }
+
+    fn description(&self) -> &str {
+        &self.description.description
+    }
+
+    fn parameters(&self) -> &Value {
+        &self.description.parameters
+    }
+
+    fn execution_mode(&self) -> ExecutionMode {
+        if self.description.sequential {
+            ExecutionMode::Sequential
+        } else {
+            ExecutionMode::Parallel
+        }
+    }
+
+    fn execute<'a>(
+        &'a self,
+        call_id: &'a str,
+        args: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.run(call_id, &args, cancel, Some(on_update)).await })
+    }
+}

@@ -1,0 +1,4 @@
+//! Paths of the guest components built from `host/ext-host/test-components` for pi-ext-host's tests
+//! and benchmarks: `TOOL`, `SPAWNER`, `PROVIDER`, `RENDERER`, `COMPACTOR`.
+
+include!(concat!(env!("OUT_DIR"), "/components.rs"));

@@ -1,0 +1,275 @@
+//! Escape attempts by real components. Each must be refused with a clear error naming the
+//! extension, and the host must keep working afterwards.
+
+use crate::*;
+use pi_ext_host::{Cause, FsAccess};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+async fn host_still_works(ws: &Workspace) {
+    let echo = test_tool(ws.grant(), "echo");
+    let out = run(&echo, json!({"still": "alive"}))
+        .await
+        .expect("host keeps working");
+    assert_eq!(text(&out), r#"{"still":"alive"}"#);
+}
+
+async fn read_denied(path: &str) -> String {
+    let ws = Workspace::create();
+    let grant = Grant {
+        filesystem: FsAccess::Write,
+        ..ws.grant()
+    };
+    std::os::unix::fs::symlink(&ws.secret, ws.dir.join("link")).expect("symlink");
+    std::os::unix::fs::symlink("../secret.txt", ws.dir.join("rel-link")).expect("symlink");
+    let tool = test_tool(grant, "read");
+    let path = path.replace("$WS", &ws.dir.to_string_lossy());
+    let err = run(&tool, json!({"path": path}))
+        .await
+        .expect_err("must be denied");
+    assert!(!err.message.contains("TOP-SECRET"));
+    assert!(
+        err.message
+            .starts_with("extension test-tool@0.1.0: cannot read"),
+        "{}",
+        err.message
+    );
+    host_still_works(&ws).await;
+    err.message
+}
+
+#[tokio::test]
+async fn parent_traversal_is_denied() {
+    read_denied("../secret.txt").await;
+    read_denied("sub/../../secret.txt").await;
+    read_denied("$WS/../secret.txt").await;
+}
+
+#[tokio::test]
+async fn an_absolute_path_outside_the_workspace_is_denied() {
+    read_denied("/etc/passwd").await;
+}
+
+#[tokio::test]
+async fn a_symlink_pointing_out_of_the_workspace_is_denied() {
+    read_denied("link").await;
+    read_denied("rel-link").await;
+    read_denied("$WS/link").await;
+}
+
+#[tokio::test]
+async fn proc_self_environ_is_denied() {
+    read_denied("/proc/self/environ").await;
+}
+
+#[tokio::test]
+async fn only_granted_env_vars_are_visible() {
+    let ws = Workspace::create();
+    let tool = test_tool(ws.grant(), "probe");
+    let err = run(&tool, json!({"op": "env", "name": "PATH"}))
+        .await
+        .expect_err("not granted");
+    assert_eq!(
+        err.message,
+        "extension test-tool@0.1.0: env PATH: environment variable not found"
+    );
+    let granted = Grant {
+        env: vec!["PATH".into()],
+        ..ws.grant()
+    };
+    let tool = test_tool(granted, "probe");
+    let out = run(&tool, json!({"op": "env", "name": "PATH"}))
+        .await
+        .expect("granted");
+    assert_eq!(text(&out), std::env::var("PATH").expect("PATH"));
+}
+
+#[tokio::test]
+async fn opening_a_socket_is_denied() {
+    let ws = Workspace::create();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let tool = test_tool(ws.grant(), "probe");
+    let err = run(&tool, json!({"op": "socket", "addr": addr}))
+        .await
+        .expect_err("denied");
+    assert!(
+        err.message
+            .starts_with(&format!("extension test-tool@0.1.0: connect {addr}:")),
+        "{}",
+        err.message
+    );
+    assert!(listener.accept().is_err(), "no connection may arrive");
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn spawning_without_the_grant_is_denied() {
+    let ws = Workspace::create();
+    // std::process from a tool: WASI has no process API.
+    let tool = test_tool(ws.grant(), "probe");
+    let err = run(&tool, json!({"op": "spawn"}))
+        .await
+        .expect_err("denied");
+    assert!(
+        err.message.starts_with("extension test-tool@0.1.0: spawn:"),
+        "{}",
+        err.message
+    );
+    // A component importing `process` is refused at load time without the grant.
+    let spawner = component(
+        pi_ext_test_artifacts::SPAWNER,
+        World::Tool,
+        ws.grant(),
+        "spawner",
+    );
+    let err = spawner.get().err().expect("refused");
+    assert!(matches!(&err.cause, Cause::NotGranted { capability, .. } if capability == "process"));
+    assert!(
+        err.to_string()
+            .starts_with("extension spawner@0.1.0: component "),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .ends_with("needs capability `process`, which was not granted"),
+        "{err}"
+    );
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn writing_with_a_read_only_grant_is_denied() {
+    let ws = Workspace::create();
+    let grant = Grant {
+        filesystem: FsAccess::Read,
+        ..ws.grant()
+    };
+    let tool = test_tool(grant, "write");
+    for path in [ws.dir.join("new.txt"), ws.dir.join("hello.txt")] {
+        let err = run(&tool, json!({"path": path, "content": "x"}))
+            .await
+            .expect_err("denied");
+        assert!(
+            err.message
+                .starts_with("extension test-tool@0.1.0: cannot write"),
+            "{}",
+            err.message
+        );
+    }
+    assert!(!exists(&ws.dir.join("new.txt")));
+    assert_eq!(
+        std::fs::read_to_string(ws.dir.join("hello.txt")).expect("kept"),
+        "hello from the workspace"
+    );
+}
+
+#[tokio::test]
+async fn an_infinite_loop_is_killed_at_the_deadline() {
+    let ws = Workspace::create();
+    let mut grant = ws.grant();
+    grant.limits.timeout = Duration::from_millis(300);
+    let tool = test_tool(grant, "probe");
+    let started = Instant::now();
+    let err = run(&tool, json!({"op": "loop"})).await.expect_err("killed");
+    assert_eq!(
+        err.message,
+        "extension test-tool@0.1.0: deadline of 300ms exceeded; the call was interrupted"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn a_memory_bomb_is_stopped_at_the_cap() {
+    let ws = Workspace::create();
+    let tool = test_tool(ws.grant(), "probe");
+    let err = run(&tool, json!({"op": "memory"}))
+        .await
+        .expect_err("stopped");
+    assert_eq!(
+        err.message,
+        "extension test-tool@0.1.0: out of memory: the component tried to grow past its 64 MiB cap"
+    );
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn deep_recursion_traps() {
+    let ws = Workspace::create();
+    let tool = test_tool(ws.grant(), "probe");
+    let err = run(&tool, json!({"op": "recursion"}))
+        .await
+        .expect_err("trap");
+    assert_eq!(
+        err.message,
+        "extension test-tool@0.1.0: stack overflow (trap)"
+    );
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn a_gigabyte_output_flood_is_bounded() {
+    let ws = Workspace::create();
+    let tool = test_tool(ws.grant(), "probe");
+    let started = Instant::now();
+    let out = run(&tool, json!({"op": "flood"}))
+        .await
+        .expect("flood ends");
+    let written: u64 = text(&out)
+        .trim_start_matches("wrote ")
+        .parse()
+        .expect("count");
+    assert!(
+        written <= 64 * 1024,
+        "only the capped amount is accepted: {written}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn a_component_whose_world_does_not_match_its_manifest_is_refused() {
+    let ws = Workspace::create();
+    let renderer = component(
+        pi_ext_test_artifacts::RENDERER,
+        World::Tool,
+        ws.grant(),
+        "liar",
+    );
+    let err = renderer.get().err().expect("refused");
+    assert!(matches!(err.cause, Cause::WorldMismatch { .. }), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.starts_with("extension liar@0.1.0: component "),
+        "{message}"
+    );
+    assert!(
+        message.contains("does not implement world `tool`: it does not export `pi:extension/tool-guest@0.1.0` (it exports: pi:extension/renderer-guest@0.1.0)"),
+        "{message}"
+    );
+    host_still_works(&ws).await;
+}
+
+#[tokio::test]
+async fn a_corrupt_wasm_is_refused() {
+    let ws = Workspace::create();
+    let bad = ws.dir.join("bad.wasm");
+    std::fs::write(&bad, b"\0asm\x0d\0\x01\0garbage that is not a component").expect("write");
+    let component = component(&bad.to_string_lossy(), World::Tool, ws.grant(), "corrupt");
+    let err = component.get().err().expect("refused");
+    assert!(matches!(err.cause, Cause::InvalidComponent { .. }), "{err}");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "extension corrupt@0.1.0: invalid component {}: ",
+            bad.display()
+        )),
+        "{err}"
+    );
+    host_still_works(&ws).await;
+}

@@ -1,0 +1,149 @@
+use pi_ext_host::manifest::{FsAccess, Manifest, World};
+use std::path::Path;
+
+fn parse(text: &str) -> Result<Manifest, String> {
+    Manifest::parse(text, Path::new("/pkg/pi-extension.toml")).map_err(|e| e.to_string())
+}
+
+const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n";
+
+#[test]
+fn a_full_manifest_parses() {
+    let m = parse(
+        r#"
+[package]
+name = "hello-tools"
+version = "1.2.3"
+description = "Says hello"
+wit = "0.1.0"
+
+[[component]]
+path = "tools/hello.wasm"
+world = "tool"
+
+[[component]]
+path = "render.wasm"
+world = "renderer"
+
+[capabilities]
+filesystem = "read"
+temp = true
+network = ["api.example.com", "127.0.0.1:8080", "*.example.org"]
+env = ["HOME", "MY_TOKEN"]
+process = true
+llm = true
+
+[resources]
+skills = "skills"
+prompts = "prompts"
+themes = "themes"
+"#,
+    )
+    .expect("valid");
+    assert_eq!(m.name, "hello-tools");
+    assert_eq!(m.components.len(), 2);
+    assert_eq!(m.components[0].world, World::Tool);
+    assert_eq!(m.components[1].path, Path::new("render.wasm"));
+    assert_eq!(m.capabilities.filesystem, FsAccess::Read);
+    assert!(m.capabilities.temp && m.capabilities.process && m.capabilities.llm);
+    assert_eq!(m.capabilities.env, ["HOME", "MY_TOKEN"]);
+    assert_eq!(m.resources.themes.as_deref(), Some(Path::new("themes")));
+}
+
+#[test]
+fn defaults_grant_nothing() {
+    let m = parse(HEAD).expect("valid");
+    assert_eq!(m.capabilities, pi_ext_host::Capabilities::default());
+    assert!(m.components.is_empty());
+}
+
+#[test]
+fn errors_name_the_file_and_the_field() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[package]\nname = \"Hello\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n",
+            "/pkg/pi-extension.toml: package.name: `Hello` must start with a lowercase letter and hold only a-z, 0-9, - and _ (at most 64)",
+        ),
+        (
+            "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.1.0\"\n",
+            "/pkg/pi-extension.toml: package.version: `1.0` is not a semantic version (MAJOR.MINOR.PATCH)",
+        ),
+        (
+            "[package]\nname = \"h\"\nversion = \"1.0.0\"\nwit = \"9.0.0\"\n",
+            "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0)",
+        ),
+        (
+            "[[component]]\npath = \"a.wasm\"\nworld = \"widget\"\n",
+            "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor)",
+        ),
+        (
+            "[[component]]\npath = \"../a.wasm\"\nworld = \"tool\"\n",
+            "/pkg/pi-extension.toml: component[0].path: `../a.wasm` must be a relative path inside the package",
+        ),
+        (
+            "[[component]]\npath = \"a.wasm\"\nworld = \"tool\"\n[[component]]\npath = \"a.wasm\"\nworld = \"renderer\"\n",
+            "/pkg/pi-extension.toml: component[1].path: `a.wasm` is listed twice",
+        ),
+        (
+            "[[component]]\npath = \"a.js\"\nworld = \"tool\"\n",
+            "/pkg/pi-extension.toml: component[0].path: `a.js` is not a .wasm file",
+        ),
+        (
+            "[capabilities]\nfilesystem = \"all\"\n",
+            "/pkg/pi-extension.toml: capabilities.filesystem: `all` is not one of none, read, write",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"https://api.example.com/v1\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `https://api.example.com/v1` has an invalid port",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"api.example.com/v1\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `api.example.com/v1` is not a host name (host or host:port, no scheme or path)",
+        ),
+        (
+            "[capabilities]\nenv = [\"A=B\"]\n",
+            "/pkg/pi-extension.toml: capabilities.env: `A=B` is not an environment variable name",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let text = if extra.starts_with("[package]") {
+            extra.to_string()
+        } else {
+            format!("{HEAD}{extra}")
+        };
+        assert_eq!(parse(&text).expect_err(expected), *expected);
+    }
+}
+
+#[test]
+fn unknown_fields_and_bad_toml_are_syntax_errors_with_a_location() {
+    let err = parse(&format!("{HEAD}[capabilities]\nsockets = true\n")).expect_err("unknown");
+    assert!(
+        err.starts_with("/pkg/pi-extension.toml: TOML parse error at line 6"),
+        "{err}"
+    );
+    assert!(err.contains("unknown field `sockets`"), "{err}");
+    let err = parse("[package\n").expect_err("bad toml");
+    assert!(
+        err.starts_with("/pkg/pi-extension.toml: TOML parse error at line 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn grants_match_hosts_exactly() {
+    let mut grant = pi_ext_host::Grant::new("/ws");
+    grant.network = vec![
+        "api.example.com".into(),
+        "127.0.0.1:8080".into(),
+        "*.example.org".into(),
+    ];
+    assert!(grant.allows_host("api.example.com"));
+    assert!(grant.allows_host("api.example.com:443"));
+    assert!(grant.allows_host("127.0.0.1:8080"));
+    assert!(!grant.allows_host("127.0.0.1:8081"));
+    assert!(!grant.allows_host("evil.com"));
+    assert!(!grant.allows_host("api.example.com.evil.com"));
+    assert!(grant.allows_host("a.example.org"));
+    assert!(!grant.allows_host("example.org"));
+}

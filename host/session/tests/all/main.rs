@@ -1,0 +1,14 @@
+//! pi-session integration tests: one binary, modules per area.
+
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod compaction_math;
+mod crash;
+mod message_builders;
+mod messages;
+mod sessions;
+mod settings;
+mod skills;
+mod system_prompt;
+mod templates;

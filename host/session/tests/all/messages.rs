@@ -1,0 +1,138 @@
+//! `convertToLlm` text formats.
+
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pi_ai::{ImageContent, Message, UserBlock, UserContent};
+use pi_session::messages::{
+    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
+    CustomMessage, convert_to_llm,
+};
+
+fn only_text(message: &Message) -> String {
+    let Message::User(user) = message else {
+        panic!("expected a user message, got {message:?}")
+    };
+    let blocks = user.content.to_blocks();
+    assert_eq!(blocks.len(), 1);
+    match &blocks[0] {
+        UserBlock::Text(t) => t.text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn bash(output: &str, exit_code: Option<i64>) -> BashExecutionMessage {
+    BashExecutionMessage {
+        command: "make test".into(),
+        output: output.into(),
+        exit_code,
+        timestamp: 7,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn bash_execution_formats() {
+    let cases = vec![
+        (bash("ok", Some(0)), "Ran `make test`\n```\nok\n```"),
+        (bash("", None), "Ran `make test`\n(no output)"),
+        (
+            bash("boom", Some(2)),
+            "Ran `make test`\n```\nboom\n```\n\nCommand exited with code 2",
+        ),
+        (
+            BashExecutionMessage {
+                cancelled: true,
+                ..bash("part", Some(130))
+            },
+            "Ran `make test`\n```\npart\n```\n\n(command cancelled)",
+        ),
+        (
+            BashExecutionMessage {
+                truncated: true,
+                full_output_path: Some("/tmp/out.txt".into()),
+                ..bash("tail", Some(0))
+            },
+            "Ran `make test`\n```\ntail\n```\n\n[Output truncated. Full output: /tmp/out.txt]",
+        ),
+    ];
+    for (message, expected) in cases {
+        let llm = convert_to_llm(&[AgentMessage::BashExecution(message)]);
+        assert_eq!(only_text(&llm[0]), expected);
+    }
+    let excluded = BashExecutionMessage {
+        exclude_from_context: Some(true),
+        ..bash("x", Some(0))
+    };
+    assert!(convert_to_llm(&[AgentMessage::BashExecution(excluded)]).is_empty());
+}
+
+#[test]
+fn summaries_and_custom_messages() {
+    let messages = vec![
+        AgentMessage::CompactionSummary(CompactionSummaryMessage {
+            summary: "S1".into(),
+            tokens_before: 99,
+            timestamp: 1,
+        }),
+        AgentMessage::BranchSummary(BranchSummaryMessage {
+            summary: "S2".into(),
+            from_id: "abc".into(),
+            timestamp: 2,
+        }),
+        AgentMessage::Custom(CustomMessage {
+            custom_type: "x".into(),
+            content: UserContent::Text("hello".into()),
+            display: false,
+            details: Some(serde_json::json!({"secret": 1})),
+            timestamp: 3,
+        }),
+        AgentMessage::Custom(CustomMessage {
+            custom_type: "img".into(),
+            content: UserContent::Blocks(vec![UserBlock::Image(ImageContent {
+                data: "AAAA".into(),
+                mime_type: "image/png".into(),
+            })]),
+            display: true,
+            details: None,
+            timestamp: 4,
+        }),
+        AgentMessage::Unknown(serde_json::json!({"role": "mystery"})),
+    ];
+    let before = messages.clone();
+    let llm = convert_to_llm(&messages);
+    assert_eq!(
+        messages, before,
+        "conversion must not change stored messages"
+    );
+    assert_eq!(llm.len(), 4);
+    assert_eq!(
+        only_text(&llm[0]),
+        "The conversation history before this point was compacted into the following summary:\n\n<summary>\nS1\n</summary>"
+    );
+    assert_eq!(
+        only_text(&llm[1]),
+        "The following is a summary of a branch that this conversation came back from:\n\n<summary>\nS2</summary>"
+    );
+    assert_eq!(only_text(&llm[2]), "hello");
+    let Message::User(image) = &llm[3] else {
+        panic!()
+    };
+    assert!(matches!(image.content.to_blocks()[0], UserBlock::Image(_)));
+    assert_eq!(image.timestamp, 4);
+}
+
+#[test]
+fn stored_message_json_round_trips() {
+    let raw = serde_json::json!({
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hi"}],
+        "api": "a", "provider": "p", "model": "m",
+        "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,
+                  "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}},
+        "stopReason": "stop", "timestamp": 5, "diagnostics": {"note": "kept"}
+    });
+    let (message, extra) = AgentMessage::from_json(raw.clone());
+    assert!(matches!(message, AgentMessage::Assistant(_)));
+    assert_eq!(message.to_json(&extra), raw);
+}
