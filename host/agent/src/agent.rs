@@ -1,6 +1,6 @@
-//! `Agent`: the stateful wrapper around the loop (pi-facts §5.4). It owns the conversation
-//! state, the steering/follow-up queues and the event listeners, runs one run at a time, and
-//! keeps its state in step with the events of the run.
+//! `Agent`: the stateful wrapper around the loop. It owns the conversation state, the
+//! steering/follow-up queues and the event listeners, runs one run at a time, and keeps its
+//! state in step with the events of the run.
 
 use crate::config::{AgentContext, Hooks, LoopConfig, NextTurnUpdate, ToolExecution};
 use crate::event::AgentEvent;

@@ -1,4 +1,4 @@
-//! Running the tool calls of one assistant message (SPEC §10.4, pi's `executeToolCalls`):
+//! Running the tool calls of one assistant message (pi's `executeToolCalls`):
 //! preflight each call in order (start event, lookup, argument preparation, validation), then
 //! run the allowed calls — concurrently by default, one after another when the config or any
 //! called tool asks for it. Every call ends with exactly one result; tools are never re-run.

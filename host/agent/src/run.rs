@@ -1,4 +1,4 @@
-//! The Runtime loop (pi's `agentLoop` / `agentLoopContinue`, pi-facts §5.1–§5.2).
+//! The Runtime loop (pi's `agentLoop` / `agentLoopContinue`).
 //!
 //! One run: `agent_start`, then turns of (queued messages → model response → tool calls →
 //! `turn_end`) while the model keeps calling tools or messages are queued, then `agent_end`

@@ -1,7 +1,7 @@
 //! Credentials: the environment-variable table, `auth.json` storage ([`AuthStorage`]), the
 //! resolution order of an API key, and pi's config-value syntax (`!cmd`, `$VAR`).
 //!
-//! Resolution order (SPEC §13.3): explicit key > stored credential > environment > models.json
+//! Resolution order: explicit key > stored credential > environment > models.json
 //! `apiKey`. A stored credential owns its provider: when it is unusable the answer is an error,
 //! never a quiet fallback to a different key from the environment.
 
@@ -406,7 +406,7 @@ fn stored_key(provider: &str, credential: &Credential, now_ms: i64) -> Result<St
                 provider: provider.to_owned(),
             })
         }
-        // Seam for OAuth refresh (SPEC §13.4): when `expires - now` falls inside the refresh
+        // Seam for OAuth refresh: when `expires - now` falls inside the refresh
         // window (5 min), lock the store, re-read, call the provider's refresh, save, then use the
         // new token. Until refresh exists an expired token must send the user to /login.
         Credential::OAuth {
