@@ -3,10 +3,10 @@
 //! state in step with the events of the run.
 
 use crate::config::{AgentContext, Hooks, LoopConfig, NextTurnUpdate, ToolExecution};
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, Emit};
 use crate::message::AgentMessage;
 use crate::queue::{QueueMode, Queues};
-use crate::run::{Emit, LoopError, run_agent_loop, run_agent_loop_continue};
+use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
 use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, Model, StopReason, StreamOptions, TextContent,

@@ -4,8 +4,7 @@
 //! called tool asks for it. Every call ends with exactly one result; tools are never re-run.
 
 use crate::config::ToolExecution;
-use crate::event::AgentEvent;
-use crate::run::Emit;
+use crate::event::{AgentEvent, Emit};
 use crate::tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use crate::validate::validate_tool_arguments;
 use futures::StreamExt;

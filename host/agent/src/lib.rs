@@ -22,10 +22,10 @@ pub use config::{
     PrepareNextTurnFn, ShouldStopAfterTurnFn, StreamFn, ToolExecution, TransformContextFn,
     TurnInfo, default_stream_fn,
 };
-pub use event::AgentEvent;
+pub use event::{AgentEvent, Emit};
 pub use message::{AgentMessage, HostMessage, default_convert_to_llm};
 pub use queue::QueueMode;
-pub use run::{Emit, LoopError, run_agent_loop, run_agent_loop_continue};
+pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
 pub use tool::{
     AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn, to_llm_tool,
 };
