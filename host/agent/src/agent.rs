@@ -10,10 +10,10 @@ use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
 use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, Model, StopReason, StreamOptions, TextContent,
-    ThinkingLevel, UserBlock, UserContent, UserMessage,
+    ThinkingLevel, UserBlock, UserContent, UserMessage, lock,
 };
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -149,12 +149,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct Agent {
     inner: Arc<Inner>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 enum RunKind {

@@ -17,6 +17,7 @@ pub mod providers;
 pub mod retry;
 pub mod sse;
 pub mod stream;
+pub mod sync;
 pub mod transform;
 pub mod types;
 
@@ -27,5 +28,6 @@ pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
 pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};
 pub use options::StreamOptions;
 pub use stream::{ApiProvider, AssistantMessageEventStream, EventSender};
+pub use sync::lock;
 pub use transform::transform_messages;
 pub use types::*;
