@@ -1,7 +1,7 @@
 //! pi-agent: the Runtime loop of pi.
 //!
 //! [`run_agent_loop`] drives one run over an [`AgentContext`]: it streams model responses
-//! through a pluggable stream function (default [`pi_ai::stream`]), runs the requested
+//! through a pluggable stream function (default [`pi_ai::stream()`]), runs the requested
 //! [`AgentTool`]s, injects steering and follow-up messages, and reports progress as
 //! [`AgentEvent`]s in pi's vocabulary. [`Agent`] wraps the loop with state, queues, listeners,
 //! abort and continue.

@@ -1,6 +1,6 @@
 //! pi-ai: model access for pi.
 //!
-//! One entry point, [`stream`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
+//! One entry point, [`stream()`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
 //! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the four wire
 //! protocols; failures of any kind end the stream with an `error` event, never a panic.
 

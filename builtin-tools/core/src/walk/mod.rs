@@ -2,7 +2,7 @@
 //! directory, the ignore files above the workspace, overrides) over a [`DirSource`], one
 //! directory listing per directory and no per-entry `stat`.
 //!
-//! The `ignore` crate supplies the rules themselves ([`rules`]); only its walking is replaced,
+//! The `ignore` crate supplies the rules themselves (`rules`); only its walking is replaced,
 //! so that a component can list a directory in one host call (its own walker stats every
 //! entry through WASI). Entries come in path order (each directory's entries sorted by name,
 //! a directory right before its contents), so a walk that stops at a limit keeps the first
