@@ -10,7 +10,7 @@
 //! own, so a `!pattern` in the workspace re-includes what they ignore. Natively nothing is
 //! sent: the tools read them with the same functions themselves.
 
-use crate::env::normalize_lexically;
+use crate::paths::normalize_lexically;
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};

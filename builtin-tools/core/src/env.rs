@@ -3,10 +3,11 @@
 
 use crate::ToolError;
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
+use crate::paths::normalize_lexically;
 use crate::process::ProcessRunner;
-use crate::tools::shard::Shard;
+use crate::walk::split::Shard;
 use crate::walk::{DirSource, StdSource};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The directory tree the tools may touch, and the session's working directory inside it.
@@ -107,26 +108,6 @@ fn normalize_unicode_spaces(path: &str) -> String {
         .collect()
 }
 
-/// Folds `.` and `..` without touching the filesystem; `..` never climbs above the root.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() && !path.is_absolute() {
-                    out.push("..");
-                }
-                if out.as_os_str().is_empty() && path.is_absolute() {
-                    out.push(Component::RootDir.as_os_str());
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
 /// Which shell `bash` runs commands with.
 #[derive(Debug, Clone)]
 pub struct ShellConfig {
@@ -173,7 +154,7 @@ pub struct ToolEnv {
     /// `None`, read from the workspace's home and `command_env` on each call.
     pub git_excludes: Option<Arc<GitExcludes>>,
     /// `grep`/`find` only: the part of the walk this call does when the host splits it
-    /// between instances (see [`crate::tools::shard`]).
+    /// between instances (see [`crate::walk::split`]).
     pub shard: Option<Shard>,
     /// Where `grep` and `find` list directories and read files (`std::fs` when none; a
     /// component lists through the host).
@@ -264,18 +245,6 @@ fn default_temp_dir() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lexical_normalisation_never_climbs_above_root() {
-        assert_eq!(
-            normalize_lexically(Path::new("/a/b/../../..")),
-            PathBuf::from("/")
-        );
-        assert_eq!(
-            normalize_lexically(Path::new("/a/./b/../c")),
-            PathBuf::from("/a/c")
-        );
-    }
 
     #[test]
     fn escapes_are_refused() {

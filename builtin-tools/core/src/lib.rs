@@ -10,6 +10,7 @@ pub mod ancestor_ignores;
 mod args;
 mod env;
 pub mod invocation;
+mod paths;
 mod process;
 pub mod tools;
 pub mod truncate;

@@ -2,9 +2,10 @@
 //!
 //! The child gets its own process group (`process_group(0)`), so a timeout or abort can kill
 //! everything the command started, including background jobs. std has no `killpg`, and the
-//! workspace forbids `unsafe`, so the group is killed through the `kill` utility.
+//! workspace forbids `unsafe`, so the group is killed through rustix's safe `kill` wrapper.
 
 use crate::process::{ProcessError, ProcessExit, ProcessRunner, SpawnRequest};
+use rustix::process::{Pid, Signal, kill_process_group};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
@@ -129,20 +130,14 @@ fn pump(
     }
 }
 
-/// Kills the child's whole process group, then reaps the child.
+/// Kills the child's whole process group (its id is the child's pid: `process_group(0)`),
+/// then reaps the child.
 fn kill_group(child: &mut Child) {
-    let pgid = child.id();
-    let killed = Command::new("kill")
-        .args(["-s", "KILL", "--", &format!("-{pgid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !killed {
+    let pgid = Pid::from_child(child);
+    if let Err(error) = kill_process_group(pgid, Signal::KILL) {
         tracing::warn!(
-            pgid,
+            pgid = pgid.as_raw_pid(),
+            %error,
             "killing the process group failed; killing the shell only"
         );
         let _ = child.kill();

@@ -1,19 +1,19 @@
-//! `Agent`: the stateful wrapper around the loop (pi-facts §5.4). It owns the conversation
-//! state, the steering/follow-up queues and the event listeners, runs one run at a time, and
-//! keeps its state in step with the events of the run.
+//! `Agent`: the stateful wrapper around the loop. It owns the conversation state, the
+//! steering/follow-up queues and the event listeners, runs one run at a time, and keeps its
+//! state in step with the events of the run.
 
 use crate::config::{AgentContext, Hooks, LoopConfig, NextTurnUpdate, ToolExecution};
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, Emit};
 use crate::message::AgentMessage;
 use crate::queue::{QueueMode, Queues};
-use crate::run::{Emit, LoopError, run_agent_loop, run_agent_loop_continue};
+use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
 use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, Model, StopReason, StreamOptions, TextContent,
-    ThinkingLevel, UserBlock, UserContent, UserMessage,
+    ThinkingLevel, UserBlock, UserContent, UserMessage, lock,
 };
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -149,12 +149,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct Agent {
     inner: Arc<Inner>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 enum RunKind {

@@ -33,7 +33,7 @@ impl std::fmt::Debug for AgentContext {
     }
 }
 
-/// Starts one model response (default: [`pi_ai::stream`]). Tests and extension providers
+/// Starts one model response (default: [`pi_ai::stream()`]). Tests and extension providers
 /// substitute their own.
 pub type StreamFn =
     Arc<dyn Fn(&Model, &Context, StreamOptions) -> AssistantMessageEventStream + Send + Sync>;

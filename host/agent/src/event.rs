@@ -15,6 +15,9 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use std::sync::Arc;
 
+/// Receives every event of a run, in order (the loop and the tool runner send through it).
+pub type Emit = Arc<dyn Fn(AgentEvent) + Send + Sync>;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {

@@ -1,11 +1,10 @@
-//! Running the tool calls of one assistant message (SPEC §10.4, pi's `executeToolCalls`):
+//! Running the tool calls of one assistant message (pi's `executeToolCalls`):
 //! preflight each call in order (start event, lookup, argument preparation, validation), then
 //! run the allowed calls — concurrently by default, one after another when the config or any
 //! called tool asks for it. Every call ends with exactly one result; tools are never re-run.
 
 use crate::config::ToolExecution;
-use crate::event::AgentEvent;
-use crate::run::Emit;
+use crate::event::{AgentEvent, Emit};
 use crate::tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use crate::validate::validate_tool_arguments;
 use futures::StreamExt;

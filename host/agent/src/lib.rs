@@ -1,7 +1,7 @@
 //! pi-agent: the Runtime loop of pi.
 //!
 //! [`run_agent_loop`] drives one run over an [`AgentContext`]: it streams model responses
-//! through a pluggable stream function (default [`pi_ai::stream`]), runs the requested
+//! through a pluggable stream function (default [`pi_ai::stream()`]), runs the requested
 //! [`AgentTool`]s, injects steering and follow-up messages, and reports progress as
 //! [`AgentEvent`]s in pi's vocabulary. [`Agent`] wraps the loop with state, queues, listeners,
 //! abort and continue.
@@ -22,10 +22,10 @@ pub use config::{
     PrepareNextTurnFn, ShouldStopAfterTurnFn, StreamFn, ToolExecution, TransformContextFn,
     TurnInfo, default_stream_fn,
 };
-pub use event::AgentEvent;
+pub use event::{AgentEvent, Emit};
 pub use message::{AgentMessage, HostMessage, default_convert_to_llm};
 pub use queue::QueueMode;
-pub use run::{Emit, LoopError, run_agent_loop, run_agent_loop_continue};
+pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
 pub use tool::{
     AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn, to_llm_tool,
 };

@@ -2,6 +2,7 @@
 
 use crate::config::MessageQueue;
 use crate::message::AgentMessage;
+use pi_ai::lock;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
@@ -36,12 +37,6 @@ impl Queue {
 pub struct Queues {
     steering: Mutex<Queue>,
     follow_up: Mutex<Queue>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Queues {

@@ -1,4 +1,4 @@
-//! The Runtime loop (pi's `agentLoop` / `agentLoopContinue`, pi-facts §5.1–§5.2).
+//! The Runtime loop (pi's `agentLoop` / `agentLoopContinue`).
 //!
 //! One run: `agent_start`, then turns of (queued messages → model response → tool calls →
 //! `turn_end`) while the model keeps calling tools or messages are queued, then `agent_end`
@@ -6,7 +6,7 @@
 //! running its tool calls.
 
 use crate::config::{AgentContext, LoopConfig, NextTurnUpdate, TurnInfo};
-use crate::event::AgentEvent;
+use crate::event::{AgentEvent, Emit};
 use crate::exec::{ToolRunner, truncated_call_text};
 use crate::message::AgentMessage;
 use crate::tool::to_llm_tool;
@@ -16,9 +16,6 @@ use pi_ai::{
 };
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// Receives every event of a run, in order.
-pub type Emit = Arc<dyn Fn(AgentEvent) + Send + Sync>;
 
 /// Why a run could not start or could not go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

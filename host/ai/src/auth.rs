@@ -1,10 +1,11 @@
 //! Credentials: the environment-variable table, `auth.json` storage ([`AuthStorage`]), the
 //! resolution order of an API key, and pi's config-value syntax (`!cmd`, `$VAR`).
 //!
-//! Resolution order (SPEC §13.3): explicit key > stored credential > environment > models.json
+//! Resolution order: explicit key > stored credential > environment > models.json
 //! `apiKey`. A stored credential owns its provider: when it is unusable the answer is an error,
 //! never a quiet fallback to a different key from the environment.
 
+use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -150,6 +151,7 @@ impl Credential {
 /// parse is never overwritten: the change fails with the parse error instead.
 pub struct AuthStorage {
     path: Option<PathBuf>,
+    /// Each change is one insert, remove or swap, so a poisoned lock still guards a whole map.
     entries: Mutex<Map<String, Value>>,
 }
 
@@ -181,14 +183,14 @@ impl AuthStorage {
     pub fn reload(&self) -> Result<(), AuthError> {
         if let Some(path) = &self.path {
             let fresh = read_auth_file(path)?;
-            *self.lock_entries() = fresh;
+            *lock(&self.entries) = fresh;
         }
         Ok(())
     }
 
     /// The credential stored for `provider`.
     pub fn get(&self, provider: &str) -> Result<Option<Credential>, AuthError> {
-        let Some(value) = self.lock_entries().get(provider).cloned() else {
+        let Some(value) = lock(&self.entries).get(provider).cloned() else {
             return Ok(None);
         };
         serde_json::from_value(value)
@@ -201,12 +203,12 @@ impl AuthStorage {
 
     /// Whether anything is stored for `provider`.
     pub fn has(&self, provider: &str) -> bool {
-        self.lock_entries().contains_key(provider)
+        lock(&self.entries).contains_key(provider)
     }
 
     /// Providers with a stored entry, in file order.
     pub fn providers(&self) -> Vec<String> {
-        self.lock_entries().keys().cloned().collect()
+        lock(&self.entries).keys().cloned().collect()
     }
 
     /// Stores (replaces) the credential of `provider`.
@@ -227,22 +229,16 @@ impl AuthStorage {
         Ok(existed)
     }
 
-    fn lock_entries(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
-        // A panic while holding the lock cannot leave the map half-updated (each change is one
-        // insert/remove), so a poisoned lock is still safe to use.
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     fn modify(&self, change: impl FnOnce(&mut Map<String, Value>)) -> Result<(), AuthError> {
         let Some(path) = &self.path else {
-            change(&mut self.lock_entries());
+            change(&mut lock(&self.entries));
             return Ok(());
         };
         let _lock = FileLock::acquire(path)?;
         let mut entries = read_auth_file(path)?;
         change(&mut entries);
         write_auth_file(path, &entries)?;
-        *self.lock_entries() = entries;
+        *lock(&self.entries) = entries;
         Ok(())
     }
 }
@@ -406,7 +402,7 @@ fn stored_key(provider: &str, credential: &Credential, now_ms: i64) -> Result<St
                 provider: provider.to_owned(),
             })
         }
-        // Seam for OAuth refresh (SPEC §13.4): when `expires - now` falls inside the refresh
+        // Seam for OAuth refresh: when `expires - now` falls inside the refresh
         // window (5 min), lock the store, re-read, call the provider's refresh, save, then use the
         // new token. Until refresh exists an expired token must send the user to /login.
         Credential::OAuth {

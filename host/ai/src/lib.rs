@@ -1,12 +1,14 @@
 //! pi-ai: model access for pi.
 //!
-//! One entry point, [`stream`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
+//! One entry point, [`stream()`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
 //! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the four wire
 //! protocols; failures of any kind end the stream with an `error` event, never a panic.
 
+pub mod api_registry;
 pub mod auth;
 pub mod classify;
 pub mod event;
+pub mod http;
 pub mod models;
 pub mod options;
 pub mod partial_json;
@@ -19,14 +21,13 @@ pub mod sync;
 pub mod transform;
 pub mod types;
 
+pub use api_registry::{ApiRegistry, complete, registry, stream};
 pub use auth::{AuthError, AuthStorage, Credential, resolve_api_key};
 pub use classify::{is_context_overflow, is_retryable_error};
 pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
 pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};
 pub use options::StreamOptions;
-pub use stream::{
-    ApiProvider, ApiRegistry, AssistantMessageEventStream, EventSender, complete, registry, stream,
-};
+pub use stream::{ApiProvider, AssistantMessageEventStream, EventSender};
 pub use sync::lock;
 pub use transform::transform_messages;
 pub use types::*;

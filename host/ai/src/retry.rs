@@ -1,4 +1,4 @@
-//! Request-level retry (SPEC §14.3): only while establishing a request, never mid-stream.
+//! Request-level retry: only while establishing a request, never mid-stream.
 
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime};

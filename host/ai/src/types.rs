@@ -83,20 +83,6 @@ pub enum UserContent {
 }
 
 impl UserContent {
-    /// The text blocks joined with nothing between them (images left out): what the user typed.
-    pub fn text(&self) -> String {
-        match self {
-            UserContent::Text(text) => text.clone(),
-            UserContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|b| match b {
-                    UserBlock::Text(t) => Some(t.text.as_str()),
-                    UserBlock::Image(_) => None,
-                })
-                .collect(),
-        }
-    }
-
     /// The content as blocks (a plain string becomes one text block).
     pub fn to_blocks(&self) -> Vec<UserBlock> {
         match self {
@@ -105,6 +91,21 @@ impl UserContent {
                 text_signature: None,
             })],
             UserContent::Blocks(blocks) => blocks.clone(),
+        }
+    }
+
+    /// The text as the user wrote it: text blocks joined with nothing between them, images
+    /// left out.
+    pub fn text(&self) -> String {
+        match self {
+            UserContent::Text(text) => text.clone(),
+            UserContent::Blocks(blocks) => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    UserBlock::Text(t) => Some(t.text.as_str()),
+                    UserBlock::Image(_) => None,
+                })
+                .collect(),
         }
     }
 }
@@ -476,5 +477,29 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => 8192,
             ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => 16384,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_block(text: &str) -> UserBlock {
+        UserBlock::Text(TextContent {
+            text: text.into(),
+            text_signature: None,
+        })
+    }
+
+    #[test]
+    fn user_text_joins_text_blocks_and_skips_images() {
+        let image = UserBlock::Image(ImageContent {
+            data: "AAAA".into(),
+            mime_type: "image/png".into(),
+        });
+        let blocks = UserContent::Blocks(vec![text_block("look "), image, text_block("here")]);
+        assert_eq!(blocks.text(), "look here");
+        assert_eq!(UserContent::Text("plain".into()).text(), "plain");
+        assert_eq!(UserContent::Blocks(vec![]).text(), "");
     }
 }

@@ -5,9 +5,10 @@ use crate::http::{self, RawRequest};
 use crate::render::{self, SseEvent};
 use crate::reply::{Reply, ReplyKind};
 use crate::{Api, LoggedRequest};
+use pi_ai::lock;
 use serde_json::json;
 use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
@@ -24,10 +25,6 @@ pub(crate) struct Shared {
     queue: Mutex<VecDeque<Reply>>,
     log: Mutex<Vec<LoggedRequest>>,
     logged: Condvar,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Shared {

@@ -1,5 +1,6 @@
-//! `bash`: run one shell command through the environment's [`ProcessRunner`], stream output
-//! as progress, keep the tail, save the full output to a temp file when it is truncated.
+//! `bash`: run one shell command through the environment's
+//! [`ProcessRunner`](crate::ProcessRunner), stream output as progress, keep the tail, save the
+//! full output to a temp file when it is truncated.
 
 use crate::args::{Args, no_details};
 use crate::process::{ProcessExit, SpawnRequest};

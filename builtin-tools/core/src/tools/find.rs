@@ -1,9 +1,10 @@
 //! `find`: fd's glob search in-process (the walk of [`crate::walk`] plus `globset`).
 
 use super::search::{finish_listing, relative_display};
-use super::shard::{limit_arg, part_output, parts_of, reports_entry as reports};
+use super::shard::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
+use crate::walk::split::reports_entry as reports;
 use crate::walk::{self, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use globset::{GlobBuilder, GlobMatcher};

@@ -2,10 +2,11 @@
 //! formatted the way pi formats ripgrep's matches.
 
 use super::search::{Item, Items, Listing, finish_listing, relative_display};
-use super::shard::{limit_arg, part_output, parts_of, reports_entry};
+use super::shard::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
+use crate::walk::split::reports_entry;
 use crate::walk::{self, DirSource, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};

@@ -1,5 +1,7 @@
-//! Splitting one `grep`/`find` call between several instances of its component.
+//! Splitting one `grep`/`find` call between several instances of its component: the call's
+//! side.
 //!
+<<<<<<< HEAD
 //! A component has no threads, so the host can run `count` instances of it at once, each with
 //! its [`Shard`] in the call envelope (pi-builtins's `ToolContext::search_instances`,
 //! one per CPU by default). Every instance walks the same tree with the same ignore rules but
@@ -16,84 +18,26 @@
 //! A sharded call returns its part of the result (the lines of its matches, sorted, within
 //! the limits) under `details.shard`; [`merge_shards`] (run by the host) combines the parts
 //! with the same code the single-instance path ends with, so both give the same output.
+=======
+//! The host runs `count` instances at once (pi-builtin-tools-embed's
+//! `ToolContext::search_instances`, one per CPU by default), each walking its [`Shard`] of the
+//! tree (see [`crate::walk::split`] for how the tree is shared out). A sharded call returns
+//! its part of the result (the lines of its matches, sorted, within the limits) under
+//! `details.shard`; [`merge_shards`] (run by the host) combines the parts with the same code
+//! the single-instance path ends with, so both give the same output.
+>>>>>>> lower
 
 use crate::args::{Args, as_count};
 use crate::{ToolError, ToolOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::path::Path;
 
-/// The depth (below the search root) at which subtrees are handed out to instances.
-pub const SPLIT_DEPTH: usize = 2;
+/// The host names the shard type here, next to [`merge_shards`] and [`splits`]; it belongs to
+/// the walk it splits.
+pub use crate::walk::split::Shard;
 
 /// The key under `details` that carries a sharded call's part of the result.
 pub const SHARD_KEY: &str = "shard";
-
-/// Instance `index` of `count` working on one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    /// The `count` shards of one call.
-    pub fn all(count: usize) -> impl Iterator<Item = Shard> {
-        (0..count).map(move |index| Shard { index, count })
-    }
-
-    /// Whether the entry at `rel` (relative to the search root) is this instance's.
-    fn owns(&self, rel: &Path) -> bool {
-        if self.count <= 1 {
-            return true;
-        }
-        // FNV-1a: stable across instances and builds (std's hasher is randomly keyed).
-        let hash = rel
-            .as_os_str()
-            .as_encoded_bytes()
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-                (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-            });
-        usize::try_from(hash % self.count as u64).unwrap_or(0) == self.index
-    }
-}
-
-/// Whether the walk enters or yields the entry at `rel` (relative to the search root) at
-/// `depth`: only subtrees at [`SPLIT_DEPTH`] are split.
-pub(crate) fn walks(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
-    match shard {
-        Some(shard) if depth == SPLIT_DEPTH => shard.owns(rel),
-        _ => true,
-    }
-}
-
-/// Whether the entry at `rel` (already walked) is reported by this instance: shallow entries,
-/// seen by every instance, by only one of them.
-pub(crate) fn reports(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
-    match shard {
-        Some(shard) if depth < SPLIT_DEPTH => {
-            depth == 0 && shard.index == 0 || depth > 0 && shard.owns(rel)
-        }
-        _ => true,
-    }
-}
-
-/// [`reports`] for an entry of a walk from `root` (free when the call is not split).
-pub(crate) fn reports_entry(
-    shard: Option<Shard>,
-    root: &Path,
-    entry: &crate::walk::Entry<'_>,
-) -> bool {
-    // Deep entries are reported by whoever walks them: no path to compare (component by
-    // component with `std::path` inside a component) for most of the tree.
-    shard.is_none_or(|shard| {
-        entry.depth >= SPLIT_DEPTH || {
-            let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
-            reports(Some(shard), entry.depth, rel)
-        }
-    })
-}
 
 /// The output of a sharded call: its part, for the host to merge.
 pub(crate) fn part_output(part: impl Serialize) -> Result<ToolOutput, ToolError> {

@@ -2,7 +2,7 @@
 //! directory, the ignore files above the workspace, overrides) over a [`DirSource`], one
 //! directory listing per directory and no per-entry `stat`.
 //!
-//! The `ignore` crate supplies the rules themselves ([`rules`]); only its walking is replaced,
+//! The `ignore` crate supplies the rules themselves (`rules`); only its walking is replaced,
 //! so that a component can list a directory in one host call (its own walker stats every
 //! entry through WASI). Entries come in path order (each directory's entries sorted by name,
 //! a directory right before its contents), so a walk that stops at a limit keeps the first
@@ -11,13 +11,14 @@
 
 mod rules;
 pub mod source;
+pub mod split;
 
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
-use crate::tools::shard::{self, Shard};
 use ignore::gitignore::Gitignore;
 use ignore::overrides::Override;
 use rules::{Kind, Layer, Rules};
 pub use source::{DirSource, EntryKind, ListedEntry, OpenDir, StdSource};
+use split::Shard;
 use std::ffi::OsStr;
 use std::io;
 use std::ops::ControlFlow;
@@ -218,9 +219,9 @@ impl Walker<'_, '_> {
         // Only the split depth is shared out (`Path::strip_prefix` compares component by
         // component: not for every entry).
         self.config.shard.is_some_and(|shard| {
-            depth == shard::SPLIT_DEPTH && {
+            depth == split::SPLIT_DEPTH && {
                 let rel = path.strip_prefix(self.root).unwrap_or(path);
-                !shard::walks(Some(shard), depth, rel)
+                !split::walks(Some(shard), depth, rel)
             }
         })
     }

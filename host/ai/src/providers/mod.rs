@@ -7,8 +7,9 @@ pub mod openai_responses;
 
 mod lenient;
 
+use crate::http::HttpProvider;
 use crate::protocol::Protocol;
-use crate::stream::{ApiProvider, HttpProvider};
+use crate::stream::ApiProvider;
 use std::sync::Arc;
 
 /// The adapter for a built-in `api` value, for decoding without HTTP (tests, replay).
