@@ -5,7 +5,7 @@ use crate::ToolError;
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use crate::paths::normalize_lexically;
 use crate::process::ProcessRunner;
-use crate::walk::split::Shard;
+use crate::walk::shard::Shard;
 use crate::walk::{DirSource, StdSource};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -154,7 +154,7 @@ pub struct ToolEnv {
     /// `None`, read from the workspace's home and `command_env` on each call.
     pub git_excludes: Option<Arc<GitExcludes>>,
     /// `grep`/`find` only: the part of the walk this call does when the host splits it
-    /// between instances (see [`crate::walk::split`]).
+    /// between instances (see [`crate::walk::shard`]).
     pub shard: Option<Shard>,
     /// Where `grep` and `find` list directories and read files (`std::fs` when none; a
     /// component lists through the host).

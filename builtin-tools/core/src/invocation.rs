@@ -11,7 +11,7 @@ use crate::ToolError;
 use crate::ancestor_ignores::{AncestorIgnores, GitExcludes};
 use crate::env::{ShellConfig, ToolEnv, Workspace};
 use crate::process::ProcessRunner;
-use crate::walk::split::Shard;
+use crate::walk::shard::Shard;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@ use super::search::{finish_listing, relative_display};
 use super::shard::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
-use crate::walk::split::reports_entry as reports;
+use crate::walk::shard::reports_entry as reports;
 use crate::walk::{self, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use globset::{GlobBuilder, GlobMatcher};

@@ -6,7 +6,7 @@ use super::shard::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
-use crate::walk::split::reports_entry;
+use crate::walk::shard::reports_entry;
 use crate::walk::{self, DirSource, EntryKind, WalkConfig};
 use crate::{BuiltinTool, ExecutionMode, Progress, ToolDefinition, ToolEnv, ToolError, ToolOutput};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};

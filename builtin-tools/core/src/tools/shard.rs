@@ -1,40 +1,21 @@
 //! Splitting one `grep`/`find` call between several instances of its component: the call's
 //! side.
 //!
-<<<<<<< HEAD
-//! A component has no threads, so the host can run `count` instances of it at once, each with
-//! its [`Shard`] in the call envelope (pi-builtins's `ToolContext::search_instances`,
-//! one per CPU by default). Every instance walks the same tree with the same ignore rules but
-//! keeps only its share of it:
-//!
-//! - entries above [`SPLIT_DEPTH`] (the search root's own entries) are walked by every
-//!   instance (so each sees every ignore file on the way down) but reported by one;
-//! - an entry at [`SPLIT_DEPTH`] belongs, with everything below it, to exactly one instance,
-//!   chosen by a hash of its path relative to the search root.
-//!
-//! Splitting one level below the root balances the usual layout (a few top-level directories,
-//! one of them holding most of the tree) far better than splitting the root's entries.
-//!
-//! A sharded call returns its part of the result (the lines of its matches, sorted, within
-//! the limits) under `details.shard`; [`merge_shards`] (run by the host) combines the parts
-//! with the same code the single-instance path ends with, so both give the same output.
-=======
-//! The host runs `count` instances at once (pi-builtin-tools-embed's
-//! `ToolContext::search_instances`, one per CPU by default), each walking its [`Shard`] of the
-//! tree (see [`crate::walk::split`] for how the tree is shared out). A sharded call returns
+//! The host runs `count` instances at once (pi-builtins'
+//! `ToolContext::shards`, one per CPU by default), each walking its [`Shard`] of the
+//! tree (see [`crate::walk::shard`] for how the tree is shared out). A sharded call returns
 //! its part of the result (the lines of its matches, sorted, within the limits) under
 //! `details.shard`; [`merge_shards`] (run by the host) combines the parts with the same code
 //! the single-instance path ends with, so both give the same output.
->>>>>>> lower
 
 use crate::args::{Args, as_count};
 use crate::{ToolError, ToolOutput};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The host names the shard type here, next to [`merge_shards`] and [`splits`]; it belongs to
-/// the walk it splits.
-pub use crate::walk::split::Shard;
+/// The host names the shard type here, next to [`merge_shards`]; it belongs to the walk it
+/// shares out.
+pub use crate::walk::shard::Shard;
 
 /// The key under `details` that carries a sharded call's part of the result.
 pub const SHARD_KEY: &str = "shard";
@@ -84,9 +65,4 @@ pub fn merge_shards(tool: &str, args: &Value, parts: Vec<Value>) -> Result<ToolO
         "find" => super::find::merge(args, parts),
         _ => Err(ToolError::new(format!("{tool} cannot be split"))),
     }
-}
-
-/// Whether calls of `tool` may be split between instances.
-pub fn splits(tool: &str) -> bool {
-    matches!(tool, "grep" | "find")
 }

@@ -11,14 +11,14 @@
 
 mod rules;
 pub mod source;
-pub mod split;
+pub mod shard;
 
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use ignore::gitignore::Gitignore;
 use ignore::overrides::Override;
 use rules::{Kind, Layer, Rules};
 pub use source::{DirSource, EntryKind, ListedEntry, OpenDir, StdSource};
-use split::Shard;
+use shard::Shard;
 use std::ffi::OsStr;
 use std::io;
 use std::ops::ControlFlow;
@@ -219,9 +219,9 @@ impl Walker<'_, '_> {
         // Only the split depth is shared out (`Path::strip_prefix` compares component by
         // component: not for every entry).
         self.config.shard.is_some_and(|shard| {
-            depth == split::SPLIT_DEPTH && {
+            depth == shard::SHARD_DEPTH && {
                 let rel = path.strip_prefix(self.root).unwrap_or(path);
-                !split::walks(Some(shard), depth, rel)
+                !shard::walks(Some(shard), depth, rel)
             }
         })
     }

@@ -5,9 +5,9 @@
 //! its [`Shard`] in the call envelope. Every instance walks the same tree with the same ignore
 //! rules but keeps only its share of it:
 //!
-//! - entries above [`SPLIT_DEPTH`] (the search root's own entries) are walked by every
+//! - entries above [`SHARD_DEPTH`] (the search root's own entries) are walked by every
 //!   instance (so each sees every ignore file on the way down) but reported by one;
-//! - an entry at [`SPLIT_DEPTH`] belongs, with everything below it, to exactly one instance,
+//! - an entry at [`SHARD_DEPTH`] belongs, with everything below it, to exactly one instance,
 //!   chosen by a hash of its path relative to the search root.
 //!
 //! Splitting one level below the root balances the usual layout (a few top-level directories,
@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The depth (below the search root) at which subtrees are handed out to instances.
-pub const SPLIT_DEPTH: usize = 2;
+pub const SHARD_DEPTH: usize = 2;
 
 /// Instance `index` of `count` working on one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,10 +51,10 @@ impl Shard {
 }
 
 /// Whether the walk enters or yields the entry at `rel` (relative to the search root) at
-/// `depth`: only subtrees at [`SPLIT_DEPTH`] are split.
+/// `depth`: only subtrees at [`SHARD_DEPTH`] are split.
 pub(crate) fn walks(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
     match shard {
-        Some(shard) if depth == SPLIT_DEPTH => shard.owns(rel),
+        Some(shard) if depth == SHARD_DEPTH => shard.owns(rel),
         _ => true,
     }
 }
@@ -63,7 +63,7 @@ pub(crate) fn walks(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
 /// seen by every instance, by only one of them.
 fn reports(shard: Option<Shard>, depth: usize, rel: &Path) -> bool {
     match shard {
-        Some(shard) if depth < SPLIT_DEPTH => {
+        Some(shard) if depth < SHARD_DEPTH => {
             depth == 0 && shard.index == 0 || depth > 0 && shard.owns(rel)
         }
         _ => true,
@@ -75,7 +75,7 @@ pub(crate) fn reports_entry(shard: Option<Shard>, root: &Path, entry: &Entry<'_>
     // Deep entries are reported by whoever walks them: no path to compare (component by
     // component with `std::path` inside a component) for most of the tree.
     shard.is_none_or(|shard| {
-        entry.depth >= SPLIT_DEPTH || {
+        entry.depth >= SHARD_DEPTH || {
             let rel = entry.path.strip_prefix(root).unwrap_or(entry.path);
             reports(Some(shard), entry.depth, rel)
         }
