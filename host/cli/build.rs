@@ -1,41 +1,29 @@
 //! Link options for the `pi` binary.
-
-use std::path::Path;
+//!
+//! Relative relocations are packed (DT_RELR) on glibc targets, so the loader reads a small
+//! table instead of a large one at every start. A release (`scripts/release.sh`) also passes
+//! `PI_LINK_ORDER`, a list of the functions a typical run executes, and they are linked first:
+//! the kernel maps a file's pages in large blocks around each page touched, so code that runs
+//! together should lie together. Ordinary builds never depend on that list.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=PI_LINK_ORDER");
     let target = std::env::var("TARGET").unwrap_or_default();
-    // Relative relocations packed as DT_RELR (glibc ≥ 2.36, binutils ≥ 2.38): the loader then
-    // reads ~15 KB instead of ~1.3 MB of .rela.dyn at every start, which shows in peak RSS
-    // (measured: `pi --version` 4.9 → 3.5 MB).
     if target.ends_with("-linux-gnu") {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-    if target == "x86_64-unknown-linux-gnu" && default_linker() {
-        hot_functions_first();
+    let order = std::env::var("PI_LINK_ORDER").unwrap_or_default();
+    if !order.is_empty() && target == "x86_64-unknown-linux-gnu" && default_linker() {
+        println!("cargo:rerun-if-changed={order}");
+        println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={order}");
+        // Names a rebuilt dependency no longer has are expected; they only cost memory.
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
 }
 
-/// Places the functions a typical run executes (`link/hot-functions.txt`, made by
-/// `link/regenerate.sh`) together at the start of the text. The kernel maps a file's pages
-/// 64 KB around each one touched, so the same 2.5 MB of code spread over the whole binary
-/// made ~10 MB resident (measured: peak RSS of ten tool calls 22.7 → 14.7 MB).
-fn hot_functions_first() {
-    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/hot-functions.txt");
-    println!("cargo:rerun-if-changed={}", list.display());
-    if !list.is_file() {
-        return;
-    }
-    println!(
-        "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-        list.display()
-    );
-    // Names a rebuilt dependency no longer has are expected: the list is refreshed by hand.
-    println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
-}
-
-/// Whether the target links with rustc's own LLD (the default on x86_64 Linux since Rust
-/// 1.90), which understands `--symbol-ordering-file`; a linker chosen by the user may not.
+/// Whether the target links with rustc's own LLD (the default on x86_64 Linux), which
+/// understands `--symbol-ordering-file`; a linker chosen by the user may not.
 fn default_linker() -> bool {
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();

@@ -2,11 +2,12 @@
 //! 10-tool-call task, each against the in-process mock LLM server. Prints median / p95 wall
 //! time and the peak RSS of the pi process (through `/usr/bin/time -f %M` when installed).
 //!
-//! `cargo bench -p pi-coding-agent --bench cli` (builds `pi` in release).
+//! `cargo bench -p pi-cli --bench cli` (builds `pi` in release); `scripts/release.sh` runs it
+//! on the release build (`--profile dist`, hot functions linked first).
 //! Targets: `--version` ≤ 3 ms, 1 turn ≤ 30 ms, 10 tool calls ≤ 150 ms, peak RSS ≤ 15 MB.
 //! `PI_BENCH_RUNS` changes the number of runs per case (default 30). `PI_BENCH_WRAP` runs the
 //! peak-RSS runs under another program instead of `time` (e.g. valgrind, as
-//! `link/regenerate.sh` does).
+//! `scripts/release.sh` does).
 
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -226,13 +227,15 @@ fn main() {
     assert_eq!(leftover, 0, "every scripted reply was used");
 }
 
-/// How many names of the hot-function list (`link/hot-functions.txt`, linked first to keep
-/// the resident code small) the binary still has; a low share means the list is stale and
-/// `link/regenerate.sh` should be run.
+/// How many names of the hot-function list the binary was linked with (`PI_LINK_ORDER`, set by
+/// `scripts/release.sh`) it still has; a low share means the list is stale.
 fn hot_list_coverage() -> String {
-    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("link/hot-functions.txt");
-    let Ok(text) = std::fs::read_to_string(&list) else {
-        return "hot-function list: none".to_owned();
+    let Some(list) = option_env!("PI_LINK_ORDER").filter(|p| !p.is_empty()) else {
+        return "hot-function list: none (an ordinary build; scripts/release.sh links with one)"
+            .to_owned();
+    };
+    let Ok(text) = std::fs::read_to_string(list) else {
+        return format!("hot-function list: {list} is gone");
     };
     let Ok(nm) = Command::new("nm").args(["--defined-only", PI]).output() else {
         return "hot-function list: not checked (no nm)".to_owned();
@@ -248,7 +251,7 @@ fn hot_list_coverage() -> String {
         "hot-function list: {found} of {} names in the binary{}",
         names.len(),
         if found * 10 < names.len() * 9 {
-            " (stale: run link/regenerate.sh)"
+            " (stale: run scripts/release.sh again)"
         } else {
             ""
         }

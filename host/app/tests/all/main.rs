@@ -10,3 +10,4 @@ mod session_compaction;
 mod session_extension_llm;
 mod session_retry;
 mod session_support;
+mod typed_api;
