@@ -431,12 +431,14 @@ impl App {
 
     /// Switches to `provider/id`, which must have credentials.
     pub fn set_model(&self, provider: &str, id: &str) -> Result<Model, AppError> {
-        let model = self.registry.find(provider, id).cloned().ok_or_else(|| {
-            AppError::ModelNotFound {
-                provider: provider.to_owned(),
-                id: id.to_owned(),
-            }
-        })?;
+        let model =
+            self.registry
+                .find(provider, id)
+                .cloned()
+                .ok_or_else(|| AppError::ModelNotFound {
+                    provider: provider.to_owned(),
+                    id: id.to_owned(),
+                })?;
         let usable = self.registry.has_credential(provider, &self.auth)
             || (self.api_key.is_some() && provider == self.model().provider);
         if !usable {

@@ -32,12 +32,12 @@ mod tarball;
 
 pub use compactor::ExtensionCompactor;
 
-use pi_session::paths;
 use pi_ext_api::ToolDescription;
 use pi_ext_host::manifest::World;
 use pi_ext_host::{
     ComponentProvider, DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths,
 };
+use pi_session::paths;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

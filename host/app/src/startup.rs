@@ -3,11 +3,12 @@
 //! are compiled on first use (an extension package new to the cache is compiled once to list
 //! its tools). The first request is the first network use.
 
+use crate::extensions::{ExtensionSearch, Extensions};
 use crate::model_select::{
     self, InitialModelInputs, ModelSelectError, ScopedModel, cli_model, initial_model,
     initial_thinking, scoped_models,
 };
-use crate::extensions::{ExtensionSearch, Extensions};
+use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
 use pi_session::paths;
 use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
 use pi_session::session::{
@@ -17,7 +18,6 @@ use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
 use pi_session::system_prompt::{PromptTool, SystemPromptOptions, build_system_prompt};
 use pi_session::trust::{TrustStore, resolve_trust};
-use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
 use std::path::{Path, PathBuf};
 
 use pi_builtins::{DEFAULT_ENABLED, TOOL_NAMES as BUILTIN_TOOL_NAMES};
@@ -387,7 +387,10 @@ fn choose_model(
 /// `--no-builtin-tools`, with warnings for unknown names. `extension_tools` are the names the
 /// loaded extensions provide: enabled by default, selectable with `--tools` like built-ins,
 /// kept by `--no-builtin-tools`.
-pub fn enabled_tools(opts: &StartupOptions, extension_tools: &[String]) -> (Vec<String>, Vec<String>) {
+pub fn enabled_tools(
+    opts: &StartupOptions,
+    extension_tools: &[String],
+) -> (Vec<String>, Vec<String>) {
     let from_extension = |n: &str| extension_tools.iter().any(|e| e == n);
     let mut warnings = Vec::new();
     let mut names: Vec<String> = match &opts.tools {

@@ -5,10 +5,10 @@
 //! in `<agentDir>/cache/components`, so start-up compiles nothing.
 
 use crate::extensions::Extensions;
-use pi_session::settings::SettingsManager;
 use pi_agent::AgentTool;
 use pi_builtins::ToolContext;
 use pi_ext_host::{ComponentTool, ExtensionHost};
+use pi_session::settings::SettingsManager;
 use std::path::Path;
 use std::sync::Arc;
 

@@ -3,11 +3,11 @@
 
 use crate::args::Args;
 use crate::file_args::{build_prompts, read_file_args};
-use pi_app::startup::{Base, StartupEnv, StartupError, prepare};
 use crate::modes::json::JsonLines;
-use pi_app::App;
 use crate::modes::{print, rpc};
 use pi_agent::AgentTool;
+use pi_app::App;
+use pi_app::startup::{Base, StartupEnv, StartupError, prepare};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Read};
 use std::sync::Arc;

@@ -6,5 +6,6 @@ use pi_ai::{AssistantMessage, Context};
 /// Completes one request with one of the session's models (`None`: the current one, else a
 /// model named like `--model` would name it). Called on the extension's blocking thread.
 pub trait LlmBridge: Send + Sync {
-    fn complete(&self, model: Option<String>, context: Context) -> Result<AssistantMessage, String>;
+    fn complete(&self, model: Option<String>, context: Context)
+    -> Result<AssistantMessage, String>;
 }

@@ -2,10 +2,10 @@
 //! the description index that lets start-up skip compilation entirely.
 
 use crate::bindings::types::ToolDefinition;
-use crate::component::ComponentSource;
 use crate::index::StartupIndex;
+use crate::record::{DescriptionRecord, write_atomic};
+use crate::source::ComponentSource;
 pub use pi_ext_api::ToolDescription;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -21,14 +21,6 @@ pub struct ComponentCache {
     dir: PathBuf,
     compilations: AtomicU64,
     index: Mutex<StartupIndex>,
-}
-
-/// What `describe` returned for a component file, with the file's fingerprint.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct DescriptionRecord {
-    pub size: u64,
-    pub mtime_ns: u128,
-    pub tools: Vec<ToolDescription>,
 }
 
 /// The host's description of a WIT tool definition (an unparsable schema becomes an empty
@@ -245,24 +237,6 @@ impl ComponentCache {
             tracing::warn!(path = %path.display(), "cannot store tool descriptions: {e}");
         }
     }
-}
-
-/// Writes through a temp file unique to this call (process id + a per-process counter), so
-/// two threads storing the same artifact never truncate each other's half-written file.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().ok_or("no parent directory")?;
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let tmp = dir.join(format!(
-        ".{}.{}.{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&tmp, bytes).map_err(|e| e.to_string())?;
-    std::fs::rename(&tmp, path).map_err(|e| e.to_string())
 }
 
 #[allow(unsafe_code)]

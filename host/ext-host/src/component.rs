@@ -7,6 +7,7 @@ use crate::engine::new_store;
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
 use crate::manifest::World;
+pub use crate::source::ComponentSource;
 use crate::state::{CallContext, HostState, Interrupt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -42,31 +43,6 @@ pub struct LoadedComponent {
 struct Reuse {
     temp_dir: Option<Arc<TempDir>>,
     linker: Option<Arc<Linker<HostState>>>,
-}
-
-/// Where a component's bytes come from.
-#[derive(Clone)]
-pub enum ComponentSource {
-    /// A `.wasm` file on disk (extensions).
-    File(PathBuf),
-    /// Bytes built into pi (the built-in tools). `name` stands in for a path in messages;
-    /// `sha256` is the digest of `bytes`, computed at build time so that finding the cached
-    /// artifact never reads (and so never pages in) the embedded bytes.
-    Embedded {
-        name: String,
-        bytes: &'static [u8],
-        sha256: &'static str,
-    },
-}
-
-impl ComponentSource {
-    /// The path, or the embedded component's name, for messages.
-    pub fn display_path(&self) -> PathBuf {
-        match self {
-            ComponentSource::File(path) => path.clone(),
-            ComponentSource::Embedded { name, .. } => PathBuf::from(name),
-        }
-    }
 }
 
 /// A component that is loaded on first use (start-up reads only manifests and cached

@@ -11,9 +11,10 @@
 //! The index is only an accelerator: an entry whose file changed is read the normal way and
 //! replaced; an unreadable or corrupt index is ignored and rewritten; it never causes an error.
 
-use crate::cache::{DescriptionRecord, ToolDescription, write_atomic};
 use crate::discovery::{ManifestRead, SearchPaths};
 use crate::manifest::Manifest;
+use crate::record::{DescriptionRecord, write_atomic};
+use pi_ext_api::ToolDescription;
 use serde::{Deserialize, Serialize};
 use serde_json::value::{RawValue, to_raw_value};
 use sha2::{Digest, Sha256};

@@ -22,7 +22,9 @@ mod index;
 pub mod manifest;
 mod process;
 pub mod provider;
+mod record;
 pub mod renderer;
+mod source;
 mod state;
 pub mod tool;
 

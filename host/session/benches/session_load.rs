@@ -1,7 +1,7 @@
 //! Loads a generated ~100 MB session file and prints the time and peak RSS, then shows that an
 //! append costs the same on a small and on the 100 MB file.
 //!
-//! `cargo bench -p pi-coding-agent --bench session_load` (targets: load ≤ 0.5 s, peak RSS ≤ 2×
+//! `cargo bench -p pi-session --bench session_load` (targets: load ≤ 0.5 s, peak RSS ≤ 2×
 //! the file size). `PI_BENCH_SESSION_MB` changes the size.
 
 // A measuring program: failing loudly on a broken setup is what we want.

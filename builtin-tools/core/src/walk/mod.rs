@@ -10,15 +10,15 @@
 //! the walk's start).
 
 mod rules;
-pub mod source;
 pub mod shard;
+pub mod source;
 
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use ignore::gitignore::Gitignore;
 use ignore::overrides::Override;
 use rules::{Kind, Layer, Rules};
-pub use source::{DirSource, EntryKind, ListedEntry, OpenDir, StdSource};
 use shard::Shard;
+pub use source::{DirSource, EntryKind, ListedEntry, OpenDir, StdSource};
 use std::ffi::OsStr;
 use std::io;
 use std::ops::ControlFlow;

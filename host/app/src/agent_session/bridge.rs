@@ -2,9 +2,9 @@
 //! union meet. Both serialize to pi's JSON, so the host roles cross over through serde; the
 //! three model roles are moved across directly.
 
-use pi_session::messages::{self, AgentMessage as CodingMessage};
 use pi_agent::AgentMessage as RuntimeMessage;
 use pi_ai::Message;
+use pi_session::messages::{self, AgentMessage as CodingMessage};
 
 /// Runtime → coding agent.
 pub fn to_coding(message: &RuntimeMessage) -> CodingMessage {

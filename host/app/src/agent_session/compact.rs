@@ -4,17 +4,17 @@
 use super::bridge;
 use super::events::{CompactionResult, SessionEvent};
 use super::{AgentSession, lock};
-use pi_session::compaction::summarize::{SummaryRetry, summarize_preparation};
-use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
-use pi_session::compaction::{
-    CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens,
-    prepare_compaction, should_compact,
-};
-use pi_session::messages::convert_to_llm;
-use pi_session::messages::AgentMessage as CodingMessage;
-use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
 use pi_agent::NextTurnUpdate;
 use pi_ai::Usage;
+use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
+use pi_session::compaction::summarize::{SummaryRetry, summarize_preparation};
+use pi_session::compaction::{
+    CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, prepare_compaction,
+    should_compact,
+};
+use pi_session::messages::AgentMessage as CodingMessage;
+use pi_session::messages::convert_to_llm;
+use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! The session's events: the agent's own (`AgentEvent`) plus the session layer's, with pi's
 //! names and JSON shapes; those pi prints are the `--mode json` and RPC output.
 
-use pi_session::compaction::CompactionReason;
 use pi_agent::{AgentEvent, AgentMessage};
 use pi_ai::Model;
+use pi_session::compaction::CompactionReason;
 use pi_session::session::SessionEntry;
 use serde::Serialize;
 use serde_json::Value;

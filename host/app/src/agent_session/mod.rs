@@ -29,9 +29,6 @@ pub use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
 
-use pi_ext_api::CompactionOverride;
-use pi_session::session::{SessionError, SessionManager};
-use pi_session::settings::SettingsManager;
 use pi_agent::{
     Agent, AgentEvent, AgentMessage, AgentOptions, AgentTool, Hooks, PromptInput, StreamFn,
 };
@@ -39,6 +36,9 @@ use pi_ai::{
     AuthStorage, Model, ModelRegistry, StreamOptions, TextContent, ThinkingLevel, UserBlock,
     UserContent, UserMessage,
 };
+use pi_ext_api::CompactionOverride;
+use pi_session::session::{SessionError, SessionManager};
+use pi_session::settings::SettingsManager;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -364,9 +364,13 @@ impl AgentSession {
         self.inner.agent.abort();
         self.inner.agent.wait_for_idle().await;
         self.reset_cancel();
-        self.run_compaction(pi_session::compaction::CompactionReason::Manual, focus, false)
-            .await
-            .map_err(AgentSessionError::Compaction)
+        self.run_compaction(
+            pi_session::compaction::CompactionReason::Manual,
+            focus,
+            false,
+        )
+        .await
+        .map_err(AgentSessionError::Compaction)
     }
 
     /// Registers a compactor (asked before the built-in summarizer).

@@ -4,8 +4,8 @@
 
 use super::{AgentSession, AgentSessionError, Inner};
 use crate::model_select::cli_model;
-use pi_session::compaction::SummaryError;
 use pi_ai::{AssistantMessage, Context, Model, StopReason};
+use pi_session::compaction::SummaryError;
 use std::sync::Weak;
 use tokio_util::sync::CancellationToken;
 

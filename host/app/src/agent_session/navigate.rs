@@ -2,6 +2,7 @@
 //! branch being abandoned (pi-facts §7.6).
 
 use super::{AgentSession, AgentSessionError, bridge, lock};
+use pi_ai::{UserBlock, UserContent};
 use pi_session::compaction::branch_summary::{
     DEFAULT_CONTEXT_WINDOW, collect_entries_for_branch_summary, generate_branch_summary,
     prepare_branch_entries,
@@ -9,7 +10,6 @@ use pi_session::compaction::branch_summary::{
 use pi_session::compaction::summarize::SummaryError;
 use pi_session::messages::AgentMessage as CodingMessage;
 use pi_session::session::EntryKind;
-use pi_ai::{UserBlock, UserContent};
 
 /// How to leave the current branch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,9 +62,9 @@ impl AgentSession {
         self.reset_cancel();
         let (old_leaf, new_leaf, editor_text, entries) = {
             let session = lock(&self.inner.session);
-            let entry = session
-                .entry(target_id)
-                .ok_or_else(|| pi_session::session::SessionError::UnknownEntry(target_id.to_owned()))?;
+            let entry = session.entry(target_id).ok_or_else(|| {
+                pi_session::session::SessionError::UnknownEntry(target_id.to_owned())
+            })?;
             let editor_text = match &entry.kind {
                 EntryKind::Message(CodingMessage::User(u)) => Some(content_text(&u.content)),
                 EntryKind::CustomMessage(c) => Some(content_text(&c.content)),

@@ -4,12 +4,12 @@
 
 use super::bridge;
 use super::events::SessionEvent;
-use pi_session::retry::{is_retryable_run, sleep_or_cancel};
 use super::{AgentSession, lock};
+use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
 use pi_session::compaction::tokens::{estimate_tokens, has_valid_usage, usage_tokens};
 use pi_session::compaction::{CompactionReason, estimate_context_tokens, should_compact};
+use pi_session::retry::{is_retryable_run, sleep_or_cancel};
 use pi_session::session::EntryKind;
-use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
 
 /// Shown when a second overflow follows the one recovery attempt.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -80,7 +80,9 @@ impl AgentSession {
         }
         let after = messages
             .iter()
-            .rposition(|m| matches!(m, pi_session::messages::AgentMessage::Assistant(a) if a == last))
+            .rposition(
+                |m| matches!(m, pi_session::messages::AgentMessage::Assistant(a) if a == last),
+            )
             .map_or(0, |i| messages[i + 1..].iter().map(estimate_tokens).sum());
         usage_tokens(last) + after
     }

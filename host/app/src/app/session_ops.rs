@@ -3,8 +3,8 @@
 //! commands and export. Each refuses while the agent runs where pi does.
 
 use super::{App, AppError, log_error};
-use crate::agent_session::{AgentSessionError, NavigateOptions, NavigateResult, SessionEvent};
 use crate::agent_session::bridge;
+use crate::agent_session::{AgentSessionError, NavigateOptions, NavigateResult, SessionEvent};
 use pi_ai::lock;
 use pi_session::messages::{AgentMessage as SessionMessage, BashExecutionMessage};
 use pi_session::session::{EntryKind, SessionManager};

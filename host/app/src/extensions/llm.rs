@@ -22,7 +22,11 @@ impl SessionLlm {
 impl LlmBridge for SessionLlm {
     /// Runs on the component's blocking thread: the request is a task on the session's
     /// runtime (its HTTP clients and timers live there) and this thread waits for it.
-    fn complete(&self, model: Option<String>, context: Context) -> Result<AssistantMessage, String> {
+    fn complete(
+        &self,
+        model: Option<String>,
+        context: Context,
+    ) -> Result<AssistantMessage, String> {
         let session = self
             .session
             .upgrade()

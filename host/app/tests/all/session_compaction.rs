@@ -5,8 +5,8 @@
 use crate::session_support::*;
 use pi_app::agent_session::{NavigateOptions, SessionEvent};
 use pi_ext_api::{CompactionDecision, CompactionOverride, CompactionRequest, ExtensionFailure};
-use pi_session::session::{EntryKind, SessionManager};
 use pi_mock_llm::{Api, Reply, Turn};
+use pi_session::session::{EntryKind, SessionManager};
 use serde_json::{Value, json};
 use std::sync::Arc;
 

@@ -4,8 +4,8 @@
 
 use super::session_support::*;
 use pi_app::extensions::ExtensionCompactor;
-use pi_mock_llm::{Api, Reply, Turn};
 use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, World};
+use pi_mock_llm::{Api, Reply, Turn};
 use std::sync::Arc;
 use std::time::Duration;
 

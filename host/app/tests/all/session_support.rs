@@ -6,9 +6,9 @@ use pi_ai::{AuthStorage, Credential, Model};
 use pi_app::agent_session::{
     AgentSession, AgentSessionEvent, AgentSessionOptions, SessionEvent, Sleeper,
 };
+use pi_mock_llm::{Api, MockLlm};
 use pi_session::session::SessionManager;
 use pi_session::settings::SettingsManager;
-use pi_mock_llm::{Api, MockLlm};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

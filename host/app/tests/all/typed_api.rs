@@ -4,10 +4,8 @@
 //! reports its progress and the entry it appended.
 
 use crate::session_support::{RigBuilder, seed_history};
-use pi_agent::{AgentTool, BoxFuture, ToolError, ToolOutput, ToolUpdateFn};
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 use pi_agent::AgentEvent;
+use pi_agent::{AgentTool, BoxFuture, ToolError, ToolOutput, ToolUpdateFn};
 use pi_ai::{AuthStorage, Credential, ModelRegistry, StopReason};
 use pi_app::agent_session::SessionEvent;
 use pi_app::{App, AppEvent};
@@ -15,10 +13,12 @@ use pi_mock_llm::{Api, Turn};
 use pi_session::prompt_templates::PromptTemplates;
 use pi_session::session::EntryKind;
 use pi_session::skills::SkillRegistry;
+use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
 
 fn app_around(session: pi_app::agent_session::AgentSession) -> Arc<App> {
     let auth = AuthStorage::in_memory();
@@ -96,8 +96,8 @@ async fn prompt_steer_and_events_without_json() {
     let rig = RigBuilder::new(Api::AnthropicMessages)
         .tool(Arc::new(SlowTool(json!({"type": "object"}))))
         .build();
-    rig.mock.push(
-        Turn::new().tool_call("c1", "echo", json!({})));
+    rig.mock
+        .push(Turn::new().tool_call("c1", "echo", json!({})));
     rig.mock.push(Turn::text("done with both"));
     let app = app_around(rig.session.clone());
     let mut events = app.subscribe();
@@ -110,10 +110,17 @@ async fn prompt_steer_and_events_without_json() {
         matches!(e, AppEvent::Session(SessionEvent::QueueUpdate { .. }))
     })
     .await;
-    let AppEvent::Session(SessionEvent::QueueUpdate { steering, follow_up }) = queued else {
+    let AppEvent::Session(SessionEvent::QueueUpdate {
+        steering,
+        follow_up,
+    }) = queued
+    else {
         unreachable!()
     };
-    assert_eq!((steering, follow_up), (vec!["also this".to_owned()], vec![]));
+    assert_eq!(
+        (steering, follow_up),
+        (vec!["also this".to_owned()], vec![])
+    );
     // Delivered: the queue is reported empty again.
     until(&mut events, "queue drained", |e| {
         matches!(e, AppEvent::Session(SessionEvent::QueueUpdate { steering, .. }) if steering.is_empty())
@@ -121,7 +128,11 @@ async fn prompt_steer_and_events_without_json() {
     .await;
     run.await.unwrap().unwrap();
 
-    assert!(rig.request_text(1).contains("also this"), "{}", rig.request_text(1));
+    assert!(
+        rig.request_text(1).contains("also this"),
+        "{}",
+        rig.request_text(1)
+    );
     assert_eq!(app.last_assistant().unwrap().text(), "done with both");
     // Every appended entry was reported, typed.
     let appended: Vec<String> = std::iter::from_fn(|| events.try_recv().ok())
@@ -157,24 +168,40 @@ async fn abort_then_compact_report_typed_results() {
     .await;
     app.abort();
     run.await.unwrap().unwrap();
-    assert_eq!(app.last_assistant().unwrap().stop_reason, StopReason::Aborted);
+    assert_eq!(
+        app.last_assistant().unwrap().stop_reason,
+        StopReason::Aborted
+    );
     assert!(!app.is_streaming());
 
     rig.mock.push(Turn::text("## Goal\nTYPED SUMMARY"));
     let result = app.compact(Some("keep the goal")).await.unwrap();
-    assert!(result.summary.contains("TYPED SUMMARY"), "{}", result.summary);
+    assert!(
+        result.summary.contains("TYPED SUMMARY"),
+        "{}",
+        result.summary
+    );
     until(&mut events, "compaction start", |e| {
         matches!(e, AppEvent::Session(SessionEvent::CompactionStart { .. }))
     })
     .await;
     until(&mut events, "compaction end", |e| {
-        matches!(e, AppEvent::Session(SessionEvent::CompactionEnd { result: Some(_), .. }))
+        matches!(
+            e,
+            AppEvent::Session(SessionEvent::CompactionEnd {
+                result: Some(_),
+                ..
+            })
+        )
     })
     .await;
     let appended = until(&mut events, "compaction entry", |e| {
         matches!(e, AppEvent::Session(SessionEvent::EntryAppended { entry }) if matches!(entry.kind, EntryKind::Compaction(_)))
     })
     .await;
-    assert!(!appended.is_wire(false), "entry_appended stays off the JSON wire");
+    assert!(
+        !appended.is_wire(false),
+        "entry_appended stays off the JSON wire"
+    );
     assert_eq!(app.state().session_id, app.session_stats().session_id);
 }

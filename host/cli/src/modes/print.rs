@@ -3,8 +3,8 @@
 //! streams the session header and every event as JSON lines.
 
 use crate::modes::json::JsonLines;
-use pi_app::{App, AppError, AppEvent};
 use pi_ai::{AssistantBlock, ImageContent, StopReason};
+use pi_app::{App, AppError, AppEvent};
 use std::io::Write;
 use std::pin::pin;
 

@@ -9,9 +9,9 @@ use crate::modes::rpc_types::{
     Incoming, RpcCommand, RpcRequest, StreamingBehavior, error_response, parse_line,
     success_response,
 };
+use pi_ai::{ImageContent, ThinkingLevel};
 use pi_app::App;
 use pi_app::app::queue_mode;
-use pi_ai::{ImageContent, ThinkingLevel};
 use serde_json::{Value, json};
 use std::fmt::Display;
 use std::sync::Arc;
@@ -137,10 +137,12 @@ impl Server {
                 session.set_thinking_level(parsed).map_err(fail)?;
                 Ok(None)
             }
-            RpcCommand::CycleThinkingLevel => Ok(Some(match session.cycle_thinking_level().map_err(fail)? {
-                Some(level) => json!({"level": level.as_str()}),
-                None => Value::Null,
-            })),
+            RpcCommand::CycleThinkingLevel => Ok(Some(
+                match session.cycle_thinking_level().map_err(fail)? {
+                    Some(level) => json!({"level": level.as_str()}),
+                    None => Value::Null,
+                },
+            )),
             RpcCommand::GetAvailableThinkingLevels => {
                 let levels: Vec<&str> = session
                     .available_thinking_levels()

@@ -1,6 +1,6 @@
 //! `pi --mode json`: the session header line, then every event as a JSON line. Compared with
 //! a golden file after replacing what changes between runs (ids, timestamps, paths, port).
-//! Regenerate with `PI_UPDATE_GOLDEN=1 cargo test -p pi-coding-agent --test all cli_json`.
+//! Regenerate with `PI_UPDATE_GOLDEN=1 cargo test -p pi-cli --test all cli_json`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

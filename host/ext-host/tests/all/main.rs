@@ -15,8 +15,8 @@ mod renderer;
 mod tool;
 
 use pi_agent::{ToolError, ToolOutput};
-use pi_ext_host::tool::ComponentTool;
 use pi_ext_api::ToolDescription;
+use pi_ext_host::tool::ComponentTool;
 use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, World};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

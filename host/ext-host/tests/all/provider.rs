@@ -1,7 +1,7 @@
 use crate::*;
 use pi_ai::{ApiRegistry, Context, Message, StopReason, StreamOptions, UserContent, UserMessage};
-use pi_mock_llm::{Api, MockLlm, Turn};
 use pi_ext_host::ComponentProvider;
+use pi_mock_llm::{Api, MockLlm, Turn};
 
 fn provider(network: Vec<String>) -> Arc<ComponentProvider> {
     let ws = Workspace::create();

@@ -6,8 +6,8 @@
 use super::cut_point::CompactionPreparation;
 use super::file_ops::{append_file_lists, details_value};
 use super::prompts;
-use crate::retry::{RetryPolicy, Sleeper, sleep_or_cancel};
 use crate::messages::{AgentMessage, convert_to_llm};
+use crate::retry::{RetryPolicy, Sleeper, sleep_or_cancel};
 use pi_agent::StreamFn;
 use pi_ai::{
     AssistantBlock, Context, Message, Model, StopReason, StreamOptions, ThinkingLevel, Usage,

@@ -4,9 +4,7 @@ use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, StopReason, TextContent, ToolCall,
     ToolResultMessage, UserBlock, UserContent, UserMessage,
 };
-use pi_session::compaction::tokens::{
-    estimate_context_tokens, estimate_tokens, should_compact,
-};
+use pi_session::compaction::tokens::{estimate_context_tokens, estimate_tokens, should_compact};
 use pi_session::compaction::{find_cut_point, prepare_compaction};
 use pi_session::messages::{AgentMessage, CompactionSummaryMessage};
 use pi_session::session::{CompactionEntry, SessionEntry, SessionManager};

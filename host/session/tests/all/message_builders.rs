@@ -1,6 +1,8 @@
 //! Messages of a given size in tokens, for compaction tests here and in pi-app's suite.
 
-use pi_ai::{AssistantBlock, AssistantMessage, StopReason, TextContent, Usage, UserContent, UserMessage};
+use pi_ai::{
+    AssistantBlock, AssistantMessage, StopReason, TextContent, Usage, UserContent, UserMessage,
+};
 use pi_session::messages::AgentMessage;
 
 /// `n` tokens of text (4 characters each).
@@ -33,4 +35,3 @@ pub fn assistant_n(tokens: u64, usage_total: u64, timestamp: i64) -> AgentMessag
         ..AssistantMessage::default()
     })
 }
-

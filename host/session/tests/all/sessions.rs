@@ -7,9 +7,7 @@ use pi_ai::{
     AssistantBlock, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
     ToolResultMessage, Usage, UserBlock, UserContent, UserMessage,
 };
-use pi_session::messages::{
-    AgentMessage, BashExecutionMessage, CustomMessage, convert_to_llm,
-};
+use pi_session::messages::{AgentMessage, BashExecutionMessage, CustomMessage, convert_to_llm};
 use pi_session::paths;
 use pi_session::session::{
     CompactionEntry, EntryKind, SessionEntry, SessionManager, find_session_by_id,

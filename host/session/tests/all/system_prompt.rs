@@ -1,4 +1,4 @@
-//! System prompt golden tests. `UPDATE_GOLDEN=1 cargo test -p pi-coding-agent` rewrites the
+//! System prompt golden tests. `UPDATE_GOLDEN=1 cargo test -p pi-session` rewrites the
 //! files under `tests/golden/`; review the diff before committing.
 
 // Test helpers may panic: a failed setup step is a failed test.
@@ -7,9 +7,7 @@
 use std::path::PathBuf;
 
 use pi_session::skills::{SkillSearch, discover};
-use pi_session::system_prompt::{
-    DocPaths, PromptTool, SystemPromptOptions, build_system_prompt,
-};
+use pi_session::system_prompt::{DocPaths, PromptTool, SystemPromptOptions, build_system_prompt};
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
