@@ -1,5 +1,5 @@
 //! The session's events: the agent's own (`AgentEvent`) plus the session layer's, with pi's
-//! names and JSON shapes (pi-facts §5.5). They are part of `--mode json` output.
+//! names and JSON shapes. They are part of `--mode json` output.
 
 use crate::compaction::CompactionReason;
 use pi_agent::{AgentEvent, AgentMessage};

@@ -1,4 +1,4 @@
-//! Context compaction (SPEC §11): token accounting, the cut point, summary requests, file
+//! Context compaction: token accounting, the cut point, summary requests, file
 //! lists, branch summaries, and the seam where registered compactors may take over.
 
 pub mod branch_summary;
