@@ -383,11 +383,7 @@ async fn compactors_can_cancel_or_supply_the_summary() {
 fn fixture_rig(name: &str) -> Rig {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
-    std::fs::copy(
-        crate::skills::shared_dir().join("fixtures/pi").join(name),
-        &path,
-    )
-    .unwrap();
+    std::fs::copy(crate::skills::fixture(name), &path).unwrap();
     let mut perms = std::fs::metadata(&path).unwrap().permissions();
     #[allow(clippy::permissions_set_readonly_false)]
     perms.set_readonly(false);
