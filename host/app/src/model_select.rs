@@ -1,4 +1,4 @@
-//! Which model a run starts with (pi-facts §6.4): `--provider`/`--model` > scoped models >
+//! Which model a run starts with: `--provider`/`--model` > scoped models >
 //! the model a resumed session last used > settings `defaultProvider`/`defaultModel` > each
 //! provider's preferred default > the first model with credentials. Thinking levels are
 //! clamped to what the chosen model supports.

@@ -1,4 +1,4 @@
-//! Start-up (SPEC §1): read the options and settings, choose the session, then prepare the
+//! Start-up: read the options and settings, choose the session, then prepare the
 //! model, prompts, skills, extensions and tools. Nothing here touches the network; components
 //! are compiled on first use (an extension package new to the cache is compiled once to list
 //! its tools). The first request is the first network use.

@@ -1,4 +1,4 @@
-//! Project rules (SPEC §8.5): the `AGENTS.md`-style files added to the system prompt.
+//! Project rules: the `AGENTS.md`-style files added to the system prompt.
 
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! Prompt templates: Markdown files invoked as `/name args` (pi-facts §13).
+//! Prompt templates: Markdown files invoked as `/name args`.
 //!
 //! A template's command name is its file name without `.md`. Its description comes from the
 //! front matter, else from the first non-empty body line. On expansion the arguments are split

@@ -1,4 +1,4 @@
-//! Session-level retry (SPEC §14.4, pi-facts §8.1): which failed runs are retried, how long to
+//! Session-level retry: which failed runs are retried, how long to
 //! wait (`baseDelayMs · 2^(attempt−1)`: 2 s, 4 s, 8 s by default), and an injectable clock so
 //! tests can check the waits without sleeping.
 

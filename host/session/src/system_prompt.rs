@@ -1,4 +1,4 @@
-//! System prompt composition (SPEC §8).
+//! System prompt composition.
 //!
 //! Parts, in order: the base prompt (a custom one, or the built-in template with the tool list
 //! and guidelines), appended content, project rules (`<project_context>`), the skill list (only

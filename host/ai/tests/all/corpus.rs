@@ -1,4 +1,4 @@
-//! The recorded-stream conformance corpus (`shared/fixtures/streams`): every case, fed whole and
+//! The recorded-stream conformance corpus (`tests/fixtures/streams`): every case, fed whole and
 //! in 37-byte and 1-byte pieces, must give the message the official SDK computed.
 
 use pi_ai::event::apply_event;
@@ -7,12 +7,9 @@ use pi_ai::{AssistantBlock, AssistantMessage, AssistantMessageEvent, Modality, M
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
-/// `shared/` sits beside the repository checkout (or where `PI_SHARED_DIR` says).
-pub fn shared_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PI_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+/// The corpus, vendored at `<repo>/tests/fixtures/streams`.
+pub fn streams_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/streams")
 }
 
 pub struct Case {
@@ -22,7 +19,7 @@ pub struct Case {
 }
 
 pub fn cases(api: &str) -> Vec<Case> {
-    let dir = shared_dir().join("fixtures/streams").join(api);
+    let dir = streams_dir().join(api);
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .filter_map(|e| e.ok())
@@ -38,7 +35,8 @@ pub fn cases(api: &str) -> Vec<Case> {
     names
         .into_iter()
         .map(|name| {
-            let sse = std::fs::read(dir.join(format!("{name}.sse"))).unwrap_or_default();
+            let sse = std::fs::read(dir.join(format!("{name}.sse")))
+                .unwrap_or_else(|e| panic!("{name}: cannot read .sse: {e}"));
             let expected = std::fs::read_to_string(dir.join(format!("{name}.expected.json")))
                 .ok()
                 .and_then(|t| serde_json::from_str(&t).ok())

@@ -4,7 +4,7 @@ use crate::corpus;
 use pi_ai::{AssistantBlock, AssistantMessage};
 use serde_json::{Map, Value, json};
 
-/// pi's message → the corpus's normalized shape (shared/fixtures/streams/README.md).
+/// pi's message → the corpus's normalized shape (tests/fixtures/streams/README.md).
 fn normalize(m: &AssistantMessage) -> Value {
     let mut out = Map::new();
     out.insert("text".into(), json!(corpus::joined_text(m)));

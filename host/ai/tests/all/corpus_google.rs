@@ -5,7 +5,7 @@ use pi_ai::providers::google::is_generated_tool_call_id;
 use pi_ai::{AssistantBlock, AssistantMessage};
 use serde_json::{Map, Value, json};
 
-/// pi's message → the corpus's normalized shape (shared/fixtures/streams/README.md).
+/// pi's message → the corpus's normalized shape (tests/fixtures/streams/README.md).
 fn normalize(m: &AssistantMessage) -> Value {
     let mut out = Map::new();
     out.insert("text".into(), json!(corpus::joined_text(m)));

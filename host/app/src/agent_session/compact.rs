@@ -189,7 +189,7 @@ impl AgentSession {
         }
     }
 
-    /// The next-turn check (SPEC §11.1 point 2): `T = U + ΣE` over the run's messages; compact
+    /// The check before the next turn of a run: `T = U + ΣE` over the run's messages; compact
     /// when over the threshold and hand the rebuilt messages back to the loop.
     pub(super) async fn compact_before_next_turn(
         &self,

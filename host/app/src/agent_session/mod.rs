@@ -1,5 +1,5 @@
-//! `AgentSession`: the coding agent's session layer around pi-agent's [`Agent`] (SPEC §11,
-//! §14.4–§14.6, pi-facts §5.5).
+//! `AgentSession`: the coding agent's session layer around pi-agent's [`Agent`]: compaction,
+//! session-level retry and recovery, and the session events.
 //!
 //! It owns the session file, the settings, the model and thinking level; appends every message
 //! to the file as it completes; compacts before a prompt, before each next turn and after each

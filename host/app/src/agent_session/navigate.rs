@@ -1,5 +1,5 @@
 //! `/tree` navigation: move the leaf to another entry, optionally leaving a summary of the
-//! branch being abandoned (pi-facts §7.6).
+//! branch being abandoned.
 
 use super::{AgentSession, AgentSessionError, bridge, lock};
 use pi_ai::{UserBlock, UserContent};

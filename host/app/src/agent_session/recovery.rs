@@ -1,4 +1,4 @@
-//! What happens after a run ends (SPEC §11.1 point 3, §11.8, §14.4, §14.5): first a retry of a
+//! What happens after a run ends: first a retry of a
 //! transient failure, then overflow / length recovery (one compaction and one more run, never
 //! more per prompt), then the threshold check. Also the check before a new prompt.
 

@@ -1,4 +1,4 @@
-//! Session-level retry over real HTTP (SPEC §14.4): transient failures retried after 2/4/8 s
+//! Session-level retry over real HTTP: transient failures retried after 2/4/8 s
 //! (asserted on an injected clock), give-up after 3, quota and billing never retried, abort
 //! stops the wait.
 

@@ -1,4 +1,4 @@
-//! RPC wire types (pi-facts §1.6): commands read from stdin, responses written to stdout.
+//! RPC wire types: commands read from stdin, responses written to stdout.
 //! Parsing never fails hard: every bad line becomes an error response.
 
 use pi_ai::ImageContent;

@@ -1,4 +1,4 @@
-//! Branch summaries for tree navigation (pi-facts §7.6): when `/tree` leaves a branch, the
+//! Branch summaries for tree navigation: when `/tree` leaves a branch, the
 //! entries between the old leaf and the common ancestor are summarised into a `branch_summary`
 //! entry under the new position.
 

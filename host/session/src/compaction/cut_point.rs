@@ -1,4 +1,4 @@
-//! Choosing what to keep (SPEC §11.3–§11.5): walk back from the newest entry until
+//! Choosing what to keep: walk back from the newest entry until
 //! `keepRecentTokens` is reached, move forward to a valid cut (never a tool result), keep the
 //! metadata entries right before it, and detect a cut inside a turn.
 

@@ -1,5 +1,5 @@
-//! Context compaction (SPEC §11): token accounting, the cut point, summary requests, file
-//! lists, branch summaries, and the seam where registered compactors may take over.
+//! Context compaction: token accounting, the cut point, summary requests, file lists and
+//! branch summaries. Extensions that take a compaction over do so through pi-ext-api's seam.
 
 pub mod branch_summary;
 pub mod cut_point;

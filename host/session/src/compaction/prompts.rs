@@ -1,4 +1,4 @@
-//! The summarization prompts (SPEC §11.6.3–§11.6.6). The section headings are fixed (other
+//! The summarization prompts. The section headings are fixed (other
 //! tools parse them); the guidance under them is our own wording.
 
 /// System prompt of every summary request.

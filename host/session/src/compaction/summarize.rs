@@ -1,4 +1,4 @@
-//! Summary generation (SPEC §11.6): serialize the conversation to text, send one separate
+//! Summary generation: serialize the conversation to text, send one separate
 //! request per summary (no tools, the summarizer system prompt, an output cap), check the
 //! answer, merge split-turn summaries, append the file lists. Transient failures are retried
 //! with the session's retry policy.

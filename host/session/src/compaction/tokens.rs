@@ -1,4 +1,4 @@
-//! Token accounting for compaction (SPEC §11.2): a character-based estimate per message, the
+//! Token accounting for compaction: a character-based estimate per message, the
 //! context total `T = U + ΣE`, and the strict threshold `T > W − R`.
 //!
 //! Lengths are counted in UTF-16 code units, as pi (JavaScript) counts them, so the estimate

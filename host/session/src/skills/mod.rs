@@ -1,4 +1,4 @@
-//! Skills (SPEC §17): Markdown instruction files the model can load on demand.
+//! Skills: Markdown instruction files the model can load on demand.
 //!
 //! - [`scan`] finds skill files in a directory and reads their front matter ([`load_skill_file`]).
 //! - [`discover`] walks every source in loading order and builds a [`SkillRegistry`]: the same

@@ -1,4 +1,4 @@
-//! Token accounting, the threshold edge and the cut point (SPEC §11.2–§11.5), without a model.
+//! Token accounting, the threshold edge and the cut point, without a model.
 
 use pi_ai::{
     AssistantBlock, AssistantMessage, ImageContent, StopReason, TextContent, ToolCall,
@@ -139,7 +139,7 @@ fn threshold_is_strictly_greater_than_window_minus_reserve() {
     assert!(!should_compact(199_999, 200_000, &disabled));
 }
 
-/// The worked example of SPEC §11.4: 2,000 + 3,000 + 4,000 + 12,000 → keep 9,000.
+/// A worked example: 2,000 + 3,000 + 4,000 + 12,000 → keep 9,000.
 #[test]
 fn spec_worked_example_keeps_9000() {
     let mut session = SessionManager::in_memory(Path::new("/tmp"));

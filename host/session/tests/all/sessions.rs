@@ -15,13 +15,6 @@ use pi_session::session::{
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-pub fn shared_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PI_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-}
-
 pub fn user(text: &str) -> AgentMessage {
     AgentMessage::User(UserMessage::text(text))
 }
@@ -222,7 +215,7 @@ fn unknown_fields_and_types_are_written_back_unchanged() {
 }
 
 fn copy_fixture(name: &str, dir: &Path) -> PathBuf {
-    let src = shared_dir().join("fixtures/pi").join(name);
+    let src = crate::skills::fixture(name);
     let dst = dir.join(name);
     std::fs::copy(&src, &dst).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
     dst

@@ -10,22 +10,13 @@ use pi_session::skills::{
     format_skills_for_prompt, scan,
 };
 
-/// The shared reference folder: `$PI_SHARED_DIR`, else the nearest `shared/` beside an ancestor
-/// of this crate (`<repo>/../shared` for the main checkout and for worktrees alike).
-pub fn shared_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var("PI_SHARED_DIR") {
-        return PathBuf::from(dir);
-    }
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .map(|a| a.join("shared"))
-        .find(|s| s.join("fixtures").is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared"))
-}
-
-fn fixture(name: &str) -> PathBuf {
-    shared_dir().join("fixtures/pi").join(name)
+/// A file or folder of pi's fixtures, vendored at `<repo>/tests/fixtures/pi`; panics if missing.
+pub fn fixture(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/pi")
+        .join(name);
+    assert!(path.exists(), "missing fixture {}", path.display());
+    path
 }
 
 fn scan_fixture(case: &str) -> (Vec<String>, Vec<SkillDiagnostic>) {
