@@ -39,8 +39,6 @@
 //! Files are reached through `std::fs` (the workspace is preopened at its real path when
 //! granted), environment variables through `std::env` (only granted names exist).
 
-#![allow(clippy::too_many_arguments)]
-
 pub mod http;
 
 /// Generated bindings, one module per world. Prefer the re-exports and traits at the root.
