@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Entries in a search root's first two levels from which a call is sharded by default. Below
 /// that the walk takes about as long as starting a second instance, and sharding only adds an
-/// instance's memory (figures in the crate's README).
+/// instance's memory (`builtin-tools/README.md` has the figures).
 pub(crate) const MIN_ENTRIES: usize = 256;
 
 /// Whether `root`'s own entries and those of its subdirectories number at least `min`. Stops
