@@ -337,23 +337,30 @@ impl App {
 
     /// Queues a message delivered after the current turn's tool calls.
     pub fn steer(&self, text: String) {
-        let update = {
-            let mut queued = lock(&self.shared.queued);
-            queued.steering.push(text.clone());
-            queued.event()
-        };
-        self.session.steer(text);
-        self.shared.emit(&update);
+        self.enqueue(text, true);
     }
 
     /// Queues a message delivered when the agent would otherwise stop.
     pub fn follow_up(&self, text: String) {
+        self.enqueue(text, false);
+    }
+
+    fn enqueue(&self, text: String, steering: bool) {
         let update = {
             let mut queued = lock(&self.shared.queued);
-            queued.follow_up.push(text.clone());
+            let queue = if steering {
+                &mut queued.steering
+            } else {
+                &mut queued.follow_up
+            };
+            queue.push(text.clone());
             queued.event()
         };
-        self.session.follow_up(text);
+        if steering {
+            self.session.steer(text);
+        } else {
+            self.session.follow_up(text);
+        }
         self.shared.emit(&update);
     }
 

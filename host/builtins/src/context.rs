@@ -38,11 +38,10 @@ pub struct ToolContext {
     pub(crate) locks: Arc<FileLocks>,
     /// How many instances of its component one `grep` or `find` call runs at once, each on
     /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default: one per CPU,
-    /// at most 4 (rg and fd also search on every core; a component has no threads). With
-    /// the walker's one host call per directory, two instances on the 2-core reference
-    /// machine cut grep's time by ~45% and find's by ~35%.
+    /// at most 4 (rg and fd also search on every core; a component has no threads; the
+    /// README has what it saves).
     pub shards: usize,
-    /// A call is split only when its search root's first two levels hold this many entries
+    /// A call is sharded only when its search root's first two levels hold this many entries
     /// (tests set 0 to split every call).
     pub shard_min_entries: usize,
     /// Where the user's global git excludes file is: looked up in git's config files at the

@@ -1,8 +1,8 @@
 //! The wasmtime engines of the process and the per-call store setup (deadline, abort, memory
 //! cap). Components run in a runtime engine without a compiler, with epoch interruption driven
 //! by a ticker thread; a compiling engine with the same settings is created only when a
-//! component is not in the cache yet. So a warm start never touches cranelift: building it
-//! costs start-up time and ~1 MB of resident code.
+//! component is not in the cache yet. So a warm start never touches cranelift, whose set-up
+//! costs start-up time and resident code.
 
 use crate::state::HostState;
 use std::sync::OnceLock;

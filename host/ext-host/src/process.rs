@@ -67,16 +67,14 @@ impl ChildProcess {
         if std::mem::replace(&mut self.killed, true) {
             return;
         }
-        let pgid = self.child.id();
-        let killed = Command::new("kill")
-            .args(["-s", "KILL", "--", &format!("-{pgid}")])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !killed {
-            tracing::debug!(pgid, "killing the process group failed; killing the leader");
+        let pgid = rustix::process::Pid::from_child(&self.child);
+        if let Err(error) = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL)
+        {
+            tracing::debug!(
+                pgid = pgid.as_raw_pid(),
+                %error,
+                "killing the process group failed; killing the leader"
+            );
             let _ = self.child.kill();
         }
     }

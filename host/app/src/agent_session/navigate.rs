@@ -2,7 +2,6 @@
 //! branch being abandoned.
 
 use super::{AgentSession, AgentSessionError, bridge, lock};
-use pi_ai::{UserBlock, UserContent};
 use pi_session::compaction::branch_summary::{
     DEFAULT_CONTEXT_WINDOW, collect_entries_for_branch_summary, generate_branch_summary,
     prepare_branch_entries,
@@ -35,19 +34,6 @@ pub struct NavigateResult {
     pub cancelled: bool,
 }
 
-fn content_text(content: &UserContent) -> String {
-    match content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                UserBlock::Text(t) => Some(t.text.as_str()),
-                UserBlock::Image(_) => None,
-            })
-            .collect(),
-    }
-}
-
 impl AgentSession {
     /// Moves to `target_id`. Selecting a user (or extension) message puts the leaf on its
     /// parent and returns its text for re-editing; any other entry becomes the leaf.
@@ -66,8 +52,8 @@ impl AgentSession {
                 pi_session::session::SessionError::UnknownEntry(target_id.to_owned())
             })?;
             let editor_text = match &entry.kind {
-                EntryKind::Message(CodingMessage::User(u)) => Some(content_text(&u.content)),
-                EntryKind::CustomMessage(c) => Some(content_text(&c.content)),
+                EntryKind::Message(CodingMessage::User(u)) => Some(u.content.text()),
+                EntryKind::CustomMessage(c) => Some(c.content.text()),
                 _ => None,
             };
             let new_leaf = match editor_text {

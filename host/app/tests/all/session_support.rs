@@ -231,12 +231,16 @@ pub fn strs(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
 
-/// A tool named `echo` answering `ok`.
-pub struct OkTool(Value);
+/// A tool named `echo` answering `ok`, after `delay` (so a message can be queued while it runs).
+pub struct OkTool(Value, Duration);
 
 impl OkTool {
     pub fn arc() -> Arc<dyn pi_agent::AgentTool> {
-        Arc::new(OkTool(serde_json::json!({"type": "object"})))
+        Self::slow(Duration::ZERO)
+    }
+
+    pub fn slow(delay: Duration) -> Arc<dyn pi_agent::AgentTool> {
+        Arc::new(OkTool(serde_json::json!({"type": "object"}), delay))
     }
 }
 
@@ -260,7 +264,11 @@ impl pi_agent::AgentTool for OkTool {
         _cancel: tokio_util::sync::CancellationToken,
         _on_update: pi_agent::ToolUpdateFn,
     ) -> BoxFuture<'a, Result<pi_agent::ToolOutput, pi_agent::ToolError>> {
-        Box::pin(async { Ok(pi_agent::ToolOutput::text("ok")) })
+        let delay = self.1;
+        Box::pin(async move {
+            tokio::time::sleep(delay).await;
+            Ok(pi_agent::ToolOutput::text("ok"))
+        })
     }
 }
 

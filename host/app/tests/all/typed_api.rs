@@ -54,36 +54,6 @@ async fn until(
     }
 }
 
-/// A tool named `echo` that takes a moment, so a message can be queued while it runs.
-struct SlowTool(Value);
-
-impl AgentTool for SlowTool {
-    fn name(&self) -> &str {
-        "echo"
-    }
-
-    fn description(&self) -> &str {
-        "answers ok after a moment"
-    }
-
-    fn parameters(&self) -> &Value {
-        &self.0
-    }
-
-    fn execute<'a>(
-        &'a self,
-        _call_id: &'a str,
-        _args: Value,
-        _cancel: CancellationToken,
-        _on_update: ToolUpdateFn,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            Ok(ToolOutput::text("ok"))
-        })
-    }
-}
-
 fn is_tool_start(event: &AppEvent) -> bool {
     matches!(
         event,
@@ -94,7 +64,7 @@ fn is_tool_start(event: &AppEvent) -> bool {
 #[tokio::test]
 async fn prompt_steer_and_events_without_json() {
     let rig = RigBuilder::new(Api::AnthropicMessages)
-        .tool(Arc::new(SlowTool(json!({"type": "object"}))))
+        .tool(OkTool::slow(Duration::from_millis(300)))
         .build();
     rig.mock
         .push(Turn::new().tool_call("c1", "echo", json!({})));
