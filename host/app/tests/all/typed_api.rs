@@ -3,9 +3,8 @@
 //! delivered to the next request, an abort of a stalled stream, and a manual compaction that
 //! reports its progress and the entry it appended.
 
-use crate::session_support::{RigBuilder, seed_history};
+use crate::session_support::{OkTool, RigBuilder, seed_history};
 use pi_agent::AgentEvent;
-use pi_agent::{AgentTool, BoxFuture, ToolError, ToolOutput, ToolUpdateFn};
 use pi_ai::{AuthStorage, Credential, ModelRegistry, StopReason};
 use pi_app::agent_session::SessionEvent;
 use pi_app::{App, AppEvent};
@@ -13,12 +12,10 @@ use pi_mock_llm::{Api, Turn};
 use pi_session::prompt_templates::PromptTemplates;
 use pi_session::session::EntryKind;
 use pi_session::skills::SkillRegistry;
-use serde_json::Value;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
-use tokio_util::sync::CancellationToken;
 
 fn app_around(session: pi_app::agent_session::AgentSession) -> Arc<App> {
     let auth = AuthStorage::in_memory();
