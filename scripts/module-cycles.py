@@ -21,8 +21,11 @@ from pathlib import Path
 
 USE = re.compile(r"\buse\s+((?:crate|super|self)\b[^;]*);", re.S)
 INLINE = re.compile(r"\b((?:crate|super)(?:::\w+)+)")
-COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# Plain comments are left out; doc comments stay, since their intra-doc links name modules too.
+COMMENT = re.compile(r"//(?![/!])[^\n]*|/\*.*?\*/", re.S)
 STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+# Character literals ('"', '\'') would otherwise open or close a string.
+CHAR = re.compile(r"'(?:\\.|[^'\\\n])'")
 
 
 def modules_of(src: Path):
@@ -95,7 +98,7 @@ def edges_of(crate: Path, generated: set):
     known = set(files.values())
     edges = set()
     for file, here in files.items():
-        text = STRING.sub('""', COMMENT.sub("", file.read_text(encoding="utf-8")))
+        text = STRING.sub('""', CHAR.sub("' '", COMMENT.sub("", file.read_text(encoding="utf-8"))))
         is_dir = file.name in ("mod.rs", "lib.rs", "main.rs")
         paths = []
         for m in USE.finditer(text):

@@ -6,7 +6,7 @@
 //! only has the workspace preopened, so it can read none of those that lie outside it, nor
 //! see the `.git` that makes a `.gitignore` count. The host therefore reads them
 //! ([`AncestorIgnores::read`], [`GitExcludes::read`]) and sends them with the call (the
-//! invocation context); the walk ([`crate::walk`]) puts their rules above the workspace's
+//! invocation context); the walk puts their rules above the workspace's
 //! own, so a `!pattern` in the workspace re-includes what they ignore. Natively nothing is
 //! sent: the tools read them with the same functions themselves.
 

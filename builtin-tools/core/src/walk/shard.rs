@@ -1,5 +1,5 @@
 //! The walk's side of splitting one `grep`/`find` call between several instances of its
-//! component (the call's side, parts and their merge, is `crate::tools::shard`).
+//! component (the call's side, parts and their merge, is the tools' `shard` module).
 //!
 //! A component has no threads, so the host can run `count` instances of it at once, each with
 //! its [`Shard`] in the call envelope. Every instance walks the same tree with the same ignore
