@@ -9,6 +9,7 @@ use crate::model_select::{
     initial_thinking, scoped_models,
 };
 use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
+use pi_ext_api::ToolDescription;
 use pi_session::paths;
 use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
 use pi_session::session::{
@@ -16,7 +17,7 @@ use pi_session::session::{
 };
 use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
-use pi_session::system_prompt::{PromptTool, SystemPromptOptions, build_system_prompt};
+use pi_session::system_prompt::{SystemPromptOptions, build_system_prompt};
 use pi_session::trust::{TrustStore, resolve_trust};
 use std::path::{Path, PathBuf};
 
@@ -489,21 +490,11 @@ fn prompt_options(
 }
 
 /// What the system prompt says about one enabled tool (the extension's when it provides it).
-fn prompt_tool(name: &str, extensions: &Extensions) -> Option<PromptTool> {
-    if let Some(tool) = extensions.tool(name) {
-        let d = &tool.description;
-        return Some(PromptTool {
-            name: d.name.clone(),
-            snippet: d.prompt_snippet.clone().filter(|s| !s.is_empty()),
-            guidelines: d.prompt_guidelines.clone(),
-        });
+fn prompt_tool(name: &str, extensions: &Extensions) -> Option<ToolDescription> {
+    match extensions.tool(name) {
+        Some(tool) => Some(tool.description.clone()),
+        None => pi_builtins::description(name),
     }
-    let def = pi_builtins::definition(name)?;
-    Some(PromptTool {
-        name: def.name.clone(),
-        snippet: (!def.prompt_snippet.is_empty()).then(|| def.prompt_snippet.clone()),
-        guidelines: def.prompt_guidelines.clone(),
-    })
 }
 
 /// What to do when no model has credentials.

@@ -54,3 +54,33 @@ pub fn tools(
         })
         .collect()
 }
+
+/// The tools of a prepared run (built-in and extension components, see [`tools`]), with pi's `PI_*`
+/// variables for `bash` commands.
+pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
+    let session = &prepared.session;
+    let mut env = vec![
+        ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
+        ("PI_PROVIDER".to_owned(), prepared.model.provider.clone()),
+        ("PI_MODEL".to_owned(), prepared.model.id.clone()),
+        (
+            "PI_REASONING_LEVEL".to_owned(),
+            prepared.thinking.as_str().to_owned(),
+        ),
+    ];
+    if let Some(file) = session.session_file() {
+        env.push((
+            "PI_SESSION_FILE".to_owned(),
+            file.to_string_lossy().into_owned(),
+        ));
+    }
+    tools(
+        &prepared.tool_names,
+        &prepared.base.env.cwd,
+        &prepared.base.host,
+        &prepared.base.extensions,
+        session.session_id(),
+        env,
+        &prepared.base.settings,
+    )
+}

@@ -5,7 +5,6 @@ use crate::args::Args;
 use crate::file_args::{build_prompts, read_file_args};
 use crate::modes::json::JsonLines;
 use crate::modes::{print, rpc};
-use pi_agent::AgentTool;
 use pi_app::App;
 use pi_app::startup::{Base, StartupEnv, StartupError, prepare};
 use std::ffi::OsString;
@@ -138,7 +137,7 @@ fn run(args: Args) -> Result<i32, RunError> {
     if args.verbose {
         print_startup(&prepared);
     }
-    let tools = session_tools(&prepared);
+    let tools = pi_app::tools::session_tools(&prepared);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -168,36 +167,6 @@ fn run(args: Args) -> Result<i32, RunError> {
             signal_code => signal_code,
         }
     }))
-}
-
-/// The enabled tools (built-in and extension components, see `tools`), with pi's `PI_*`
-/// variables for `bash` commands.
-fn session_tools(prepared: &pi_app::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
-    let session = &prepared.session;
-    let mut env = vec![
-        ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
-        ("PI_PROVIDER".to_owned(), prepared.model.provider.clone()),
-        ("PI_MODEL".to_owned(), prepared.model.id.clone()),
-        (
-            "PI_REASONING_LEVEL".to_owned(),
-            prepared.thinking.as_str().to_owned(),
-        ),
-    ];
-    if let Some(file) = session.session_file() {
-        env.push((
-            "PI_SESSION_FILE".to_owned(),
-            file.to_string_lossy().into_owned(),
-        ));
-    }
-    pi_app::tools::tools(
-        &prepared.tool_names,
-        &prepared.base.env.cwd,
-        &prepared.base.host,
-        &prepared.base.extensions,
-        session.session_id(),
-        env,
-        &prepared.base.settings,
-    )
 }
 
 /// `--verbose`: what start-up chose, on stderr.

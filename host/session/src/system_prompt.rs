@@ -11,26 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::context_files::{ContextFile, load_context_files};
 use crate::skills::{Skill, escape_xml_attr, format_skills_for_prompt};
-
-/// A tool as the system prompt sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PromptTool {
-    pub name: String,
-    /// One line for "Available tools"; tools without one are not listed there.
-    pub snippet: Option<String>,
-    /// Lines for the "Guidelines" section.
-    pub guidelines: Vec<String>,
-}
-
-impl PromptTool {
-    pub fn new(name: &str, snippet: &str, guidelines: &[&str]) -> Self {
-        PromptTool {
-            name: name.to_string(),
-            snippet: Some(snippet.to_string()),
-            guidelines: guidelines.iter().map(|g| g.to_string()).collect(),
-        }
-    }
-}
+use pi_ext_api::ToolDescription;
 
 /// Where pi's own documentation is installed (shown in the built-in template).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,7 +31,7 @@ pub struct SystemPromptOptions {
     /// Whether `<cwd>/.pi/SYSTEM.md` and `<cwd>/.pi/APPEND_SYSTEM.md` may be used. Default: false.
     pub project_trusted: bool,
     /// The tools enabled for the run, in display order. Default: none.
-    pub tools: Vec<PromptTool>,
+    pub tools: Vec<ToolDescription>,
     /// `--system-prompt`: text, or the path of a file holding it. Replaces the base prompt.
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` values (text or file paths) and extension additions. When any
@@ -180,7 +161,10 @@ pub fn builtin_base(options: &SystemPromptOptions) -> String {
     let tools: Vec<String> = options
         .tools
         .iter()
-        .filter_map(|t| t.snippet.as_ref().map(|s| format!("- {}: {}", t.name, s)))
+        .filter_map(|t| {
+            let snippet = t.prompt_snippet.as_ref().filter(|s| !s.is_empty())?;
+            Some(format!("- {}: {}", t.name, snippet))
+        })
         .collect();
     let tools = if tools.is_empty() {
         "(none)".to_string()
@@ -234,7 +218,7 @@ pub fn guidelines(options: &SystemPromptOptions) -> Vec<String> {
         lines.push("Use bash for file operations such as ls, rg and find.".to_string());
     }
     for tool in &options.tools {
-        for line in &tool.guidelines {
+        for line in &tool.prompt_guidelines {
             let line = line.trim();
             if !line.is_empty() && !lines.iter().any(|l| l == line) {
                 lines.push(line.to_string());

@@ -6,8 +6,22 @@
 
 use std::path::PathBuf;
 
+use pi_ext_api::ToolDescription;
 use pi_session::skills::{SkillSearch, discover};
-use pi_session::system_prompt::{DocPaths, PromptTool, SystemPromptOptions, build_system_prompt};
+use pi_session::system_prompt::{DocPaths, SystemPromptOptions, build_system_prompt};
+
+/// A tool as the system prompt sees it: a name, its one-line snippet and guidelines.
+fn prompt_tool(name: &str, snippet: Option<&str>, guidelines: &[&str]) -> ToolDescription {
+    ToolDescription {
+        name: name.to_owned(),
+        label: name.to_owned(),
+        description: String::new(),
+        parameters: serde_json::json!({"type": "object"}),
+        prompt_snippet: snippet.map(str::to_owned),
+        prompt_guidelines: guidelines.iter().map(|g| (*g).to_owned()).collect(),
+        sequential: false,
+    }
+}
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
@@ -87,25 +101,29 @@ impl Layout {
     }
 }
 
-fn default_tools() -> Vec<PromptTool> {
+fn default_tools() -> Vec<ToolDescription> {
     vec![
-        PromptTool::new(
+        prompt_tool(
             "read",
-            "Read the contents of a file",
+            Some("Read the contents of a file"),
             &["Read files with read rather than cat or sed."],
         ),
-        PromptTool::new("bash", "Run a shell command (ls, grep, find, ...)", &[]),
-        PromptTool::new(
+        prompt_tool(
+            "bash",
+            Some("Run a shell command (ls, grep, find, ...)"),
+            &[],
+        ),
+        prompt_tool(
             "edit",
-            "Replace exact text in a file; several separate replacements per call",
+            Some("Replace exact text in a file; several separate replacements per call"),
             &[
                 "Each edits[].oldText must match exactly once.",
                 "Keep edits minimal.",
             ],
         ),
-        PromptTool::new(
+        prompt_tool(
             "write",
-            "Create a file or overwrite it",
+            Some("Create a file or overwrite it"),
             &["Use write only for new files or full rewrites."],
         ),
     ]
@@ -217,16 +235,14 @@ fn golden_no_read_tool() {
     options.skills = layout.skills("work/proj", false);
     assert_eq!(options.skills.len(), 1);
     options.tools.retain(|t| t.name != "read");
-    options.tools.push(PromptTool::new(
+    options.tools.push(prompt_tool(
         "grep",
-        "Search file contents (respects .gitignore)",
+        Some("Search file contents (respects .gitignore)"),
         &[],
     ));
-    options.tools.push(PromptTool {
-        name: "hidden".into(),
-        snippet: None,
-        guidelines: vec!["Keep edits minimal.".into()],
-    });
+    options
+        .tools
+        .push(prompt_tool("hidden", None, &["Keep edits minimal."]));
     let prompt = layout.build(&options);
     assert!(!prompt.contains("available_skills"));
     assert!(!prompt.contains("Use bash for file operations"));
