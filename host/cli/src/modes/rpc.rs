@@ -23,7 +23,11 @@ pub async fn run(session: Arc<App>, out: JsonLines, shutdown: CancellationToken)
     // Events are written as they happen, so a command's events precede its response.
     let events_out = out.clone();
     session.subscribe_fn(move |event| events_out.write_event(event, true));
-    let server = Server { session, out };
+    let server = Server {
+        session,
+        out,
+        background: Arc::default(),
+    };
     let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
     loop {
         let next = tokio::select! {
@@ -42,6 +46,11 @@ pub async fn run(session: Arc<App>, out: JsonLines, shutdown: CancellationToken)
     server.session.abort();
     server.session.abort_bash();
     server.session.wait_for_idle().await;
+    // Every command read gets its response: the background ones end quickly once aborted.
+    let background = std::mem::take(&mut *pi_ai::lock(&server.background));
+    for task in background {
+        let _ = task.await;
+    }
     0
 }
 
@@ -49,6 +58,8 @@ pub async fn run(session: Arc<App>, out: JsonLines, shutdown: CancellationToken)
 struct Server {
     session: Arc<App>,
     out: JsonLines,
+    /// `bash` and `compact` commands still answering.
+    background: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 type Reply = Result<Option<Value>, String>;
@@ -75,7 +86,10 @@ impl Server {
                     return;
                 }
                 let server = self.clone();
-                tokio::spawn(async move { server.answer(request).await });
+                let task = tokio::spawn(async move { server.answer(request).await });
+                let mut background = pi_ai::lock(&self.background);
+                background.retain(|t| !t.is_finished());
+                background.push(task);
             }
             Ok(Incoming::Command(request)) => self.answer(request).await,
             Ok(Incoming::ExtensionUiResponse | Incoming::Empty) => {}

@@ -377,3 +377,25 @@ fn rpc_long_bash_and_compaction_leave_the_input_open_and_can_be_aborted() {
     // Nothing was compacted: the two bash runs, the question and its answer.
     assert_eq!(ok(&state)["messageCount"], 4);
 }
+
+#[test]
+fn rpc_bash_streams_its_output_and_every_command_is_answered_before_exit() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = RpcClient::start(&pi);
+    let done =
+        rpc.call(json!({"id": "b", "type": "bash", "command": "echo one; sleep 0.2; echo two"}));
+    assert_eq!(ok(&done)["output"], "one\ntwo\n", "{done}");
+    let streamed: String = rpc
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "bash_execution_update")
+        .filter_map(|l| l["delta"].as_str())
+        .collect();
+    assert_eq!(streamed, "one\ntwo\n", "{:#?}", rpc.seen);
+    // A bash command still running when stdin closes is cancelled, and still answered.
+    rpc.send_raw(&json!({"id": "late", "type": "bash", "command": "sleep 30"}).to_string());
+    drop(rpc.stdin.take());
+    let late = rpc.wait_for("late response", |l| l["id"] == "late");
+    assert_eq!(ok(&late)["cancelled"], true, "{late}");
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
