@@ -179,7 +179,16 @@ impl Shared {
         if let Some(update) = delivered {
             self.emit(&update);
         }
-        self.report_entries(session);
+        // Streaming updates never follow an append: skip the check on the per-token path.
+        let streaming = matches!(
+            event,
+            AgentSessionEvent::Agent(
+                AgentEvent::MessageUpdate { .. } | AgentEvent::ToolExecutionUpdate { .. }
+            )
+        );
+        if !streaming {
+            self.report_entries(session);
+        }
     }
 }
 
