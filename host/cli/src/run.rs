@@ -106,13 +106,6 @@ fn run(args: Args) -> Result<i32, RunError> {
     }
     let stdin_tty = std::io::stdin().is_terminal();
     let mode = resolve_mode(&args, stdin_tty, std::io::stdout().is_terminal());
-    if mode == Mode::Interactive {
-        eprintln!(
-            "The interactive UI is not part of this build yet. Pass a message with -p \
-             (pi -p \"your task\"), pipe input, or use --mode json / --mode rpc."
-        );
-        return Ok(1);
-    }
     let files = args.file_args();
     if mode == Mode::Rpc && !files.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
@@ -126,13 +119,16 @@ fn run(args: Args) -> Result<i32, RunError> {
     let attachments = read_file_args(&files, &base.env.cwd)?;
     let messages = args.text_messages();
     let prompts = build_prompts(stdin.as_deref(), &attachments, &messages);
-    if mode != Mode::Rpc && prompts.is_empty() {
+    if matches!(mode, Mode::Print | Mode::Json) && prompts.is_empty() {
         eprintln!("Error: nothing to do. Pass a message (pi -p \"...\"), an @file, or pipe input.");
         return Ok(1);
     }
     let prepared = prepare(&options, base)?;
-    for warning in &prepared.base.warnings {
-        eprintln!("{warning}");
+    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &prompts));
+    if ui.is_none() {
+        for warning in &prepared.base.warnings {
+            eprintln!("{warning}");
+        }
     }
     if args.verbose {
         print_startup(&prepared);
@@ -160,13 +156,51 @@ fn run(args: Args) -> Result<i32, RunError> {
             Mode::Print => print::run(&session, prompts, None).await,
             Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout())).await,
             Mode::Rpc => rpc::run(Arc::clone(&session), JsonLines::stdout(), shutdown).await,
-            Mode::Interactive => 1,
+            Mode::Interactive => {
+                let options = ui.unwrap_or_default();
+                match pi_tui::run(Arc::clone(&session), options, shutdown).await {
+                    Ok(code) => code,
+                    Err(error) => {
+                        eprintln!("Error: {error}");
+                        1
+                    }
+                }
+            }
         };
         match signalled.load(Ordering::SeqCst) {
             0 => code,
             signal_code => signal_code,
         }
     }))
+}
+
+/// How the interactive UI starts: the command line's messages as its first prompts, and the
+/// start-up warnings in its header (stderr is hidden behind the UI).
+fn tui_options(prepared: &pi_app::startup::Prepared, prompts: &[String]) -> pi_tui::TuiOptions {
+    let settings = &prepared.base.settings;
+    let mut header = prepared.base.warnings.clone();
+    if !settings.quiet_startup() {
+        let loaded = &prepared.base.extensions.loaded;
+        header.insert(
+            0,
+            format!(
+                "pi {VERSION} · {} skills · {} prompt templates · extensions: {}",
+                prepared.skills.skills.len(),
+                prepared.templates.templates.len(),
+                if loaded.is_empty() {
+                    "none".to_owned()
+                } else {
+                    loaded.join(", ")
+                }
+            ),
+        );
+    }
+    pi_tui::TuiOptions {
+        initial_prompts: prompts.to_vec(),
+        show_thinking: !settings.hide_thinking_block(),
+        no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        header,
+    }
 }
 
 /// `--verbose`: what start-up chose, on stderr.

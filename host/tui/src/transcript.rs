@@ -1,0 +1,292 @@
+//! The conversation as the UI shows it, built from the App's typed events: user prompts,
+//! assistant answers (streaming until `message_end`), tool calls with their results, and
+//! notices (retries, compaction, errors). Pure state: drawing lives in `view`.
+
+use pi_agent::{AgentEvent, AgentMessage, ToolOutput};
+use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock};
+use pi_app::AppEvent;
+use pi_app::agent_session::SessionEvent;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// One thing in the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    User(String),
+    /// An answer; `streaming` until its `message_end`.
+    Assistant {
+        message: Arc<AssistantMessage>,
+        streaming: bool,
+    },
+    Tool(ToolCall),
+    /// Something the session did or reports: retries, compaction, errors.
+    Notice {
+        text: String,
+        error: bool,
+    },
+}
+
+/// A tool call and, once it ran, its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub args: Value,
+    /// The partial result while it runs, then the final one.
+    pub output: Option<ToolOutput>,
+    pub is_error: bool,
+    pub done: bool,
+}
+
+impl ToolCall {
+    /// The text blocks of the output, joined.
+    pub fn output_text(&self) -> String {
+        let Some(output) = &self.output else {
+            return String::new();
+        };
+        let parts: Vec<&str> = output
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                UserBlock::Text(t) => Some(t.text.as_str()),
+                UserBlock::Image(_) => None,
+            })
+            .collect();
+        parts.join("\n")
+    }
+}
+
+/// The transcript and the run's progress.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    pub items: Vec<Item>,
+    /// From `agent_start` to `agent_settled`.
+    pub working: bool,
+    /// The queued steering and follow-up messages.
+    pub steering: Vec<String>,
+    pub follow_up: Vec<String>,
+    /// Token use of the last answer, for the footer.
+    pub last_usage: Option<pi_ai::Usage>,
+}
+
+impl Transcript {
+    /// The transcript of an existing conversation (a continued session).
+    pub fn from_messages(messages: &[AgentMessage]) -> Self {
+        let mut transcript = Transcript::default();
+        for message in messages {
+            transcript.push_message(message, false);
+        }
+        transcript
+    }
+
+    fn push_message(&mut self, message: &AgentMessage, streaming: bool) {
+        match message.as_llm() {
+            Some(Message::User(user)) => self.items.push(Item::User(user.content.text())),
+            Some(Message::Assistant(assistant)) => {
+                self.last_usage = Some(assistant.usage.clone());
+                self.items.push(Item::Assistant {
+                    message: Arc::new(assistant.clone()),
+                    streaming,
+                });
+                self.push_failure(assistant);
+            }
+            Some(Message::ToolResult(result)) => {
+                self.items.push(Item::Tool(ToolCall {
+                    id: result.tool_call_id.clone(),
+                    name: result.tool_name.clone(),
+                    args: Value::Null,
+                    output: Some(ToolOutput {
+                        content: result.content.clone(),
+                        details: result.details.clone().unwrap_or(Value::Null),
+                    }),
+                    is_error: result.is_error,
+                    done: true,
+                }));
+            }
+            None => {}
+        }
+    }
+
+    fn push_failure(&mut self, assistant: &AssistantMessage) {
+        match assistant.stop_reason {
+            StopReason::Error => self.notice(
+                assistant
+                    .error_message
+                    .clone()
+                    .unwrap_or_else(|| "The request failed".to_owned()),
+                true,
+            ),
+            StopReason::Aborted => self.notice("Aborted".to_owned(), true),
+            _ => {}
+        }
+    }
+
+    fn notice(&mut self, text: String, error: bool) {
+        self.items.push(Item::Notice { text, error });
+    }
+
+    fn streaming_answer(&mut self) -> Option<&mut Arc<AssistantMessage>> {
+        match self.items.last_mut() {
+            Some(Item::Assistant {
+                message,
+                streaming: true,
+            }) => Some(message),
+            _ => None,
+        }
+    }
+
+    fn tool(&mut self, id: &str) -> Option<&mut ToolCall> {
+        self.items.iter_mut().rev().find_map(|item| match item {
+            Item::Tool(call) if call.id == id => Some(call),
+            _ => None,
+        })
+    }
+
+    /// Takes one event into the transcript.
+    pub fn apply(&mut self, event: &AppEvent) {
+        match event {
+            AppEvent::Agent(event) => self.apply_agent(event),
+            AppEvent::Session(event) => self.apply_session(event),
+        }
+    }
+
+    fn apply_agent(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::AgentStart => self.working = true,
+            AgentEvent::MessageStart { message } => match message.as_assistant() {
+                Some(assistant) => self.items.push(Item::Assistant {
+                    message: Arc::new(assistant.clone()),
+                    streaming: true,
+                }),
+                None => self.push_message(message, false),
+            },
+            AgentEvent::MessageUpdate { message, .. } => {
+                if let Some(current) = self.streaming_answer() {
+                    *current = Arc::clone(message);
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                if let Some(assistant) = message.as_assistant() {
+                    if self.streaming_answer().is_some() {
+                        self.items.pop();
+                    }
+                    self.push_message(message, false);
+                    self.last_usage = Some(assistant.usage.clone());
+                }
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => self.items.push(Item::Tool(ToolCall {
+                id: tool_call_id.clone(),
+                name: tool_name.clone(),
+                args: args.clone(),
+                output: None,
+                is_error: false,
+                done: false,
+            })),
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                partial_result,
+                ..
+            } => {
+                if let Some(call) = self.tool(tool_call_id) {
+                    call.output = Some(partial_result.clone());
+                }
+            }
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                result,
+                is_error,
+                ..
+            } => {
+                if let Some(call) = self.tool(tool_call_id) {
+                    call.output = Some(result.clone());
+                    call.is_error = *is_error;
+                    call.done = true;
+                }
+            }
+            AgentEvent::AgentEnd { .. } | AgentEvent::TurnStart | AgentEvent::TurnEnd { .. } => {}
+        }
+    }
+
+    fn apply_session(&mut self, event: &SessionEvent) {
+        match event {
+            SessionEvent::AgentSettled => self.working = false,
+            SessionEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => {
+                self.steering = steering.clone();
+                self.follow_up = follow_up.clone();
+            }
+            SessionEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => self.notice(
+                format!(
+                    "Retrying in {}s (attempt {attempt}/{max_attempts}): {error_message}",
+                    delay_ms.div_ceil(1000)
+                ),
+                false,
+            ),
+            SessionEvent::AutoRetryEnd {
+                success: false,
+                final_error,
+                ..
+            } => self.notice(
+                format!(
+                    "Gave up retrying: {}",
+                    final_error.as_deref().unwrap_or("unknown error")
+                ),
+                true,
+            ),
+            SessionEvent::CompactionStart { reason } => {
+                let why = serde_json::to_value(reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                self.notice(format!("Compacting the context ({why})…"), false);
+            }
+            SessionEvent::CompactionEnd {
+                result,
+                aborted,
+                error_message,
+                ..
+            } => {
+                let (text, error) = match (result, aborted) {
+                    (Some(r), _) => (
+                        format!("Compacted: {} tokens summarised", r.tokens_before),
+                        false,
+                    ),
+                    (None, true) => ("Compaction cancelled".to_owned(), true),
+                    (None, false) => (
+                        format!(
+                            "Compaction failed: {}",
+                            error_message.as_deref().unwrap_or("unknown error")
+                        ),
+                        true,
+                    ),
+                };
+                self.notice(text, error);
+            }
+            _ => {}
+        }
+    }
+
+    /// The text of an assistant message's text blocks.
+    pub fn answer_text(message: &AssistantMessage) -> String {
+        message
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                AssistantBlock::Text(t) => Some(t.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

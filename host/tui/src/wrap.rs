@@ -1,0 +1,83 @@
+//! Wrapping text to a width in terminal cells. Widths come from `unicode-width`, so CJK and
+//! emoji take two cells and combining marks none; words move to the next line whole when they
+//! fit on one, and a word longer than the width is cut at a character boundary.
+
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// `text` wrapped to `width` cells: one entry per screen line, `\n` breaks kept.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    for line in text.split('\n') {
+        wrap_line(line.trim_end_matches('\r'), width, &mut out);
+    }
+    out
+}
+
+fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
+    let mut current = String::new();
+    let mut used = 0;
+    for word in split_keeping_spaces(line) {
+        let w = word.width();
+        if used + w <= width {
+            current.push_str(word);
+            used += w;
+            continue;
+        }
+        if !current.is_empty() {
+            out.push(current.trim_end().to_owned());
+            current = String::new();
+            used = 0;
+        }
+        let word = if word.trim().is_empty() { "" } else { word };
+        for ch in word.chars() {
+            let cw = ch.width().unwrap_or(0);
+            if used + cw > width && !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+                used = 0;
+            }
+            current.push(ch);
+            used += cw;
+        }
+    }
+    out.push(current.trim_end().to_owned());
+}
+
+/// Words with the spaces that follow them.
+fn split_keeping_spaces(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = line;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let word_end = rest.find(' ').unwrap_or(rest.len());
+        let end = rest[word_end..]
+            .find(|c| c != ' ')
+            .map_or(rest.len(), |i| word_end + i);
+        let (word, tail) = rest.split_at(end);
+        rest = tail;
+        Some(word)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn words_move_whole_and_long_words_are_cut() {
+        assert_eq!(wrap("hello big world", 9), ["hello big", "world"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("a\n\nb", 10), ["a", "", "b"]);
+    }
+
+    #[test]
+    fn wide_characters_take_two_cells() {
+        assert_eq!(wrap("日本語のテキスト", 6), ["日本語", "のテキ", "スト"]);
+        // A combining accent adds no width.
+        assert_eq!(
+            wrap("e\u{301}e\u{301}e\u{301}", 2),
+            ["e\u{301}e\u{301}", "e\u{301}"]
+        );
+    }
+}
