@@ -83,7 +83,7 @@ impl Transcript {
         match message.as_llm() {
             Some(Message::User(user)) => self.items.push(Item::User(user.content.text())),
             Some(Message::Assistant(assistant)) => {
-                self.last_usage = Some(assistant.usage.clone());
+                self.last_usage = Some(assistant.usage);
                 self.items.push(Item::Assistant {
                     message: Arc::new(assistant.clone()),
                     streaming,
@@ -171,7 +171,7 @@ impl Transcript {
                         self.items.pop();
                     }
                     self.push_message(message, false);
-                    self.last_usage = Some(assistant.usage.clone());
+                    self.last_usage = Some(assistant.usage);
                 }
             }
             AgentEvent::ToolExecutionStart {

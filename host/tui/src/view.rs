@@ -382,7 +382,7 @@ fn cursor_cell(editor: &Editor, width: usize) -> (usize, usize) {
 
 fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> Line<'static> {
     let footer = screen.footer;
-    let usage = screen.transcript.last_usage.clone().unwrap_or_default();
+    let usage = screen.transcript.last_usage.unwrap_or_default();
     let context = usage.input + usage.cache_read + usage.cache_write + usage.output;
     let percent = if footer.context_window > 0 {
         (context as f64 * 100.0 / footer.context_window as f64).min(100.0)
@@ -395,32 +395,80 @@ fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> Line<'static
         _ => Color::Green,
     };
     let filled = ((percent / 10.0).round() as usize).min(10);
-    let bar = format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled));
+    let context_part = format!(
+        "{}{} {percent:.0}%",
+        "█".repeat(filled),
+        "░".repeat(10 - filled)
+    );
+    // Most important last: the context gauge and the model stay when the line is narrow.
+    let optional = [
+        format!("${:.3}", usage.cost.total),
+        format!(
+            "↑{} ↓{} R{} W{}",
+            short(usage.input),
+            short(usage.output),
+            short(usage.cache_read),
+            short(usage.cache_write)
+        ),
+        footer.thinking.clone(),
+        footer.model.clone(),
+    ];
     let mut left = footer.cwd.clone();
     if let Some(name) = &footer.session_name {
         left.push_str(&format!(" • {name}"));
     }
-    let tokens = format!(
-        "↑{} ↓{} R{} W{}",
-        short(usage.input),
-        short(usage.output),
-        short(usage.cache_read),
-        short(usage.cache_write)
-    );
-    let right = format!(
-        "{} • {} • {tokens} • ${:.3} ",
-        footer.model, footer.thinking, usage.cost.total
-    );
-    let ctx = format!(" {percent:.0}%");
-    let used = left.width() + right.width() + bar.width() + ctx.width() + 2;
-    let gap = " ".repeat(width.saturating_sub(used).max(1));
-    Line::from(vec![
+    // The directory keeps up to 20 cells before anything optional is shown.
+    let reserved = left.width().min(20) + 2;
+    let mut right: Vec<String> = Vec::new();
+    let mut used = context_part.width() + 1;
+    for part in optional.iter().rev() {
+        // A narrow line shows the model without its provider.
+        let part = match part.split_once('/') {
+            Some((_, id)) if used + part.width() + 3 + reserved > width => id.to_owned(),
+            _ => part.clone(),
+        };
+        if used + part.width() + 3 + reserved > width {
+            break;
+        }
+        used += part.width() + 3;
+        right.push(part);
+    }
+    right.reverse();
+    let room = width.saturating_sub(used + 2);
+    let left = truncate_start(&left, room);
+    let gap = width.saturating_sub(used + left.width() + 1).max(1);
+    let mut spans = vec![
         Span::styled(format!(" {left}"), palette.dim()),
-        Span::raw(gap),
-        Span::styled(right, palette.dim()),
-        Span::styled(bar, palette.style(bar_color)),
-        Span::styled(ctx, palette.style(bar_color)),
-    ])
+        Span::raw(" ".repeat(gap)),
+    ];
+    for part in right {
+        spans.push(Span::styled(format!("{part} • "), palette.dim()));
+    }
+    spans.push(Span::styled(context_part, palette.style(bar_color)));
+    Line::from(spans)
+}
+
+/// The end of `text` in at most `width` cells, with `…` where it was cut.
+fn truncate_start(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 1;
+    for ch in text.chars().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        kept.push(ch);
+    }
+    let tail: String = kept.into_iter().rev().collect();
+    if width == 0 {
+        String::new()
+    } else {
+        format!("…{tail}")
+    }
 }
 
 /// `1234` → `1.2k`, `2500000` → `2.5M`.

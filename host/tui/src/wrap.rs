@@ -19,7 +19,8 @@ fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
     let mut used = 0;
     for word in split_keeping_spaces(line) {
         let w = word.width();
-        if used + w <= width {
+        // Trailing spaces may hang past the edge: they are trimmed at the break.
+        if used + word.trim_end().width() <= width {
             current.push_str(word);
             used += w;
             continue;

@@ -14,3 +14,4 @@ mod cli_rpc;
 mod cli_sessions;
 mod cli_support;
 mod cli_tools;
+mod cli_tui;
