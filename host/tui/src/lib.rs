@@ -9,6 +9,7 @@
 
 mod editor;
 mod input;
+mod markdown;
 mod terminal;
 mod transcript;
 pub mod view;

@@ -3,6 +3,7 @@
 //! from [`Screen`], so a frame is a pure function of the state (the snapshot tests rely on it).
 
 use crate::editor::Editor;
+use crate::markdown;
 use crate::transcript::{Item, ToolCall, Transcript};
 use crate::wrap::wrap;
 use pi_ai::AssistantBlock;
@@ -156,14 +157,8 @@ fn transcript_lines(screen: &Screen, palette: &Palette, width: usize) -> Vec<Lin
                             out.push(Line::styled("  Thinking… (Ctrl+T shows it)", palette.dim()));
                         }
                         AssistantBlock::Text(t) => {
-                            prefixed(
-                                &mut out,
-                                &t.text,
-                                "  ",
-                                Style::default(),
-                                width,
-                                Style::default(),
-                            );
+                            let styles = markdown::Styles::new(palette.no_color);
+                            out.extend(markdown::render(&t.text, "  ", width, styles));
                         }
                         AssistantBlock::ToolCall(_) => {}
                     }

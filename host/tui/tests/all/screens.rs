@@ -288,3 +288,11 @@ fn narrow_wide_and_cjk() {
     insta::assert_snapshot!("narrow_40", shot.render(40, 14));
     insta::assert_snapshot!("wide_200", shot.render(200, 8));
 }
+
+#[test]
+fn markdown_with_a_code_block() {
+    let md = "## Plan\n- read `parser.rs`\n- fix the **off-by-one**\n> careful with CRLF\n```rust\nfn main() {\n    println!(\"hi\");\n}\n```\nDone.";
+    let mut events = vec![user("Explain")];
+    events.extend(finished(answer(vec![text(md)], 100)));
+    insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 18));
+}
