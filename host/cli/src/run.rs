@@ -200,6 +200,10 @@ fn tui_options(prepared: &pi_app::startup::Prepared, prompts: &[String]) -> pi_t
         show_thinking: !settings.hide_thinking_block(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
         header,
+        draft_path: Some(prepared.base.env.agent_dir.join("drafts").join(format!(
+            "{}.md",
+            pi_session::paths::encode_cwd(&prepared.base.env.cwd)
+        ))),
     }
 }
 

@@ -41,6 +41,8 @@ pub struct TuiOptions {
     pub no_color: bool,
     /// Printed above the transcript when it starts (what was loaded, warnings).
     pub header: Vec<String>,
+    /// Where the editor's unsent text is kept between runs (offered again on the next start).
+    pub draft_path: Option<std::path::PathBuf>,
 }
 
 /// Why the UI could not run.
@@ -61,6 +63,13 @@ pub async fn run(
 ) -> Result<i32, TuiError> {
     let mut events = app.subscribe();
     let mut ui = Ui::new(&app, &options);
+    if let Some(draft) = options.draft_path.as_deref().and_then(read_draft) {
+        ui.editor.insert(&draft);
+        ui.transcript.items.push(Item::Notice {
+            text: "Restored the text you had not sent last time.".to_owned(),
+            error: false,
+        });
+    }
     let mut guard = terminal::TerminalGuard::enter()?;
     let mut keys = spawn_input_thread();
     let (errors_tx, mut errors) = mpsc::unbounded_channel::<String>();
@@ -111,8 +120,33 @@ pub async fn run(
     app.wait_for_idle().await;
     let width = guard.terminal.size().map_or(80, |s| s.width) as usize;
     drop(guard);
+    if let Some(path) = &options.draft_path {
+        save_draft(path, ui.editor.text());
+    }
     print_transcript(&ui, width);
     Ok(code)
+}
+
+fn read_draft(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    (!text.trim().is_empty()).then_some(text)
+}
+
+/// Keeps `text` for the next start, or forgets the old draft when there is none.
+fn save_draft(path: &std::path::Path, text: &str) {
+    let result = if text.trim().is_empty() {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    } else {
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| pi_session::paths::write_atomic(path, text.as_bytes()))
+    };
+    if let Err(error) = result {
+        tracing::warn!("cannot keep the unsent text in {}: {error}", path.display());
+    }
 }
 
 fn draw(terminal: &mut terminal::Term, ui: &mut Ui) -> std::io::Result<()> {

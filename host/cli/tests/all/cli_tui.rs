@@ -202,3 +202,43 @@ fn tui_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_sigterm_restores_the_terminal_and_the_unsent_text_comes_back() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let tmux = pi_in_tmux(&pi);
+    tmux.type_text("words I have not sent yet");
+    tmux.wait_text("words I have not sent yet");
+    let shell = tmux.run(&["display-message", "-p", "-t", "0", "#{pane_pid}"]);
+    let shell = shell.trim();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+    let pid = children
+        .split_whitespace()
+        .next()
+        .expect("pi runs under the pane's shell")
+        .to_owned();
+    // The shell's own `kill`: no procps needed.
+    let killed = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}")])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    tmux.wait_text("[pi exited 143]");
+    let modes = tmux.run(&[
+        "display-message",
+        "-p",
+        "-t",
+        "0",
+        "#{alternate_on} #{cursor_flag}",
+    ]);
+    assert_eq!(
+        modes.trim(),
+        "0 1",
+        "alternate screen left and cursor shown"
+    );
+    drop(tmux);
+
+    let again = pi_in_tmux(&pi);
+    let screen = again.wait_text("Restored the text you had not sent last time.");
+    assert!(screen.contains("│words I have not sent yet"), "{screen}");
+}
