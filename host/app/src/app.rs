@@ -373,6 +373,20 @@ impl App {
         self.shared.emit(&update);
     }
 
+    /// Empties both queues and returns what they held (steering, follow-up), e.g. to put the
+    /// messages back into the editor.
+    pub fn clear_queue(&self) -> (Vec<String>, Vec<String>) {
+        let (steering, follow_up, update) = {
+            let mut queued = lock(&self.shared.queued);
+            let steering = std::mem::take(&mut queued.steering);
+            let follow_up = std::mem::take(&mut queued.follow_up);
+            (steering, follow_up, queued.event())
+        };
+        self.session.agent().clear_all_queues();
+        self.shared.emit(&update);
+        (steering, follow_up)
+    }
+
     /// Stops the running request and tools, a retry wait, or a compaction.
     pub fn abort(&self) {
         self.session.abort();

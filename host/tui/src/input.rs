@@ -2,20 +2,25 @@
 //! keybindings): Enter sends (or steers while the agent works), Alt+Enter queues a follow-up,
 //! Shift+Enter or Ctrl+J breaks the line, Esc interrupts, Ctrl+C clears the editor and exits
 //! when pressed twice, Ctrl+D exits on an empty editor, Ctrl+O expands tool output, Ctrl+T
-//! shows thinking, PageUp/PageDown scroll the transcript.
+//! shows thinking, Ctrl+Z suspends, Alt+Up takes the queued messages back into the editor, PageUp/PageDown
+//! scroll the transcript.
 
 use crate::TuiOptions;
 use crate::editor::Editor;
 use crate::transcript::{Item, Transcript};
 use crate::view::{Footer, Screen};
 use pi_app::App;
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
+};
 use std::time::{Duration, Instant};
 
 /// Two Ctrl+C within this long exit.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
 /// Lines PageUp/PageDown move.
 const PAGE: usize = 10;
+/// Lines one notch of the mouse wheel moves.
+const WHEEL: usize = 3;
 
 /// What a key asks the loop to do.
 #[derive(Debug, PartialEq)]
@@ -24,6 +29,8 @@ pub enum Action {
     Exit,
     /// Send this as a new prompt.
     Prompt(String),
+    /// Ctrl+Z: stop the process until the shell resumes it.
+    Suspend,
 }
 
 pub struct Ui {
@@ -109,6 +116,14 @@ impl Ui {
                 Action::None
             }
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key, app),
+            Event::Mouse(mouse) => {
+                match mouse.kind {
+                    MouseEventKind::ScrollUp => self.scroll += WHEEL,
+                    MouseEventKind::ScrollDown => self.scroll = self.scroll.saturating_sub(WHEEL),
+                    _ => {}
+                }
+                Action::None
+            }
             _ => Action::None,
         }
     }
@@ -123,6 +138,7 @@ impl Ui {
         match key.code {
             KeyCode::Char('c') if ctrl => return self.ctrl_c(),
             KeyCode::Char('d') if ctrl && self.editor.is_empty() => return Action::Exit,
+            KeyCode::Char('z') if ctrl => return Action::Suspend,
             KeyCode::Char('o') if ctrl => self.expanded = !self.expanded,
             KeyCode::Char('t') if ctrl => self.show_thinking = !self.show_thinking,
             KeyCode::Char('j') if ctrl => self.editor.insert("\n"),
@@ -131,7 +147,12 @@ impl Ui {
             KeyCode::Char('e') if ctrl => self.editor.end(),
             KeyCode::Enter if shift => self.editor.insert("\n"),
             KeyCode::Enter => return self.submit(app, alt),
-            KeyCode::Esc if self.transcript.working => app.abort(),
+            // Esc interrupts and gives the queued messages back to the editor.
+            KeyCode::Esc if self.transcript.working => {
+                self.take_back_queue(app);
+                app.abort();
+            }
+            KeyCode::Up if alt => self.take_back_queue(app),
             KeyCode::Char(c) if !ctrl => self.editor.insert(c.encode_utf8(&mut [0; 4])),
             KeyCode::Backspace => self.editor.backspace(),
             KeyCode::Delete => self.editor.delete(),
@@ -146,6 +167,19 @@ impl Ui {
             _ => {}
         }
         Action::None
+    }
+
+    /// Moves the queued messages back into the editor, before what it holds.
+    fn take_back_queue(&mut self, app: &App) {
+        let (steering, follow_up) = app.clear_queue();
+        let mut texts: Vec<String> = steering.into_iter().chain(follow_up).collect();
+        if texts.is_empty() {
+            return;
+        }
+        if !self.editor.is_empty() {
+            texts.push(self.editor.text().to_owned());
+        }
+        self.editor.set(&texts.join("\n\n"));
     }
 
     fn ctrl_c(&mut self) -> Action {

@@ -104,6 +104,7 @@ pub async fn run(
                     Action::None => {}
                     Action::Exit => break 0,
                     Action::Prompt(text) => spawn_prompt(&app, text, errors_tx.clone()),
+                    Action::Suspend => terminal::suspend(&mut guard.terminal)?,
                 }
                 dirty = true;
             }

@@ -1,12 +1,14 @@
 //! Taking the terminal over and giving it back. [`TerminalGuard`] enters raw mode, the
-//! alternate screen and bracketed paste; dropping it (also while a panic unwinds, and from the
+//! alternate screen, bracketed paste and mouse wheel reports; dropping it (also while a panic unwinds, and from the
 //! panic hook when the panic aborts) restores all of it and shows the cursor, so the user's
 //! shell is never left broken.
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::Show;
-use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -24,11 +26,7 @@ pub struct TerminalGuard {
 impl TerminalGuard {
     pub fn enter() -> std::io::Result<Self> {
         install_panic_hook();
-        enable_raw_mode()?;
-        if let Err(error) = execute!(stdout(), EnterAlternateScreen, EnableBracketedPaste) {
-            restore();
-            return Err(error);
-        }
+        take_over()?;
         match Terminal::new(CrosstermBackend::new(stdout())) {
             Ok(terminal) => Ok(TerminalGuard { terminal }),
             Err(error) => {
@@ -37,6 +35,31 @@ impl TerminalGuard {
             }
         }
     }
+}
+
+/// Raw mode, the alternate screen, bracketed paste and mouse wheel reports.
+fn take_over() -> std::io::Result<()> {
+    enable_raw_mode()?;
+    let entered = execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableMouseCapture
+    );
+    if entered.is_err() {
+        restore();
+    }
+    entered
+}
+
+/// Ctrl+Z: gives the terminal back and stops the process as the shell's job control expects;
+/// when the shell resumes it, the UI takes the terminal again and redraws everything.
+pub fn suspend(terminal: &mut Term) -> std::io::Result<()> {
+    restore();
+    let me = rustix::process::getpid();
+    rustix::process::kill_process(me, rustix::process::Signal::TSTP)?;
+    take_over()?;
+    terminal.clear()
 }
 
 impl Drop for TerminalGuard {
@@ -48,7 +71,13 @@ impl Drop for TerminalGuard {
 /// Leaves every mode the UI entered; safe to call more than once.
 pub fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(stdout(), DisableBracketedPaste, LeaveAlternateScreen, Show);
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        Show
+    );
 }
 
 fn install_panic_hook() {

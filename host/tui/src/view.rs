@@ -11,7 +11,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{
+    Block, Borders, Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState,
+};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
@@ -104,12 +106,23 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
 }
 
 fn draw_transcript(frame: &mut Frame, screen: &Screen, palette: &Palette, area: Rect) {
-    let lines = transcript_lines(screen, palette, area.width as usize);
+    // The last column is the scrollbar's.
+    let lines = transcript_lines(screen, palette, area.width.saturating_sub(1) as usize);
     let height = area.height as usize;
     let end = lines.len().saturating_sub(screen.scroll.min(lines.len()));
     let start = end.saturating_sub(height);
     let visible: Vec<Line> = lines[start..end].to_vec();
     frame.render_widget(Paragraph::new(visible), area);
+    if lines.len() > height {
+        let mut state = ScrollbarState::new(lines.len().saturating_sub(height))
+            .position(start)
+            .viewport_content_length(height);
+        let bar = Scrollbar::new(ScrollbarOrientation::VerticalRight)
+            .begin_symbol(None)
+            .end_symbol(None)
+            .style(palette.dim());
+        frame.render_stateful_widget(bar, area, &mut state);
+    }
 }
 
 /// The transcript as plain text lines for `width` cells (what is printed after the alternate

@@ -204,6 +204,10 @@ impl Server {
                 session.abort_bash();
                 Ok(None)
             }
+            RpcCommand::ClearQueue => {
+                let (steering, follow_up) = session.clear_queue();
+                Ok(Some(json!({"steering": steering, "followUp": follow_up})))
+            }
             RpcCommand::GetSessionStats => Ok(Some(json!(session.session_stats()))),
             RpcCommand::ExportHtml { output_path } => {
                 let path = session

@@ -78,6 +78,8 @@ pub enum RpcCommand {
         exclude_from_context: Option<bool>,
     },
     AbortBash,
+    /// pi 1.x: empties the queues and returns their texts.
+    ClearQueue,
     GetSessionStats,
     ExportHtml {
         #[serde(default)]
@@ -105,7 +107,7 @@ pub enum RpcCommand {
 }
 
 /// Every command `type` (for "unknown command" detection and documentation).
-pub const COMMAND_TYPES: [&str; 32] = [
+pub const COMMAND_TYPES: [&str; 33] = [
     "prompt",
     "steer",
     "follow_up",
@@ -126,6 +128,7 @@ pub const COMMAND_TYPES: [&str; 32] = [
     "abort_retry",
     "bash",
     "abort_bash",
+    "clear_queue",
     "get_session_stats",
     "export_html",
     "switch_session",
@@ -257,6 +260,7 @@ impl RpcCommand {
             RpcCommand::AbortRetry => "abort_retry",
             RpcCommand::Bash { .. } => "bash",
             RpcCommand::AbortBash => "abort_bash",
+            RpcCommand::ClearQueue => "clear_queue",
             RpcCommand::GetSessionStats => "get_session_stats",
             RpcCommand::ExportHtml { .. } => "export_html",
             RpcCommand::SwitchSession { .. } => "switch_session",

@@ -399,3 +399,27 @@ fn rpc_bash_streams_its_output_and_every_command_is_answered_before_exit() {
     assert_eq!(ok(&late)["cancelled"], true, "{late}");
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn rpc_clear_queue_returns_the_queued_texts_and_nothing_is_delivered() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock
+        .push(Turn::new().tool_call("c1", "bash", json!({"command": "sleep 1"})));
+    pi.mock.push(Turn::text("finished without the queued ones"));
+    let mut rpc = RpcClient::start(&pi);
+    ok(&rpc.call(json!({"id": 1, "type": "prompt", "message": "work"})));
+    rpc.wait_event("tool_execution_start");
+    ok(&rpc.call(json!({"id": 2, "type": "steer", "message": "steer me"})));
+    ok(&rpc.call(json!({"id": 3, "type": "follow_up", "message": "later"})));
+    let cleared = rpc.call(json!({"id": 4, "type": "clear_queue"}));
+    assert_eq!(
+        ok(&cleared),
+        &json!({"steering": ["steer me"], "followUp": ["later"]})
+    );
+    rpc.wait_event("agent_settled");
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 2, "no request for the cleared messages");
+    assert!(!requests[1].body.to_string().contains("steer me"));
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
