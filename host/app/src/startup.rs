@@ -118,6 +118,11 @@ impl StartupEnv {
     }
 }
 
+/// Where compiled components (built-in and extension) are cached.
+pub fn component_cache_dir(agent_dir: &Path) -> PathBuf {
+    agent_dir.join("cache").join("components")
+}
+
 /// Settings, trust, the model registry and credentials: what every mode (and `--list-models`)
 /// needs before anything else.
 pub struct Base {
@@ -155,7 +160,7 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
-        let host = pi_ext_host::ExtensionHost::new(crate::tools::cache_dir(&env.agent_dir))
+        let host = pi_ext_host::ExtensionHost::new(component_cache_dir(&env.agent_dir))
             .map_err(StartupError::ExtensionHost)?;
         let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
         warnings.append(&mut extensions.warnings);

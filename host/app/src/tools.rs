@@ -12,11 +12,6 @@ use pi_session::settings::SettingsManager;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Where the compiled components of the built-in tools are cached.
-pub fn cache_dir(agent_dir: &Path) -> std::path::PathBuf {
-    agent_dir.join("cache").join("components")
-}
-
 /// The enabled tools, in order: a name an extension provides is that extension's tool (it
 /// overrides the built-in), anything else the built-in working in `cwd`. `command_env` is added
 /// to the environment of `bash` commands (pi's `PI_*` session variables); `session_id` is what
