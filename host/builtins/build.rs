@@ -9,8 +9,6 @@ use std::fmt::Write as _;
 use pi_guest_build::{Options, build_guests, env_dir, rerun_if_changed, shared_target_dir};
 use sha2::{Digest, Sha256};
 
-const TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-
 fn main() {
     if let Err(e) = run() {
         panic!("building the built-in tool components failed: {e}");
@@ -41,8 +39,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &options,
     )?;
     let mut code = String::new();
-    for name in TOOLS {
-        let wasm = wasm_dir.join(format!("pi_tool_{name}.wasm"));
+    // One static per component the guest workspace built: its members are the list of tools,
+    // and the tool table in `lib.rs` names each static, so a tool missing on either side fails
+    // the build.
+    for (name, wasm) in tool_components(&wasm_dir)? {
         let bytes =
             std::fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
         writeln!(
@@ -57,6 +57,27 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(out_dir.join("components.rs"), code)
         .map_err(|e| format!("cannot write components.rs: {e}"))?;
     Ok(())
+}
+
+/// `(name, path)` of each `pi_tool_<name>.wasm` in `dir`, by name.
+fn tool_components(
+    dir: &std::path::Path,
+) -> Result<Vec<(String, std::path::PathBuf)>, Box<dyn std::error::Error>> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+    let mut tools = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(tool) = name
+            .strip_prefix("pi_tool_")
+            .and_then(|n| n.strip_suffix(".wasm"))
+        {
+            tools.push((tool.to_owned(), path.clone()));
+        }
+    }
+    tools.sort();
+    Ok(tools)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -7,7 +7,9 @@
 //! Targets: `--version` ≤ 3 ms, 1 turn ≤ 30 ms, 10 tool calls ≤ 150 ms, peak RSS ≤ 15 MB.
 //! `PI_BENCH_RUNS` changes the number of runs per case (default 30). `PI_BENCH_WRAP` runs the
 //! peak-RSS runs under another program instead of `time` (e.g. valgrind, as
-//! `scripts/release.sh` does).
+//! `scripts/release.sh` does). `PI_BENCH_BASELINE=<path to another pi>` measures that binary in
+//! the same run, its runs interleaved with this one's, and prints the ratio: on a noisy machine
+//! only a comparison inside one run means anything.
 
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -82,26 +84,32 @@ fn ten_tools() -> Vec<Turn> {
     ]
 }
 
-fn command(agent_dir: &Path, cwd: &Path, home: &Path, args: &[String], rss: bool) -> Command {
+struct Dirs {
+    agent: std::path::PathBuf,
+    cwd: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+fn command(bin: &str, dirs: &Dirs, args: &[String], rss: bool) -> Command {
     let wrap = std::env::var("PI_BENCH_WRAP").ok().filter(|_| rss);
     let mut cmd = if let Some(wrap) = wrap {
         let mut words = wrap.split(' ');
         let mut c = Command::new(words.next().unwrap());
-        c.args(words).arg(PI);
+        c.args(words).arg(bin);
         c
     } else if rss {
         let mut c = Command::new(TIME);
-        c.args(["-f", "%M", PI]);
+        c.args(["-f", "%M", bin]);
         c
     } else {
-        Command::new(PI)
+        Command::new(bin)
     };
     cmd.args(args)
-        .current_dir(cwd)
+        .current_dir(&dirs.cwd)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("PI_CODING_AGENT_DIR", agent_dir)
+        .env("HOME", &dirs.home)
+        .env("PI_CODING_AGENT_DIR", &dirs.agent)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -113,17 +121,29 @@ fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[i].as_secs_f64() * 1000.0
 }
 
+/// The figures of one binary on one case.
+struct Figures {
+    median: f64,
+    p95: f64,
+    peak_kb: u64,
+}
+
 fn main() {
     let runs: usize = std::env::var("PI_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(30);
+    let baseline = std::env::var("PI_BENCH_BASELINE").ok();
+    let mut bins = vec![PI.to_owned()];
+    bins.extend(baseline.clone());
     let mock = MockLlm::start();
     let root = tempfile::tempdir().unwrap();
-    let agent_dir = root.path().join("agent");
-    let cwd = root.path().join("work");
-    let home = root.path().join("home");
-    for dir in [&agent_dir, &cwd, &home] {
+    let dirs = Dirs {
+        agent: root.path().join("agent"),
+        cwd: root.path().join("work"),
+        home: root.path().join("home"),
+    };
+    for dir in [&dirs.agent, &dirs.cwd, &dirs.home] {
         std::fs::create_dir_all(dir).unwrap();
     }
     let models = json!({"providers": {"mock": {
@@ -131,7 +151,7 @@ fn main() {
         "api": "openai-completions", "apiKey": "bench",
         "models": [{"id": "mock-model"}]
     }}});
-    std::fs::write(agent_dir.join("models.json"), models.to_string()).unwrap();
+    std::fs::write(dirs.agent.join("models.json"), models.to_string()).unwrap();
     let wrapped = std::env::var_os("PI_BENCH_WRAP").is_some();
     // The wrapped runs replace `time`: they still happen, but measure no RSS.
     let has_time = Path::new(TIME).exists() && !wrapped;
@@ -162,20 +182,21 @@ fn main() {
         },
     ];
     println!("pi: {PI}\nruns per case: {runs}");
+    if let Some(baseline) = &baseline {
+        println!("baseline: {baseline} (runs interleaved with pi's)");
+    }
     println!("{}\n", hot_list_coverage());
-    println!("| case | median | p95 | target | peak RSS |");
-    println!("|---|---|---|---|---|");
+    println!("| case | binary | median | p95 | target | peak RSS |");
+    println!("|---|---|---|---|---|---|");
     let mut peak_kb = 0u64;
     for case in &cases {
-        let run = |rss: bool| {
+        let run = |bin: &str, rss: bool| {
             mock.push_all((case.script)());
             let started = Instant::now();
-            let out = command(&agent_dir, &cwd, &home, &case.args, rss)
-                .output()
-                .unwrap();
+            let out = command(bin, &dirs, &case.args, rss).output().unwrap();
             let elapsed = started.elapsed();
             let err = String::from_utf8_lossy(&out.stderr).into_owned();
-            assert!(out.status.success(), "{}: {err}", case.name);
+            assert!(out.status.success(), "{} ({bin}): {err}", case.name);
             let kb: u64 = err
                 .lines()
                 .last()
@@ -183,38 +204,52 @@ fn main() {
                 .unwrap_or(0);
             (elapsed, kb)
         };
-        for _ in 0..2 {
-            run(false);
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); bins.len()];
+        for round in 0..runs + 2 {
+            for (bin, times) in bins.iter().zip(&mut times) {
+                let elapsed = run(bin, false).0;
+                // The first two rounds warm the caches.
+                if round >= 2 {
+                    times.push(elapsed);
+                }
+            }
         }
-        let mut times: Vec<Duration> = (0..runs).map(|_| run(false).0).collect();
-        times.sort();
-        let case_peak = if has_time || wrapped {
-            (0..5).map(|_| run(true).1).max().unwrap_or(0)
-        } else {
-            0
-        };
-        peak_kb = peak_kb.max(case_peak);
-        let rss = if has_time {
-            format!("{:.1} MB", case_peak as f64 / 1024.0)
-        } else if wrapped {
-            "n/a (wrapped)".to_owned()
-        } else {
-            "n/a (no /usr/bin/time)".to_owned()
-        };
-        let median = percentile(&times, 0.5);
-        println!(
-            "| {} | {:.2} ms | {:.2} ms | ≤ {} ms {} | {} |",
-            case.name,
-            median,
-            percentile(&times, 0.95),
-            case.target_ms,
-            if median <= case.target_ms {
-                "✔"
-            } else {
-                "✘"
-            },
-            rss
-        );
+        let figures: Vec<Figures> = bins
+            .iter()
+            .zip(&mut times)
+            .map(|(bin, times)| {
+                times.sort();
+                let peak_kb = if has_time || wrapped {
+                    (0..5).map(|_| run(bin, true).1).max().unwrap_or(0)
+                } else {
+                    0
+                };
+                Figures {
+                    median: percentile(times, 0.5),
+                    p95: percentile(times, 0.95),
+                    peak_kb,
+                }
+            })
+            .collect();
+        peak_kb = peak_kb.max(figures[0].peak_kb);
+        for (i, f) in figures.iter().enumerate() {
+            print_row(
+                case,
+                if i == 0 { "pi" } else { "baseline" },
+                f,
+                has_time,
+                wrapped,
+            );
+        }
+        if let [now, before] = &figures[..] {
+            println!(
+                "| {} | pi ÷ baseline | {:.2}× | {:.2}× | | {:.2}× |",
+                case.name,
+                now.median / before.median,
+                now.p95 / before.p95,
+                now.peak_kb as f64 / before.peak_kb.max(1) as f64
+            );
+        }
     }
     if has_time {
         println!(
@@ -225,6 +260,29 @@ fn main() {
     }
     let leftover = mock.pending();
     assert_eq!(leftover, 0, "every scripted reply was used");
+}
+
+fn print_row(case: &Case, binary: &str, f: &Figures, has_time: bool, wrapped: bool) {
+    let rss = if has_time {
+        format!("{:.1} MB", f.peak_kb as f64 / 1024.0)
+    } else if wrapped {
+        "n/a (wrapped)".to_owned()
+    } else {
+        "n/a (no /usr/bin/time)".to_owned()
+    };
+    println!(
+        "| {} | {binary} | {:.2} ms | {:.2} ms | ≤ {} ms {} | {} |",
+        case.name,
+        f.median,
+        f.p95,
+        case.target_ms,
+        if f.median <= case.target_ms {
+            "✔"
+        } else {
+            "✘"
+        },
+        rss
+    );
 }
 
 /// How many names of the hot-function list the binary was linked with (`PI_LINK_ORDER`, set by
