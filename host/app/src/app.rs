@@ -81,6 +81,8 @@ pub struct App {
     queue_modes: Mutex<(QueueMode, QueueMode)>,
     shared: Arc<Shared>,
     bash: bash::BashSlot,
+    /// The extensions' renderers, for the interactive UI.
+    renderers: Vec<Arc<dyn pi_ext_api::MessageRenderer>>,
 }
 
 /// What the session's event forwarder and the commands both update.
@@ -227,7 +229,9 @@ impl App {
                 session.downgrade(),
             )));
         }
-        let app = App::from_session(session, registry, auth, api_key, scoped, skills, templates);
+        let mut app =
+            App::from_session(session, registry, auth, api_key, scoped, skills, templates);
+        app.renderers = base.extensions.renderers.clone();
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
         app
@@ -263,6 +267,7 @@ impl App {
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
             shared,
             bash: bash::BashSlot::default(),
+            renderers: Vec::new(),
         }
     }
 
@@ -283,6 +288,11 @@ impl App {
             }
         });
         self.shared.report_entries(&self.session);
+    }
+
+    /// The extensions' renderers of custom messages and tool results.
+    pub fn renderers(&self) -> &[Arc<dyn pi_ext_api::MessageRenderer>] {
+        &self.renderers
     }
 
     // ---- events ----------------------------------------------------------------------------

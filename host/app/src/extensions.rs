@@ -27,12 +27,13 @@ mod compactor;
 mod git;
 mod llm;
 mod npm;
+mod renderer;
 pub mod source;
 mod tarball;
 
 pub use compactor::ExtensionCompactor;
 
-use pi_ext_api::ToolDescription;
+use pi_ext_api::{MessageRenderer, ToolDescription};
 use pi_ext_host::manifest::World;
 use pi_ext_host::{
     ComponentProvider, DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths,
@@ -73,6 +74,8 @@ pub struct Extensions {
     pub providers: Vec<Arc<ComponentProvider>>,
     /// Their compactor components (loaded on the first compaction).
     pub compactors: Vec<Arc<LazyComponent>>,
+    /// Their renderers (loaded when the interactive UI first asks them).
+    pub renderers: Vec<Arc<dyn MessageRenderer>>,
     /// Skill and prompt-template directories the packages ship (`[resources]`).
     pub skill_dirs: Vec<PathBuf>,
     pub prompt_dirs: Vec<PathBuf>,
@@ -188,11 +191,14 @@ fn open_package(
             World::Tool => add_tools(host, &id, component, out),
             World::Provider => add_provider(&id, component, out),
             World::Compactor => out.compactors.push(Arc::clone(component)),
-            // Renderers draw custom messages in the interactive UI; print, json and rpc
-            // modes show none.
-            World::Renderer => {
-                tracing::debug!("{id}: renderer {} unused here", entry.path.display());
-            }
+            // Renderers draw custom messages and tool results in the interactive UI; print,
+            // json and rpc modes never ask them, so they are never loaded there.
+            World::Renderer => out
+                .renderers
+                .push(Arc::new(renderer::ExtensionRenderer::new(
+                    id.clone(),
+                    Arc::clone(component),
+                ))),
         }
     }
     let resources = &manifest.resources;

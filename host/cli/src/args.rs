@@ -168,6 +168,11 @@ pub struct Args {
     #[arg(long)]
     pub verbose: bool,
 
+    /// The interactive layout: fullscreen (alternate screen, the default) or regular
+    /// (finished messages go to the terminal's scrollback). Setting: tuiMode.
+    #[arg(long, value_name = "MODE", value_parser = ["fullscreen", "regular"])]
+    pub tui_mode: Option<String>,
+
     /// Trust the project's local files for this run. Opposite: --no-approve (-na).
     #[arg(short = 'a', long, conflicts_with = "no_approve")]
     pub approve: bool,

@@ -124,7 +124,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         return Ok(1);
     }
     let prepared = prepare(&options, base)?;
-    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &prompts));
+    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &prompts, &args));
     if ui.is_none() {
         for warning in &prepared.base.warnings {
             eprintln!("{warning}");
@@ -176,34 +176,75 @@ fn run(args: Args) -> Result<i32, RunError> {
 
 /// How the interactive UI starts: the command line's messages as its first prompts, and the
 /// start-up warnings in its header (stderr is hidden behind the UI).
-fn tui_options(prepared: &pi_app::startup::Prepared, prompts: &[String]) -> pi_tui::TuiOptions {
+fn tui_options(
+    prepared: &pi_app::startup::Prepared,
+    prompts: &[String],
+    args: &Args,
+) -> pi_tui::TuiOptions {
     let settings = &prepared.base.settings;
     let mut header = prepared.base.warnings.clone();
-    if !settings.quiet_startup() {
+    if args.verbose || !settings.quiet_startup() {
         let loaded = &prepared.base.extensions.loaded;
+        let env = &prepared.base.env;
+        let context: Vec<String> = if prepared.prompt_options.no_context_files {
+            Vec::new()
+        } else {
+            pi_session::context_files::load_context_files(&env.agent_dir, &env.cwd)
+                .iter()
+                .map(|f| shorten(&f.path, &env.cwd))
+                .collect()
+        };
+        let list = |items: &[String]| {
+            if items.is_empty() {
+                "none".to_owned()
+            } else {
+                items.join(", ")
+            }
+        };
         header.insert(
             0,
             format!(
-                "pi {VERSION} · {} skills · {} prompt templates · extensions: {}",
+                "pi {VERSION} · context: {} · {} skills · {} prompt templates · extensions: {}",
+                list(&context),
                 prepared.skills.skills.len(),
                 prepared.templates.templates.len(),
-                if loaded.is_empty() {
-                    "none".to_owned()
-                } else {
-                    loaded.join(", ")
-                }
+                list(loaded),
             ),
         );
     }
+    let env = &prepared.base.env;
+    let mode = args.tui_mode.clone().or_else(|| settings.tui_mode());
     pi_tui::TuiOptions {
         initial_prompts: prompts.to_vec(),
         show_thinking: !settings.hide_thinking_block(),
-        no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        colors: pi_tui::ColorLevel::detect(|name| std::env::var(name).ok()),
         header,
-        draft_path: Some(prepared.base.env.agent_dir.join("drafts").join(format!(
-            "{}.md",
-            pi_session::paths::encode_cwd(&prepared.base.env.cwd)
-        ))),
+        draft_path: Some(
+            env.agent_dir
+                .join("drafts")
+                .join(format!("{}.md", pi_session::paths::encode_cwd(&env.cwd))),
+        ),
+        fullscreen: mode.as_deref() != Some("regular"),
+        double_escape_action: settings.double_escape_action(),
+        external_editor: settings
+            .external_editor()
+            .or_else(|| std::env::var("VISUAL").ok())
+            .or_else(|| std::env::var("EDITOR").ok())
+            .filter(|e| !e.trim().is_empty()),
+        keybindings: Some(env.agent_dir.join("keybindings.json")),
+        max_completions: settings.autocomplete_max_visible(),
+        cwd: env.cwd.clone(),
+    }
+}
+
+/// `path` relative to `cwd` when under it, else with `~` for the home directory.
+fn shorten(path: &std::path::Path, cwd: &std::path::Path) -> String {
+    if let Ok(rest) = path.strip_prefix(cwd) {
+        return rest.display().to_string();
+    }
+    match pi_session::paths::home_dir().and_then(|home| path.strip_prefix(home).ok()) {
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
     }
 }
 

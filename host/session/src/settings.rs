@@ -429,6 +429,32 @@ impl SettingsManager {
         self.get_bool("quietStartup", false)
     }
 
+    /// `tuiMode`: `fullscreen` (the default) or `regular`.
+    pub fn tui_mode(&self) -> Option<String> {
+        self.get_str("tuiMode")
+    }
+
+    /// `doubleEscapeAction`: `tree` (the default), `fork` or `none`.
+    pub fn double_escape_action(&self) -> String {
+        self.get_str("doubleEscapeAction")
+            .unwrap_or_else(|| "tree".into())
+    }
+
+    /// `externalEditor`: the command Ctrl+G runs (else `$VISUAL`, `$EDITOR`).
+    pub fn external_editor(&self) -> Option<String> {
+        self.get_str("externalEditor")
+            .filter(|e| !e.trim().is_empty())
+    }
+
+    /// `autocompleteMaxVisible`: default 5, clamped to 3–20.
+    pub fn autocomplete_max_visible(&self) -> usize {
+        let n = self
+            .get("autocompleteMaxVisible")
+            .and_then(Value::as_u64)
+            .unwrap_or(5);
+        n.clamp(3, 20) as usize
+    }
+
     /// `theme`: default `dark`.
     pub fn theme(&self) -> String {
         self.get_str("theme").unwrap_or_else(|| "dark".into())

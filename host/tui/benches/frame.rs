@@ -13,10 +13,11 @@ use pi_ai::{
 };
 use pi_app::AppEvent;
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{Editor, Transcript};
+use pi_tui::{ColorLevel, Editor, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -83,6 +84,8 @@ fn measure(name: &str, transcript: &mut Transcript, streaming: bool) {
         }));
     }
     let mut times = Vec::new();
+    // Kept between frames, as the UI keeps it.
+    let cache = RefCell::new(LineCache::default());
     for frame in 0..320 {
         if streaming {
             partial.push_str("word ");
@@ -102,7 +105,13 @@ fn measure(name: &str, transcript: &mut Transcript, streaming: bool) {
             expanded: false,
             show_thinking: false,
             hint: None,
-            no_color: false,
+            colors: ColorLevel::TrueColor,
+            lines: &cache,
+            search: None,
+            live_from: None,
+            popup: &[],
+            popup_selected: 0,
+            renderers: &[],
             tick: frame,
         };
         let started = Instant::now();
@@ -127,7 +136,13 @@ fn main() {
             expanded: false,
             show_thinking: false,
             hint: None,
-            no_color: true,
+            colors: ColorLevel::None,
+            lines: &RefCell::new(LineCache::default()),
+            search: None,
+            live_from: None,
+            popup: &[],
+            popup_selected: 0,
+            renderers: &[],
             tick: 0,
         },
         119,

@@ -1,26 +1,31 @@
-//! The UI's state besides the transcript, and what each key does with it (pi's default
-//! keybindings): Enter sends (or steers while the agent works), Alt+Enter queues a follow-up,
-//! Shift+Enter or Ctrl+J breaks the line, Esc interrupts, Ctrl+C clears the editor and exits
-//! when pressed twice, Ctrl+D exits on an empty editor, Ctrl+O expands tool output, Ctrl+T
-//! shows thinking, Ctrl+Z suspends, Alt+Up takes the queued messages back into the editor, PageUp/PageDown
-//! scroll the transcript.
+//! The UI's state besides the transcript, and what each key does with it. Keys go through the
+//! user's keymap (pi's defaults and `keybindings.json`); the open transcript search, a
+//! pending Ctrl+] jump and the completion list see a key first. While the agent works,
+//! Enter steers and Alt+Enter queues a follow-up; Esc interrupts; a second Esc on an empty
+//! editor runs `doubleEscapeAction` (rewind to an earlier prompt, or fork from it).
 
 use crate::TuiOptions;
+use crate::color::ColorLevel;
+use crate::complete::{Candidate, Completer, Popup};
 use crate::editor::Editor;
+use crate::keys::{Binding, Keymap};
+use crate::search::{Search, jump_to_prompt};
 use crate::transcript::{Item, Transcript};
-use crate::view::{Footer, Screen};
+use crate::view::{Footer, LineCache, Screen};
 use pi_app::App;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-/// Two Ctrl+C within this long exit.
+/// Two Ctrl+C within this long exit; two Esc within it run `doubleEscapeAction`.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
-/// Lines PageUp/PageDown move.
-const PAGE: usize = 10;
+const DOUBLE_ESCAPE: Duration = Duration::from_millis(600);
 /// Lines one notch of the mouse wheel moves.
 const WHEEL: usize = 3;
+/// How often the footer looks at the git branch again.
+const BRANCH_REFRESH: Duration = Duration::from_secs(2);
 
 /// What a key asks the loop to do.
 #[derive(Debug, PartialEq)]
@@ -31,6 +36,23 @@ pub enum Action {
     Prompt(String),
     /// Ctrl+Z: stop the process until the shell resumes it.
     Suspend,
+    /// Ctrl+G: edit the prompt in the external editor.
+    ExternalEditor,
+    /// `/compact [instructions]`.
+    Compact(Option<String>),
+    /// Double Esc: continue from before user message `entry_id` (`fork`: in a new session).
+    Rewind {
+        entry_id: String,
+        fork: bool,
+    },
+}
+
+/// What the list above the editor is for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PopupKind {
+    Completion,
+    /// Choosing the prompt to rewind to (`true`: fork).
+    Rewind(bool),
 }
 
 pub struct Ui {
@@ -40,14 +62,31 @@ pub struct Ui {
     pub scroll: usize,
     pub expanded: bool,
     pub show_thinking: bool,
-    pub no_color: bool,
+    pub colors: ColorLevel,
     pub tick: usize,
+    /// The transcript's drawn lines, kept between frames.
+    pub lines: RefCell<LineCache>,
+    /// Regular layout: the first item not yet printed to the scrollback.
+    pub live_from: Option<usize>,
+    pub keymap: Keymap,
+    pub external_editor: Option<String>,
+    search: Option<Search>,
+    popup: Option<(Popup, PopupKind)>,
+    popup_rows: Vec<(String, String)>,
+    completer: Completer,
+    /// Ctrl+] (forward) or Ctrl+Alt+] was pressed: the next character is the jump target.
+    pending_jump: Option<bool>,
+    double_escape_action: String,
+    renderers: Vec<std::sync::Arc<dyn pi_ext_api::MessageRenderer>>,
     hint: Option<String>,
     ctrl_c_at: Option<Instant>,
+    esc_at: Option<Instant>,
+    branch_at: Option<Instant>,
+    cwd: std::path::PathBuf,
 }
 
 impl Ui {
-    pub fn new(app: &App, options: &TuiOptions) -> Self {
+    pub fn new(app: &App, options: &TuiOptions, keymap: Keymap) -> Self {
         let mut transcript = Transcript::from_messages(&app.messages());
         let header: Vec<Item> = options
             .header
@@ -57,7 +96,12 @@ impl Ui {
                 error: false,
             })
             .collect();
-        transcript.items.splice(0..0, header);
+        transcript.prepend(header);
+        let commands = app
+            .commands()
+            .into_iter()
+            .map(|c| (c.name, c.description))
+            .collect();
         let mut ui = Ui {
             transcript,
             editor: Editor::default(),
@@ -65,10 +109,24 @@ impl Ui {
             scroll: 0,
             expanded: false,
             show_thinking: options.show_thinking,
-            no_color: options.no_color,
+            colors: options.colors,
             tick: 0,
+            lines: RefCell::new(LineCache::default()),
+            live_from: (!options.fullscreen).then_some(0),
+            keymap,
+            external_editor: options.external_editor.clone(),
+            search: None,
+            popup: None,
+            popup_rows: Vec::new(),
+            completer: Completer::new(&options.cwd, commands, options.max_completions),
+            pending_jump: None,
+            double_escape_action: options.double_escape_action.clone(),
+            renderers: app.renderers().to_vec(),
             hint: None,
             ctrl_c_at: None,
+            esc_at: None,
+            branch_at: None,
+            cwd: options.cwd.clone(),
         };
         ui.refresh_footer(app);
         ui
@@ -76,6 +134,11 @@ impl Ui {
 
     /// What the frame is drawn from.
     pub fn screen(&self) -> Screen<'_> {
+        let (popup_selected, hint) = match (&self.popup, &self.search) {
+            (_, Some(search)) => (0, Some(search.status())),
+            (Some((popup, _)), None) => (popup.selected, self.hint.clone()),
+            (None, None) => (0, self.hint.clone()),
+        };
         Screen {
             transcript: &self.transcript,
             editor: &self.editor,
@@ -83,24 +146,36 @@ impl Ui {
             scroll: self.scroll,
             expanded: self.expanded,
             show_thinking: self.show_thinking,
-            hint: self.hint.as_deref(),
-            no_color: self.no_color,
+            hint,
+            colors: self.colors,
             tick: self.tick,
+            lines: &self.lines,
+            search: self.search.as_ref().map(|s| s.query.as_str()),
+            live_from: self.live_from,
+            popup: &self.popup_rows,
+            popup_selected,
+            renderers: &self.renderers,
         }
     }
 
     pub fn notice(&mut self, text: String) {
-        self.transcript
-            .items
-            .push(Item::Notice { text, error: true });
+        self.transcript.notice(text, true);
     }
 
-    /// Model, thinking level and session name as they are now.
+    /// Model, thinking level, session name and git branch as they are now.
     pub fn refresh_footer(&mut self, app: &App) {
         let model = app.model();
         let (cwd, name) = app.with_session(|s| (s.cwd().to_owned(), s.session_name()));
+        let branch = match self.branch_at {
+            Some(at) if at.elapsed() < BRANCH_REFRESH => self.footer.branch.clone(),
+            _ => {
+                self.branch_at = Some(Instant::now());
+                crate::git::branch(&self.cwd)
+            }
+        };
         self.footer = Footer {
             cwd: shorten_home(&cwd),
+            branch,
             session_name: name,
             model: format!("{}/{}", model.provider, model.id),
             thinking: app.thinking_level().as_str().to_owned(),
@@ -112,14 +187,14 @@ impl Ui {
     pub fn handle(&mut self, event: &Event, app: &App) -> Action {
         match event {
             Event::Paste(text) => {
-                self.editor.insert(text);
+                self.editor.paste(text);
                 Action::None
             }
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key, app),
             Event::Mouse(mouse) => {
                 match mouse.kind {
-                    MouseEventKind::ScrollUp => self.scroll += WHEEL,
-                    MouseEventKind::ScrollDown => self.scroll = self.scroll.saturating_sub(WHEEL),
+                    MouseEventKind::ScrollUp => self.scroll_by(WHEEL as isize),
+                    MouseEventKind::ScrollDown => self.scroll_by(-(WHEEL as isize)),
                     _ => {}
                 }
                 Action::None
@@ -129,44 +204,342 @@ impl Ui {
     }
 
     fn key(&mut self, key: &KeyEvent, app: &App) -> Action {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        if !(ctrl && key.code == KeyCode::Char('c')) {
+        if !self.keymap.is(key, Binding::Clear) {
             self.hint = None;
         }
-        match key.code {
-            KeyCode::Char('c') if ctrl => return self.ctrl_c(),
-            KeyCode::Char('d') if ctrl && self.editor.is_empty() => return Action::Exit,
-            KeyCode::Char('z') if ctrl => return Action::Suspend,
-            KeyCode::Char('o') if ctrl => self.expanded = !self.expanded,
-            KeyCode::Char('t') if ctrl => self.show_thinking = !self.show_thinking,
-            KeyCode::Char('j') if ctrl => self.editor.insert("\n"),
-            KeyCode::Char('w') if ctrl => self.editor.delete_word_back(),
-            KeyCode::Char('a') if ctrl => self.editor.home(),
-            KeyCode::Char('e') if ctrl => self.editor.end(),
-            KeyCode::Enter if shift => self.editor.insert("\n"),
-            KeyCode::Enter => return self.submit(app, alt),
-            // Esc interrupts and gives the queued messages back to the editor.
-            KeyCode::Esc if self.transcript.working => {
-                self.take_back_queue(app);
-                app.abort();
+        if self.search.is_some() && self.search_key(key) {
+            return Action::None;
+        }
+        if let Some(forward) = self.pending_jump.take()
+            && let KeyCode::Char(target) = key.code
+        {
+            self.editor.jump_to(target, forward);
+            return Action::None;
+        }
+        if self.popup.is_some()
+            && let Some(action) = self.popup_key(key)
+        {
+            return action;
+        }
+        let before = self.editor.text().to_owned();
+        let action = self.binding(key, app);
+        if self.editor.text() != before {
+            self.offer_completion();
+        }
+        action
+    }
+
+    /// The first binding of `key` that applies now, or typing.
+    fn binding(&mut self, key: &KeyEvent, app: &App) -> Action {
+        let bindings = self.keymap.lookup(key).to_vec();
+        for binding in bindings {
+            if let Some(action) = self.run(binding, app) {
+                return action;
             }
-            KeyCode::Up if alt => self.take_back_queue(app),
-            KeyCode::Char(c) if !ctrl => self.editor.insert(c.encode_utf8(&mut [0; 4])),
-            KeyCode::Backspace => self.editor.backspace(),
-            KeyCode::Delete => self.editor.delete(),
-            KeyCode::Left => self.editor.left(),
-            KeyCode::Right => self.editor.right(),
-            KeyCode::Home => self.editor.home(),
-            KeyCode::End => self.editor.end(),
-            KeyCode::Up => self.editor.vertical(true),
-            KeyCode::Down => self.editor.vertical(false),
-            KeyCode::PageUp => self.scroll += PAGE,
-            KeyCode::PageDown => self.scroll = self.scroll.saturating_sub(PAGE),
-            _ => {}
+        }
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if let (KeyCode::Char(c), true) = (key.code, plain) {
+            self.editor.insert(c.encode_utf8(&mut [0; 4]));
         }
         Action::None
+    }
+
+    /// Runs `binding`; `None` when it does not apply now (the next binding of the key gets it).
+    fn run(&mut self, binding: Binding, app: &App) -> Option<Action> {
+        let e = &mut self.editor;
+        match binding {
+            Binding::Interrupt => return Some(self.interrupt(app)),
+            Binding::Clear => return Some(self.ctrl_c()),
+            Binding::Exit if e.is_empty() => return Some(Action::Exit),
+            Binding::Exit => return None,
+            Binding::Suspend => return Some(Action::Suspend),
+            Binding::ExternalEditor => return Some(Action::ExternalEditor),
+            Binding::Submit => return Some(self.submit(app, false)),
+            Binding::FollowUp => return Some(self.submit(app, true)),
+            Binding::Tab => self.tab(),
+            Binding::CycleModelForward => self.cycle_model(app),
+            Binding::CycleThinking => {
+                if let Err(error) = app.cycle_thinking_level() {
+                    self.notice(error.to_string());
+                }
+            }
+            Binding::ToggleThinking => self.show_thinking = !self.show_thinking,
+            Binding::ExpandTools => self.expanded = !self.expanded,
+            Binding::CopyMessage => self.copy_last_answer(app),
+            Binding::Dequeue => self.take_back_queue(app),
+            Binding::CursorUp => e.vertical(true),
+            Binding::CursorDown => e.vertical(false),
+            Binding::CursorLeft => e.left(),
+            Binding::CursorRight => e.right(),
+            Binding::CursorWordLeft => e.word_left(),
+            Binding::CursorWordRight => e.word_right(),
+            Binding::CursorLineStart => e.home(),
+            Binding::CursorLineEnd => e.end(),
+            Binding::JumpForward => self.pending_jump = Some(true),
+            Binding::JumpBackward => self.pending_jump = Some(false),
+            Binding::DeleteCharBackward => e.backspace(),
+            Binding::DeleteCharForward => e.delete(),
+            Binding::DeleteWordBackward => e.delete_word_back(),
+            Binding::DeleteWordForward => e.delete_word_forward(),
+            Binding::DeleteToLineStart => e.delete_to_line_start(),
+            Binding::DeleteToLineEnd => e.delete_to_line_end(),
+            Binding::Yank => e.yank(),
+            Binding::YankPop => e.yank_pop(),
+            Binding::Undo => e.undo(),
+            Binding::NewLine => e.insert("\n"),
+            // Moving around the transcript is the fullscreen layout's; in the regular one the
+            // terminal scrolls its own scrollback.
+            _ if self.live_from.is_some() => return None,
+            Binding::PageUp => self.scroll_by(self.page() as isize),
+            Binding::PageDown => self.scroll_by(-(self.page() as isize)),
+            Binding::HalfPageUp => self.scroll_by((self.page() / 2) as isize),
+            Binding::HalfPageDown => self.scroll_by(-((self.page() / 2) as isize)),
+            Binding::Top => self.scroll = usize::MAX,
+            Binding::Bottom => self.scroll = 0,
+            Binding::PreviousPrompt | Binding::NextPrompt => {
+                let back = binding == Binding::PreviousPrompt;
+                let lines = self.lines.borrow();
+                if let Some(scroll) = jump_to_prompt(&self.transcript, &lines, self.scroll, back) {
+                    drop(lines);
+                    self.scroll = scroll;
+                }
+            }
+            Binding::Search => self.search = Some(Search::default()),
+            // The model selector comes with the session commands.
+            Binding::SelectModel | Binding::CycleModelBackward => return None,
+        }
+        self.clamp_scroll();
+        Some(Action::None)
+    }
+
+    fn page(&self) -> usize {
+        self.lines.borrow().height.saturating_sub(2).max(1)
+    }
+
+    fn scroll_by(&mut self, lines: isize) {
+        self.scroll = self.scroll.saturating_add_signed(lines);
+        self.clamp_scroll();
+    }
+
+    fn clamp_scroll(&mut self) {
+        let lines = self.lines.borrow();
+        let max = lines.total().saturating_sub(lines.height);
+        drop(lines);
+        self.scroll = self.scroll.min(max);
+    }
+
+    /// A key while the search is open; `false` when the key closes it and is handled as usual.
+    fn search_key(&mut self, key: &KeyEvent) -> bool {
+        let Some(search) = &mut self.search else {
+            return false;
+        };
+        let lines = self.lines.borrow();
+        let scroll = match key.code {
+            KeyCode::Esc => {
+                drop(lines);
+                self.search = None;
+                return true;
+            }
+            KeyCode::Enter => search.step(&lines, key.modifiers.contains(KeyModifiers::SHIFT)),
+            KeyCode::Backspace => {
+                search.query.pop();
+                search.refresh(&lines)
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                search.query.push(c);
+                search.refresh(&lines)
+            }
+            _ => {
+                drop(lines);
+                self.search = None;
+                return false;
+            }
+        };
+        drop(lines);
+        if let Some(scroll) = scroll {
+            self.scroll = scroll;
+        }
+        true
+    }
+
+    /// A key while the list above the editor is open; `None` when the key is not the list's.
+    fn popup_key(&mut self, key: &KeyEvent) -> Option<Action> {
+        let (popup, kind) = self.popup.as_mut()?;
+        let kind = *kind;
+        match key.code {
+            KeyCode::Up => popup.step(true),
+            KeyCode::Down => popup.step(false),
+            KeyCode::Esc => self.close_popup(),
+            KeyCode::Tab | KeyCode::Enter => {
+                let chosen = popup.chosen().cloned();
+                let replaces = popup.replaces;
+                self.close_popup();
+                let chosen = chosen?;
+                return Some(match kind {
+                    PopupKind::Completion => {
+                        self.accept(&chosen, replaces);
+                        Action::None
+                    }
+                    PopupKind::Rewind(fork) => {
+                        self.hint = None;
+                        Action::Rewind {
+                            entry_id: chosen.replacement,
+                            fork,
+                        }
+                    }
+                });
+            }
+            _ => {
+                self.close_popup();
+                return None;
+            }
+        }
+        Some(Action::None)
+    }
+
+    fn open_popup(&mut self, popup: Popup, kind: PopupKind) {
+        self.popup_rows = popup.rows();
+        self.popup = Some((popup, kind));
+    }
+
+    fn close_popup(&mut self) {
+        self.popup = None;
+        self.popup_rows.clear();
+    }
+
+    fn accept(&mut self, chosen: &Candidate, replaces: usize) {
+        self.editor
+            .replace_before_cursor(replaces, &chosen.replacement);
+        // A directory or a shared prefix goes on completing.
+        if chosen.replacement.ends_with('/') || chosen.label.ends_with('…') {
+            self.tab();
+        }
+    }
+
+    pub fn listing(&self) -> bool {
+        self.completer.listing()
+    }
+
+    /// While the project's files are still being listed, the `@` offer is made again (each
+    /// frame), so a query typed before the list was complete still finds its file.
+    pub fn refresh_completion(&mut self) {
+        let offering = matches!(self.popup, None | Some((_, PopupKind::Completion)));
+        if offering && self.completer.listing() {
+            self.offer_completion();
+        }
+    }
+
+    /// Offers completions for what was just typed (`/` commands, `@` files).
+    fn offer_completion(&mut self) {
+        let line = self.editor.line_before_cursor().to_owned();
+        let first_line = !self.editor.text()[..self.editor.cursor()].contains('\n');
+        match self.completer.offer(&line, first_line) {
+            Some(popup) => self.open_popup(popup, PopupKind::Completion),
+            None => self.close_popup(),
+        }
+    }
+
+    /// Tab: completes the path before the cursor; one match is taken at once.
+    fn tab(&mut self) {
+        let line = self.editor.line_before_cursor().to_owned();
+        let Some(popup) = self.completer.paths(&line) else {
+            return;
+        };
+        match popup.candidates.as_slice() {
+            [only] => {
+                let only = only.clone();
+                self.editor
+                    .replace_before_cursor(popup.replaces, &only.replacement);
+            }
+            [shared, ..] if shared.label.ends_with('…') => {
+                let shared = shared.clone();
+                self.editor
+                    .replace_before_cursor(popup.replaces, &shared.replacement);
+                let line = self.editor.line_before_cursor().to_owned();
+                if let Some(rest) = self.completer.paths(&line) {
+                    self.open_popup(rest, PopupKind::Completion);
+                }
+            }
+            _ => self.open_popup(popup, PopupKind::Completion),
+        }
+    }
+
+    /// Esc: interrupts the agent (giving the queued messages back to the editor); a second Esc
+    /// on an empty, idle editor runs `doubleEscapeAction`.
+    fn interrupt(&mut self, app: &App) -> Action {
+        if self.transcript.working {
+            self.take_back_queue(app);
+            app.abort();
+            return Action::None;
+        }
+        if !self.editor.is_empty() {
+            return Action::None;
+        }
+        if self
+            .esc_at
+            .take()
+            .is_some_and(|at| at.elapsed() < DOUBLE_ESCAPE)
+        {
+            let fork = match self.double_escape_action.as_str() {
+                "fork" => true,
+                "tree" => false,
+                _ => return Action::None,
+            };
+            self.open_rewind(app, fork);
+        } else {
+            self.esc_at = Some(Instant::now());
+        }
+        Action::None
+    }
+
+    /// The list of earlier prompts to rewind to, newest first.
+    fn open_rewind(&mut self, app: &App, fork: bool) {
+        let candidates: Vec<Candidate> = app
+            .fork_messages()
+            .into_iter()
+            .rev()
+            .map(|(id, text)| Candidate {
+                label: text.lines().next().unwrap_or("").chars().take(80).collect(),
+                detail: String::new(),
+                replacement: id,
+            })
+            .collect();
+        if candidates.is_empty() {
+            self.hint = Some("No earlier prompt to go back to".to_owned());
+            return;
+        }
+        let verb = if fork { "Fork from" } else { "Go back to" };
+        self.hint = Some(format!("{verb} which prompt? (Enter, Esc to cancel)"));
+        let popup = Popup {
+            candidates,
+            selected: 0,
+            replaces: 0,
+        };
+        self.open_popup(popup, PopupKind::Rewind(fork));
+    }
+
+    fn cycle_model(&mut self, app: &App) {
+        match app.cycle_model() {
+            Ok(Some((model, _))) => {
+                self.hint = Some(format!("Model: {}/{}", model.provider, model.id))
+            }
+            Ok(None) => self.hint = Some("Only one model is available".to_owned()),
+            Err(error) => self.notice(error.to_string()),
+        }
+    }
+
+    /// Ctrl+X: the last answer to the clipboard, through the terminal (OSC 52), which works
+    /// over ssh and inside tmux.
+    fn copy_last_answer(&mut self, app: &App) {
+        let Some(answer) = app.last_assistant() else {
+            self.hint = Some("Nothing to copy yet".to_owned());
+            return;
+        };
+        let text = Transcript::answer_text(&answer);
+        crate::terminal::copy_to_clipboard(&text);
+        self.hint = Some("Copied the last answer".to_owned());
     }
 
     /// Moves the queued messages back into the editor, before what it holds.
@@ -198,14 +571,13 @@ impl Ui {
     /// Enter: a prompt when idle; while the agent works, a steering message (Alt+Enter: a
     /// follow-up).
     fn submit(&mut self, app: &App, follow_up: bool) -> Action {
-        let text = self.editor.text().trim().to_owned();
+        let text = self.editor.take().trim().to_owned();
         if text.is_empty() {
             return Action::None;
         }
-        self.editor.take();
         self.scroll = 0;
-        if text == "/quit" || text == "/exit" {
-            return Action::Exit;
+        if let Some(action) = self.command(&text, app) {
+            return action;
         }
         if !self.transcript.working && !app.is_streaming() {
             return Action::Prompt(text);
@@ -216,6 +588,31 @@ impl Ui {
             Err(error) => self.notice(error.to_string()),
         }
         Action::None
+    }
+
+    /// The built-in commands this UI runs itself.
+    fn command(&mut self, text: &str, app: &App) -> Option<Action> {
+        let (name, rest) = text.split_once(' ').unwrap_or((text, ""));
+        let rest = rest.trim();
+        match name {
+            "/quit" | "/exit" => Some(Action::Exit),
+            "/compact" => Some(Action::Compact((!rest.is_empty()).then(|| rest.to_owned()))),
+            "/name" if rest.is_empty() => {
+                let name = app.with_session(|s| s.session_name());
+                self.hint = Some(match name {
+                    Some(name) => format!("Session name: {name}"),
+                    None => "Usage: /name <name>".to_owned(),
+                });
+                Some(Action::None)
+            }
+            "/name" => {
+                if let Err(error) = app.set_session_name(rest) {
+                    self.notice(error.to_string());
+                }
+                Some(Action::None)
+            }
+            _ => None,
+        }
     }
 }
 

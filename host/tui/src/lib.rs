@@ -7,24 +7,36 @@
 //! never redraws the whole screen per token. On exit the transcript is printed to the normal
 //! screen, so the conversation stays in the terminal's scrollback.
 
+mod color;
+mod complete;
 mod editor;
+mod external;
+mod files;
+mod git;
+mod highlight;
 mod input;
+mod keys;
 mod markdown;
+mod search;
 mod terminal;
 mod transcript;
 pub mod view;
 mod wrap;
 
+pub use color::ColorLevel;
 pub use editor::Editor;
+pub use keys::Keymap;
 pub use transcript::{Item, ToolCall, Transcript};
+pub use view::LineCache;
 pub use wrap::wrap;
 
 use input::{Action, Ui};
 use pi_app::App;
-use ratatui::crossterm::event::{self, Event};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::widgets::{Paragraph, Widget};
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -37,12 +49,24 @@ pub struct TuiOptions {
     pub initial_prompts: Vec<String>,
     /// Thinking blocks start expanded (`hideThinkingBlock: false`).
     pub show_thinking: bool,
-    /// `NO_COLOR` is set.
-    pub no_color: bool,
+    /// The colours the terminal shows (`NO_COLOR`, `COLORTERM`, `TERM`).
+    pub colors: ColorLevel,
     /// Printed above the transcript when it starts (what was loaded, warnings).
     pub header: Vec<String>,
     /// Where the editor's unsent text is kept between runs (offered again on the next start).
-    pub draft_path: Option<std::path::PathBuf>,
+    pub draft_path: Option<PathBuf>,
+    /// The fullscreen layout (alternate screen); else the regular one (scrollback).
+    pub fullscreen: bool,
+    /// `doubleEscapeAction`: `tree`, `fork` or `none`.
+    pub double_escape_action: String,
+    /// The command Ctrl+G runs (`externalEditor`, `$VISUAL`, `$EDITOR`).
+    pub external_editor: Option<String>,
+    /// `keybindings.json`.
+    pub keybindings: Option<PathBuf>,
+    /// How many completions the list above the editor shows.
+    pub max_completions: usize,
+    /// The working directory (`@` completion, the git branch).
+    pub cwd: PathBuf,
 }
 
 /// Why the UI could not run.
@@ -54,6 +78,8 @@ pub enum TuiError {
 
 /// Frames are drawn at most this often.
 const FRAME: Duration = Duration::from_millis(30);
+/// Lines printed to the scrollback in one go (the regular layout).
+const SCROLLBACK_CHUNK: usize = 200;
 
 /// Runs the UI until the user exits or `shutdown` fires; returns the exit code.
 pub async fn run(
@@ -62,16 +88,25 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> Result<i32, TuiError> {
     let mut events = app.subscribe();
-    let mut ui = Ui::new(&app, &options);
+    let (keymap, warnings) = match &options.keybindings {
+        Some(path) => Keymap::load(path),
+        None => (Keymap::defaults(), Vec::new()),
+    };
+    let mut ui = Ui::new(&app, &options, keymap);
+    for warning in warnings {
+        ui.transcript.notice(warning, true);
+    }
     if let Some(draft) = options.draft_path.as_deref().and_then(read_draft) {
         ui.editor.insert(&draft);
-        ui.transcript.items.push(Item::Notice {
-            text: "Restored the text you had not sent last time.".to_owned(),
-            error: false,
-        });
+        ui.transcript.notice(
+            "Restored the text you had not sent last time.".to_owned(),
+            false,
+        );
     }
-    let mut guard = terminal::TerminalGuard::enter()?;
-    let mut keys = spawn_input_thread();
+    // Regular: the live region is half the screen (at least 10 rows), under the scrollback.
+    let mut guard =
+        terminal::TerminalGuard::enter(options.fullscreen, |rows| (rows / 2).max(10).min(rows))?;
+    let mut input = terminal::Input::spawn();
     let (errors_tx, mut errors) = mpsc::unbounded_channel::<String>();
     if !options.initial_prompts.is_empty() {
         let (app, tx) = (Arc::clone(&app), errors_tx.clone());
@@ -98,18 +133,34 @@ pub async fn run(
                 ui.notice(error);
                 dirty = true;
             }
-            key = keys.recv() => {
+            key = input.events.recv() => {
                 let Some(key) = key else { break 0 };
                 match ui.handle(&key, &app) {
                     Action::None => {}
                     Action::Exit => break 0,
                     Action::Prompt(text) => spawn_prompt(&app, text, errors_tx.clone()),
                     Action::Suspend => terminal::suspend(&mut guard.terminal)?,
+                    Action::ExternalEditor => {
+                        let text = ui.editor.expanded();
+                        let command = ui.external_editor.clone();
+                        input.pause();
+                        let edited = terminal::outside(&mut guard.terminal, || {
+                            external::edit(command.as_deref(), &text)
+                        });
+                        input.resume();
+                        match edited? {
+                            Ok(text) => ui.editor.set(&text),
+                            Err(error) => ui.notice(error.to_string()),
+                        }
+                    }
+                    Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
+                    Action::Rewind { entry_id, fork } => rewind(&app, &mut ui, &entry_id, fork).await,
                 }
                 dirty = true;
             }
             _ = frames.tick() => {
-                if dirty || ui.transcript.working {
+                ui.refresh_completion();
+                if dirty || ui.transcript.working || ui.listing() {
                     ui.refresh_footer(&app);
                     draw(&mut guard.terminal, &mut ui)?;
                     dirty = false;
@@ -120,12 +171,48 @@ pub async fn run(
     app.abort();
     app.wait_for_idle().await;
     let width = guard.terminal.size().map_or(80, |s| s.width) as usize;
+    if ui.live_from.is_some() {
+        // Everything left goes to the scrollback; the live region is cleared for the shell.
+        flush_scrollback(&mut guard.terminal, &mut ui, true)?;
+        guard.terminal.draw(|_| {})?;
+        let area = guard.terminal.get_frame().area();
+        guard.terminal.set_cursor_position((0, area.y))?;
+    }
     drop(guard);
     if let Some(path) = &options.draft_path {
-        save_draft(path, ui.editor.text());
+        save_draft(path, &ui.editor.expanded());
     }
-    print_transcript(&ui, width);
+    if ui.live_from.is_none() {
+        print_transcript(&ui, width);
+    }
     Ok(code)
+}
+
+/// Double Esc's choice: back to before an earlier prompt (in this session, or a fork of it),
+/// with the prompt's text in the editor to edit and send again.
+async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool) {
+    let text = if fork {
+        app.fork(entry_id).map(Some)
+    } else {
+        app.navigate_tree(entry_id, Default::default())
+            .await
+            .map(|r| r.editor_text)
+    };
+    match text {
+        Ok(text) => {
+            ui.transcript = Transcript::from_messages(&app.messages());
+            *ui.lines.borrow_mut() = LineCache::default();
+            ui.scroll = 0;
+            // The regular layout's scrollback already shows the history kept.
+            if ui.live_from.is_some() {
+                ui.live_from = Some(ui.transcript.items().len());
+            }
+            if let Some(text) = text {
+                ui.editor.set(&text);
+            }
+        }
+        Err(error) => ui.notice(error.to_string()),
+    }
 }
 
 fn read_draft(path: &std::path::Path) -> Option<String> {
@@ -153,10 +240,36 @@ fn save_draft(path: &std::path::Path, text: &str) {
 fn draw(terminal: &mut terminal::Term, ui: &mut Ui) -> std::io::Result<()> {
     let mut out = std::io::stdout();
     execute!(out, BeginSynchronizedUpdate)?;
+    let flushed = flush_scrollback(terminal, ui, false);
     let drawn = terminal.draw(|frame| view::draw(frame, &ui.screen()));
     execute!(out, EndSynchronizedUpdate)?;
     ui.tick += 1;
-    drawn.map(|_| ())
+    flushed.and(drawn.map(|_| ()))
+}
+
+/// Regular layout: prints the items that will not change any more (all of them at `all`)
+/// above the live region, into the terminal's scrollback.
+fn flush_scrollback(terminal: &mut terminal::Term, ui: &mut Ui, all: bool) -> std::io::Result<()> {
+    let Some(from) = ui.live_from else {
+        return Ok(());
+    };
+    let to = if all {
+        ui.transcript.items().len()
+    } else {
+        ui.transcript.settled()
+    };
+    if to <= from {
+        return Ok(());
+    }
+    let width = terminal.size()?.width;
+    let lines = view::scrollback_lines(&ui.screen(), width as usize, from, to);
+    for chunk in lines.chunks(SCROLLBACK_CHUNK) {
+        terminal.insert_before(chunk.len() as u16, |buf| {
+            Paragraph::new(chunk.to_vec()).render(buf.area, buf);
+        })?;
+    }
+    ui.live_from = Some(to);
+    Ok(())
 }
 
 fn spawn_prompt(app: &Arc<App>, text: String, errors: mpsc::UnboundedSender<String>) {
@@ -168,17 +281,13 @@ fn spawn_prompt(app: &Arc<App>, text: String, errors: mpsc::UnboundedSender<Stri
     });
 }
 
-/// Terminal input is read on its own thread (crossterm's read blocks) and handed over.
-fn spawn_input_thread() -> mpsc::UnboundedReceiver<Event> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    std::thread::spawn(move || {
-        while let Ok(event) = event::read() {
-            if tx.send(event).is_err() {
-                break;
-            }
+fn spawn_compact(app: &Arc<App>, focus: Option<String>, errors: mpsc::UnboundedSender<String>) {
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        if let Err(error) = app.compact(focus.as_deref()).await {
+            let _ = errors.send(error.to_string());
         }
     });
-    rx
 }
 
 /// The conversation on the normal screen, so it stays in the scrollback after exit.

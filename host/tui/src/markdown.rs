@@ -1,11 +1,14 @@
 //! Markdown for the terminal, line by line so a streaming answer renders as it grows: headings
-//! bold, list bullets, quotes with a bar, fenced code blocks in the code colour with their
-//! language shown, and inline `code` and **bold** spans (which may continue over a wrapped
-//! line). Tables and links are shown as written.
+//! bold, list bullets, quotes with a bar, fenced code blocks syntax-highlighted with their
+//! language shown, tables with aligned columns, links as their text with the address after
+//! it, and inline `code` and **bold** spans (which may continue over a wrapped line).
 
+use crate::color::ColorLevel;
+use crate::highlight::{Highlighter, Kind};
 use crate::wrap::wrap;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
 
 /// How markdown is coloured (plain when colours are off).
 #[derive(Debug, Clone, Copy)]
@@ -14,22 +17,47 @@ pub struct Styles {
     pub heading: Style,
     pub quote: Style,
     pub muted: Style,
+    colors: ColorLevel,
 }
 
 impl Styles {
-    pub fn new(no_color: bool) -> Self {
-        let fg = |c: Color| {
-            if no_color {
-                Style::default()
-            } else {
-                Style::default().fg(c)
-            }
+    pub fn new(colors: ColorLevel) -> Self {
+        let fg = |c: Color| match colors.fit(c) {
+            Some(c) => Style::default().fg(c),
+            None => Style::default(),
         };
         Styles {
             code: fg(Color::LightYellow),
             heading: fg(Color::LightCyan).add_modifier(Modifier::BOLD),
             quote: fg(Color::Gray).add_modifier(Modifier::ITALIC),
             muted: Style::default().add_modifier(Modifier::DIM),
+            colors,
+        }
+    }
+
+    /// The colour of a piece of highlighted code (a dark theme's palette, fitted to the
+    /// terminal).
+    fn syntax(&self, kind: Kind) -> Style {
+        let rgb = match kind {
+            Kind::Plain | Kind::Punctuation => return self.code,
+            Kind::Keyword => Color::Rgb(198, 120, 221),
+            Kind::Type => Color::Rgb(229, 192, 123),
+            Kind::Function => Color::Rgb(97, 175, 239),
+            Kind::String => Color::Rgb(152, 195, 121),
+            Kind::Number => Color::Rgb(209, 154, 102),
+            Kind::Comment => Color::Rgb(127, 132, 142),
+            Kind::Operator => Color::Rgb(86, 182, 194),
+            Kind::Added => Color::Rgb(152, 195, 121),
+            Kind::Removed => Color::Rgb(224, 108, 117),
+        };
+        let style = match self.colors.fit(rgb) {
+            Some(c) => Style::default().fg(c),
+            None => Style::default(),
+        };
+        if kind == Kind::Comment {
+            style.add_modifier(Modifier::ITALIC)
+        } else {
+            style
         }
     }
 }
@@ -38,33 +66,176 @@ impl Styles {
 pub fn render(text: &str, indent: &str, width: usize, styles: Styles) -> Vec<Line<'static>> {
     let room = width.saturating_sub(indent.chars().count()).max(1);
     let mut out = Vec::new();
-    let mut fence: Option<String> = None;
-    for raw in text.split('\n') {
+    // Inside a fence: its highlighter, when the language is known.
+    let mut fence: Option<Option<Highlighter>> = None;
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let raw = lines[i];
+        i += 1;
         let trimmed = raw.trim_start();
         if let Some(rest) = trimmed.strip_prefix("```") {
-            let lang = rest.trim().to_owned();
+            let lang = rest.trim();
             let label = match (&fence, lang.is_empty()) {
                 (None, false) => format!("─── {lang}"),
                 _ => "───".to_owned(),
             };
-            fence = if fence.is_some() { None } else { Some(lang) };
+            fence = match fence {
+                Some(_) => None,
+                None => Some(Highlighter::for_language(lang)),
+            };
             out.push(Line::from(vec![
                 Span::raw(indent.to_owned()),
                 Span::styled(label, styles.muted),
             ]));
             continue;
         }
-        if fence.is_some() {
-            for line in wrap(raw, room) {
-                out.push(Line::from(vec![
-                    Span::raw(indent.to_owned()),
-                    Span::styled(line, styles.code),
-                ]));
-            }
+        if let Some(highlighter) = &mut fence {
+            code_line(raw, highlighter.as_mut(), indent, room, styles, &mut out);
             continue;
         }
-        block_line(raw, indent, room, styles, &mut out);
+        if is_table_row(trimmed) {
+            let start = i - 1;
+            while i < lines.len() && is_table_row(lines[i].trim_start()) {
+                i += 1;
+            }
+            table(&lines[start..i], indent, room, styles, &mut out);
+            continue;
+        }
+        block_line(&links(raw), indent, room, styles, &mut out);
     }
+    out
+}
+
+/// One line of a code block, highlighted, cut into rows of `room` cells.
+fn code_line(
+    raw: &str,
+    highlighter: Option<&mut Highlighter>,
+    indent: &str,
+    room: usize,
+    styles: Styles,
+    out: &mut Vec<Line<'static>>,
+) {
+    let raw = raw.replace('\t', "    ");
+    let spans: Vec<(Style, &str)> = match highlighter {
+        Some(h) => h
+            .line(&raw)
+            .into_iter()
+            .filter_map(|(kind, range)| Some((styles.syntax(kind), raw.get(range)?)))
+            .collect(),
+        None => vec![(styles.code, raw.as_str())],
+    };
+    let mut row: Vec<Span<'static>> = vec![Span::raw(indent.to_owned())];
+    let mut used = 0;
+    for (style, text) in spans {
+        let mut piece = String::new();
+        for ch in text.chars() {
+            let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            if used + w > room && used > 0 {
+                row.push(Span::styled(std::mem::take(&mut piece), style));
+                out.push(Line::from(std::mem::replace(
+                    &mut row,
+                    vec![Span::raw(indent.to_owned())],
+                )));
+                used = 0;
+            }
+            piece.push(ch);
+            used += w;
+        }
+        if !piece.is_empty() {
+            row.push(Span::styled(piece, style));
+        }
+    }
+    out.push(Line::from(row));
+}
+
+fn is_table_row(line: &str) -> bool {
+    line.starts_with('|') && line.trim_end().len() > 1 && line.trim_end().ends_with('|')
+}
+
+/// A markdown table with its columns aligned; the `|---|` row becomes a rule. A table wider
+/// than the room is shown as written, wrapped.
+fn table(rows: &[&str], indent: &str, room: usize, styles: Styles, out: &mut Vec<Line<'static>>) {
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let inner = row.trim().trim_start_matches('|').trim_end_matches('|');
+            inner.split('|').map(|c| links(c.trim())).collect()
+        })
+        .collect();
+    let is_rule = |row: &[String]| {
+        row.iter()
+            .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':' | ' ')))
+    };
+    let columns = cells.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in cells.iter().filter(|r| !is_rule(r)) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.width());
+        }
+    }
+    let total: usize = widths.iter().sum::<usize>() + 3 * columns.saturating_sub(1);
+    if total > room {
+        for row in rows {
+            block_line(row, indent, room, styles, out);
+        }
+        return;
+    }
+    for (n, row) in cells.iter().enumerate() {
+        if is_rule(row) {
+            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+            out.push(Line::from(vec![
+                Span::raw(indent.to_owned()),
+                Span::styled(rule.join("─┼─"), styles.muted),
+            ]));
+            continue;
+        }
+        let mut spans = vec![Span::raw(indent.to_owned())];
+        for (c, width) in widths.iter().enumerate() {
+            let cell = row.get(c).map_or("", String::as_str);
+            if c > 0 {
+                spans.push(Span::styled(" │ ", styles.muted));
+            }
+            let pad = " ".repeat(width.saturating_sub(cell.width()));
+            let style = if n == 0 {
+                Style::default().add_modifier(Modifier::BOLD)
+            } else {
+                Style::default()
+            };
+            spans.push(Span::styled(format!("{cell}{pad}"), style));
+        }
+        out.push(Line::from(spans));
+    }
+}
+
+/// `[text](url)` → `text (url)`; a link whose text is its address shows once.
+fn links(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let parsed = after.find("](").and_then(|close| {
+            let url_part = &after[close + 2..];
+            url_part
+                .find(')')
+                .map(|end| (&after[..close], &url_part[..end], close + 2 + end + 1))
+        });
+        match parsed {
+            Some((text, url, used)) if !text.contains('[') && !url.contains(' ') => {
+                out.push_str(&rest[..open]);
+                out.push_str(text);
+                if text != url {
+                    out.push_str(&format!(" ({url})"));
+                }
+                rest = &after[used..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -178,7 +349,7 @@ mod tests {
     #[test]
     fn blocks_and_inline_markers() {
         let text = "# Title\n- one `x`\n> quoted\n```rust\nlet a = 1;\n```\n**bold** end";
-        let lines = render(text, "  ", 40, Styles::new(true));
+        let lines = render(text, "  ", 40, Styles::new(ColorLevel::None));
         assert_eq!(
             plain(&lines),
             [
@@ -191,8 +362,37 @@ mod tests {
                 "  bold end"
             ]
         );
-        let styled = render("a `code` b", "", 40, Styles::new(false));
+        let styled = render("a `code` b", "", 40, Styles::new(ColorLevel::TrueColor));
         assert_eq!(styled[0].spans[3].content, "code");
         assert_eq!(styled[0].spans[3].style.fg, Some(Color::LightYellow));
+    }
+
+    #[test]
+    fn tables_line_up_and_links_show_their_address() {
+        let text = "| name | size |\n|---|---|\n| a.rs | 12 |\n| long_name.rs | 3 |\nsee [docs](https://x.dev) and [https://y.dev](https://y.dev)";
+        let lines = render(text, "", 60, Styles::new(ColorLevel::None));
+        assert_eq!(
+            plain(&lines),
+            [
+                "name         │ size",
+                "─────────────┼─────",
+                "a.rs         │ 12  ",
+                "long_name.rs │ 3   ",
+                "see docs (https://x.dev) and https://y.dev",
+            ]
+        );
+    }
+
+    #[test]
+    fn code_blocks_are_highlighted_and_cut_to_the_width() {
+        let text = "```rust\nfn main() { let s = \"hi\"; }\n```";
+        let lines = render(text, "", 12, Styles::new(ColorLevel::TrueColor));
+        assert_eq!(
+            plain(&lines),
+            ["─── rust", "fn main() { ", "let s = \"hi\"", "; }", "───"]
+        );
+        let keyword = &lines[1].spans[1];
+        assert_eq!(keyword.content, "fn");
+        assert_eq!(keyword.style.fg, Some(Color::Rgb(198, 120, 221)));
     }
 }

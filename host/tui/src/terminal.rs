@@ -1,11 +1,17 @@
-//! Taking the terminal over and giving it back. [`TerminalGuard`] enters raw mode, the
-//! alternate screen, bracketed paste and mouse wheel reports; dropping it (also while a panic unwinds, and from the
-//! panic hook when the panic aborts) restores all of it and shows the cursor, so the user's
-//! shell is never left broken.
+//! Taking the terminal over and giving it back. [`TerminalGuard`] enters raw mode and
+//! bracketed paste, and in the fullscreen layout the alternate screen and mouse wheel reports
+//! (the regular layout leaves the mouse to the terminal, so its own scrolling and selection
+//! work); dropping it (also while a panic unwinds, and from the panic hook when the panic
+//! aborts) restores all of it and shows the cursor, so the user's shell is never left broken.
+//!
+//! Terminal input is read on a thread of its own ([`Input`]), which can be paused while
+//! another program (an external editor) owns the terminal.
 
+use pi_ai::lock;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::Show;
+use ratatui::crossterm::event::{self, Event};
 use ratatui::crossterm::event::{
     DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
 };
@@ -13,10 +19,17 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
+use ratatui::{TerminalOptions, Viewport};
 use std::io::{Stdout, stdout};
-use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Once};
+use std::time::Duration;
+use tokio::sync::mpsc;
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Whether the UI runs fullscreen: what taking the terminal over again enters.
+static FULLSCREEN: AtomicBool = AtomicBool::new(true);
 
 /// The terminal, in the UI's modes until dropped.
 pub struct TerminalGuard {
@@ -24,10 +37,22 @@ pub struct TerminalGuard {
 }
 
 impl TerminalGuard {
-    pub fn enter() -> std::io::Result<Self> {
+    /// Fullscreen: the alternate screen. Regular: an inline viewport of `inline_rows` rows at
+    /// the cursor, with everything above it left to the terminal's scrollback.
+    pub fn enter(fullscreen: bool, inline_rows: impl FnOnce(u16) -> u16) -> std::io::Result<Self> {
+        FULLSCREEN.store(fullscreen, Ordering::SeqCst);
         install_panic_hook();
         take_over()?;
-        match Terminal::new(CrosstermBackend::new(stdout())) {
+        let viewport = if fullscreen {
+            Viewport::Fullscreen
+        } else {
+            let rows = ratatui::crossterm::terminal::size().map_or(24, |(_, rows)| rows);
+            Viewport::Inline(inline_rows(rows))
+        };
+        match Terminal::with_options(
+            CrosstermBackend::new(stdout()),
+            TerminalOptions { viewport },
+        ) {
             Ok(terminal) => Ok(TerminalGuard { terminal }),
             Err(error) => {
                 restore();
@@ -37,15 +62,19 @@ impl TerminalGuard {
     }
 }
 
-/// Raw mode, the alternate screen, bracketed paste and mouse wheel reports.
+/// Raw mode and bracketed paste; fullscreen also the alternate screen and mouse reports.
 fn take_over() -> std::io::Result<()> {
     enable_raw_mode()?;
-    let entered = execute!(
-        stdout(),
-        EnterAlternateScreen,
-        EnableBracketedPaste,
-        EnableMouseCapture
-    );
+    let entered = if FULLSCREEN.load(Ordering::SeqCst) {
+        execute!(
+            stdout(),
+            EnterAlternateScreen,
+            EnableBracketedPaste,
+            EnableMouseCapture
+        )
+    } else {
+        execute!(stdout(), EnableBracketedPaste)
+    };
     if entered.is_err() {
         restore();
     }
@@ -55,11 +84,20 @@ fn take_over() -> std::io::Result<()> {
 /// Ctrl+Z: gives the terminal back and stops the process as the shell's job control expects;
 /// when the shell resumes it, the UI takes the terminal again and redraws everything.
 pub fn suspend(terminal: &mut Term) -> std::io::Result<()> {
+    outside(terminal, || {
+        let me = rustix::process::getpid();
+        rustix::process::kill_process(me, rustix::process::Signal::TSTP)
+    })?
+    .map_err(std::io::Error::from)
+}
+
+/// Runs `f` with the terminal given back (for an external editor), then takes it again.
+pub fn outside<R>(terminal: &mut Term, f: impl FnOnce() -> R) -> std::io::Result<R> {
     restore();
-    let me = rustix::process::getpid();
-    rustix::process::kill_process(me, rustix::process::Signal::TSTP)?;
+    let result = f();
     take_over()?;
-    terminal.clear()
+    terminal.clear()?;
+    Ok(result)
 }
 
 impl Drop for TerminalGuard {
@@ -71,13 +109,101 @@ impl Drop for TerminalGuard {
 /// Leaves every mode the UI entered; safe to call more than once.
 pub fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(
-        stdout(),
-        DisableMouseCapture,
-        DisableBracketedPaste,
-        LeaveAlternateScreen,
-        Show
-    );
+    let _ = if FULLSCREEN.load(Ordering::SeqCst) {
+        execute!(
+            stdout(),
+            DisableMouseCapture,
+            DisableBracketedPaste,
+            LeaveAlternateScreen,
+            Show
+        )
+    } else {
+        execute!(stdout(), DisableBracketedPaste, Show)
+    };
+}
+
+/// Puts `text` on the clipboard through the terminal (OSC 52): works over ssh and, with
+/// `set-clipboard on`, inside tmux.
+pub fn copy_to_clipboard(text: &str) {
+    use base64::Engine as _;
+    use std::io::Write as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+    let mut out = stdout();
+    let _ = write!(out, "\x1b]52;c;{encoded}\x07");
+    let _ = out.flush();
+}
+
+/// Terminal events, read on their own thread (crossterm's read blocks) and handed over.
+pub struct Input {
+    pub events: mpsc::UnboundedReceiver<Event>,
+    gate: Arc<Gate>,
+}
+
+/// Lets the loop stop the reader while another program reads the terminal.
+#[derive(Default)]
+struct Gate {
+    paused: Mutex<(bool, bool)>,
+    changed: Condvar,
+}
+
+/// How often the reader looks at the gate while no input comes.
+const INPUT_POLL: Duration = Duration::from_millis(40);
+
+impl Input {
+    pub fn spawn() -> Input {
+        let (tx, events) = mpsc::unbounded_channel();
+        let gate = Arc::new(Gate::default());
+        let reader_gate = Arc::clone(&gate);
+        std::thread::spawn(move || {
+            loop {
+                reader_gate.wait_while_paused();
+                match event::poll(INPUT_POLL) {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(_) => break,
+                }
+                let Ok(event) = event::read() else { break };
+                if tx.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        Input { events, gate }
+    }
+
+    /// Stops reading and waits (briefly) until the reader has noticed.
+    pub fn pause(&self) {
+        let mut state = lock(&self.gate.paused);
+        state.0 = true;
+        let deadline = std::time::Instant::now() + INPUT_POLL * 5;
+        while !state.1 && std::time::Instant::now() < deadline {
+            state = match self.gate.changed.wait_timeout(state, INPUT_POLL) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    pub fn resume(&self) {
+        lock(&self.gate.paused).0 = false;
+        self.gate.changed.notify_all();
+    }
+}
+
+impl Gate {
+    /// Blocks the reader while a pause is asked for, saying it has stopped.
+    fn wait_while_paused(&self) {
+        let mut state = lock(&self.paused);
+        while state.0 {
+            state.1 = true;
+            self.changed.notify_all();
+            state = match self.changed.wait(state) {
+                Ok(guard) => guard,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+        }
+        state.1 = false;
+    }
 }
 
 fn install_panic_hook() {

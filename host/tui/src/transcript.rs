@@ -19,6 +19,14 @@ pub enum Item {
         streaming: bool,
     },
     Tool(ToolCall),
+    /// A message an extension added (role `custom`): drawn by a renderer component when one
+    /// draws its type, else as its text.
+    Custom {
+        custom_type: String,
+        text: String,
+        /// The extension's data (`details`), what a renderer is given.
+        details: Value,
+    },
     /// Something the session did or reports: retries, compaction, errors.
     Notice {
         text: String,
@@ -39,17 +47,21 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// The text blocks of the output, joined.
+    /// The output's blocks as text, joined; an image shows as a placeholder naming it.
     pub fn output_text(&self) -> String {
         let Some(output) = &self.output else {
             return String::new();
         };
-        let parts: Vec<&str> = output
+        let parts: Vec<String> = output
             .content
             .iter()
-            .filter_map(|b| match b {
-                UserBlock::Text(t) => Some(t.text.as_str()),
-                UserBlock::Image(_) => None,
+            .map(|b| match b {
+                UserBlock::Text(t) => t.text.clone(),
+                UserBlock::Image(image) => format!(
+                    "[image: {}, {} KB]",
+                    image.mime_type,
+                    (image.data.len() * 3 / 4).div_ceil(1024)
+                ),
             })
             .collect();
         parts.join("\n")
@@ -59,7 +71,11 @@ impl ToolCall {
 /// The transcript and the run's progress.
 #[derive(Debug, Default)]
 pub struct Transcript {
-    pub items: Vec<Item>,
+    items: Vec<Item>,
+    /// One number per item, new whenever the item changes (never reused), so the view can keep
+    /// each item's drawn lines until it changes.
+    revisions: Vec<u64>,
+    next_revision: u64,
     /// From `agent_start` to `agent_settled`.
     pub working: bool,
     /// The queued steering and follow-up messages.
@@ -79,19 +95,70 @@ impl Transcript {
         transcript
     }
 
+    pub fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    /// How many items from the start are finished (no answer streaming, no tool running among
+    /// them): those will not change any more.
+    pub fn settled(&self) -> usize {
+        let open = |item: &Item| match item {
+            Item::Assistant { streaming, .. } => *streaming,
+            Item::Tool(call) => !call.done,
+            Item::User(_) | Item::Custom { .. } | Item::Notice { .. } => false,
+        };
+        self.items.iter().position(open).unwrap_or(self.items.len())
+    }
+
+    /// The revision of item `index`: equal revisions mean an unchanged item.
+    pub fn revision(&self, index: usize) -> u64 {
+        self.revisions.get(index).copied().unwrap_or(u64::MAX)
+    }
+
+    fn new_revision(&mut self) -> u64 {
+        self.next_revision += 1;
+        self.next_revision
+    }
+
+    pub fn push(&mut self, item: Item) {
+        let revision = self.new_revision();
+        self.items.push(item);
+        self.revisions.push(revision);
+    }
+
+    /// Puts `items` before everything else (the start-up header).
+    pub fn prepend(&mut self, items: Vec<Item>) {
+        let revisions: Vec<u64> = items.iter().map(|_| self.new_revision()).collect();
+        self.items.splice(0..0, items);
+        self.revisions.splice(0..0, revisions);
+    }
+
+    fn pop(&mut self) {
+        self.items.pop();
+        self.revisions.pop();
+    }
+
+    /// Marks item `index` as changed.
+    fn touch(&mut self, index: usize) {
+        let revision = self.new_revision();
+        if let Some(slot) = self.revisions.get_mut(index) {
+            *slot = revision;
+        }
+    }
+
     fn push_message(&mut self, message: &AgentMessage, streaming: bool) {
         match message.as_llm() {
-            Some(Message::User(user)) => self.items.push(Item::User(user.content.text())),
+            Some(Message::User(user)) => self.push(Item::User(user.content.text())),
             Some(Message::Assistant(assistant)) => {
                 self.last_usage = Some(assistant.usage);
-                self.items.push(Item::Assistant {
+                self.push(Item::Assistant {
                     message: Arc::new(assistant.clone()),
                     streaming,
                 });
                 self.push_failure(assistant);
             }
             Some(Message::ToolResult(result)) => {
-                self.items.push(Item::Tool(ToolCall {
+                self.push(Item::Tool(ToolCall {
                     id: result.tool_call_id.clone(),
                     name: result.tool_name.clone(),
                     args: Value::Null,
@@ -103,8 +170,37 @@ impl Transcript {
                     done: true,
                 }));
             }
-            None => {}
+            None => self.push_host_message(message),
         }
+    }
+
+    /// Messages of roles the model does not see that still belong on screen.
+    fn push_host_message(&mut self, message: &AgentMessage) {
+        let AgentMessage::Host(host) = message else {
+            return;
+        };
+        if host.role != "custom" || host.fields.get("display") == Some(&Value::Bool(false)) {
+            return;
+        }
+        let text = match host.fields.get("content") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        };
+        self.push(Item::Custom {
+            custom_type: host
+                .fields
+                .get("customType")
+                .and_then(Value::as_str)
+                .unwrap_or("custom")
+                .to_owned(),
+            text,
+            details: host.fields.get("details").cloned().unwrap_or(Value::Null),
+        });
     }
 
     fn push_failure(&mut self, assistant: &AssistantMessage) {
@@ -121,25 +217,40 @@ impl Transcript {
         }
     }
 
-    fn notice(&mut self, text: String, error: bool) {
-        self.items.push(Item::Notice { text, error });
+    pub fn notice(&mut self, text: String, error: bool) {
+        self.push(Item::Notice { text, error });
     }
 
+    /// The answer being streamed, marked as changed (the caller is about to change it).
     fn streaming_answer(&mut self) -> Option<&mut Arc<AssistantMessage>> {
-        match self.items.last_mut() {
-            Some(Item::Assistant {
-                message,
+        let last = self.items.len().checked_sub(1)?;
+        if !matches!(
+            self.items[last],
+            Item::Assistant {
                 streaming: true,
-            }) => Some(message),
+                ..
+            }
+        ) {
+            return None;
+        }
+        self.touch(last);
+        match &mut self.items[last] {
+            Item::Assistant { message, .. } => Some(message),
             _ => None,
         }
     }
 
+    /// The tool call `id`, marked as changed (the caller is about to change it).
     fn tool(&mut self, id: &str) -> Option<&mut ToolCall> {
-        self.items.iter_mut().rev().find_map(|item| match item {
-            Item::Tool(call) if call.id == id => Some(call),
+        let index = self
+            .items
+            .iter()
+            .rposition(|item| matches!(item, Item::Tool(call) if call.id == id))?;
+        self.touch(index);
+        match &mut self.items[index] {
+            Item::Tool(call) => Some(call),
             _ => None,
-        })
+        }
     }
 
     /// Takes one event into the transcript.
@@ -154,7 +265,7 @@ impl Transcript {
         match event {
             AgentEvent::AgentStart => self.working = true,
             AgentEvent::MessageStart { message } => match message.as_assistant() {
-                Some(assistant) => self.items.push(Item::Assistant {
+                Some(assistant) => self.push(Item::Assistant {
                     message: Arc::new(assistant.clone()),
                     streaming: true,
                 }),
@@ -168,7 +279,7 @@ impl Transcript {
             AgentEvent::MessageEnd { message } => {
                 if let Some(assistant) = message.as_assistant() {
                     if self.streaming_answer().is_some() {
-                        self.items.pop();
+                        self.pop();
                     }
                     self.push_message(message, false);
                     self.last_usage = Some(assistant.usage);
@@ -178,7 +289,7 @@ impl Transcript {
                 tool_call_id,
                 tool_name,
                 args,
-            } => self.items.push(Item::Tool(ToolCall {
+            } => self.push(Item::Tool(ToolCall {
                 id: tool_call_id.clone(),
                 name: tool_name.clone(),
                 args: args.clone(),

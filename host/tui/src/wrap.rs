@@ -61,6 +61,17 @@ fn split_keeping_spaces(line: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The longest start of `text` that fits in `width` cells.
+pub fn take_width(text: &str, width: usize) -> String {
+    let mut used = 0;
+    text.chars()
+        .take_while(|ch| {
+            used += ch.width().unwrap_or(0);
+            used <= width
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::wrap;
@@ -82,3 +93,4 @@ mod tests {
         );
     }
 }
+

@@ -103,38 +103,17 @@ impl Drop for Tmux {
     }
 }
 
-fn pi_in_tmux(pi: &PiEnv) -> Tmux {
-    let tmux = Tmux::start(pi, &["--model", "mock/mock-model"]);
+/// The two layouts: the alternate screen, and the regular one over the terminal's scrollback.
+const FULLSCREEN: &str = "fullscreen";
+const REGULAR: &str = "regular";
+
+fn pi_in_tmux(pi: &PiEnv, layout: &str) -> Tmux {
+    let tmux = Tmux::start(pi, &["--model", "mock/mock-model", "--tui-mode", layout]);
     tmux.wait_text("0%");
     tmux
 }
 
-#[test]
-fn tui_streams_an_answer_runs_a_tool_and_exits_with_the_terminal_restored() {
-    let pi = PiEnv::new(Api::OpenAiCompletions);
-    pi.mock
-        .push(Turn::new().tool_call("c1", "bash", json!({"command": "echo tool-ran-here"})));
-    pi.mock.push(
-        Turn::text("The tool said tool-ran-here. Done.")
-            .chunk(4)
-            .delay_between_events(Duration::from_millis(20)),
-    );
-    let tmux = pi_in_tmux(&pi);
-    tmux.type_text("Run the tool please");
-    tmux.keys(&["Enter"]);
-    tmux.wait_text("bash $ echo tool-ran-here");
-    let screen = tmux.wait_text("The tool said tool-ran-here. Done.");
-    assert!(screen.contains("› Run the tool please"), "{screen}");
-    // Resizing keeps the transcript readable.
-    tmux.run(&["resize-window", "-t", "0", "-x", "60", "-y", "20"]);
-    tmux.wait_for("the narrower screen", |s| {
-        s.lines().all(|l| l.chars().count() <= 60) && s.contains("Done.")
-    });
-
-    tmux.keys(&["C-c"]);
-    tmux.wait_text("Press Ctrl+C again to exit");
-    tmux.keys(&["C-c"]);
-    tmux.wait_text("[pi exited 0]");
+fn modes(tmux: &Tmux) -> String {
     let modes = tmux.run(&[
         "display-message",
         "-p",
@@ -142,17 +121,54 @@ fn tui_streams_an_answer_runs_a_tool_and_exits_with_the_terminal_restored() {
         "0",
         "#{alternate_on} #{cursor_flag}",
     ]);
+    modes.trim().to_owned()
+}
+
+fn streams_runs_a_tool_and_exits_restored(layout: &str) {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock
+        .push(Turn::new().tool_call("c1", "bash", json!({"command": "echo tool-ran-here"})));
+    pi.mock.push(
+        Turn::text("The tool said tool-ran-here. Done.")
+            .chunk(4)
+            .delay_between_events(Duration::from_millis(40)),
+    );
+    let tmux = pi_in_tmux(&pi, layout);
+    let alternate = if layout == FULLSCREEN { "1" } else { "0" };
+    assert!(
+        modes(&tmux).starts_with(alternate),
+        "{layout}: {}",
+        modes(&tmux)
+    );
+    tmux.type_text("Run the tool please");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("bash $ echo tool-ran-here");
+    // Resizing mid-stream keeps the transcript readable.
+    tmux.wait_text("The tool");
+    tmux.run(&["resize-window", "-t", "0", "-x", "60", "-y", "20"]);
+    let screen = tmux.wait_text("tool-ran-here. Done.");
+    assert!(screen.lines().all(|l| l.chars().count() <= 60), "{screen}");
+    let history = tmux.history();
+    assert!(history.contains("› Run the tool please"), "{history}");
+
+    tmux.keys(&["C-c"]);
+    tmux.wait_text("Press Ctrl+C again to exit");
+    tmux.keys(&["C-c"]);
+    tmux.wait_text("[pi exited 0]");
     assert_eq!(
-        modes.trim(),
+        modes(&tmux),
         "0 1",
         "alternate screen left and cursor shown"
     );
+    // The whole conversation is in the scrollback, once.
     let history = tmux.history();
-    assert!(history.contains("› Run the tool please"), "{history}");
-    assert!(
-        history.contains("The tool said tool-ran-here. Done."),
-        "{history}"
-    );
+    for line in [
+        "› Run the tool please",
+        "bash $ echo tool-ran-here",
+        "The tool said tool-ran-here. Done.",
+    ] {
+        assert_eq!(history.matches(line).count(), 1, "{line}:\n{history}");
+    }
 
     let lines = pi.session_lines();
     let roles: Vec<&str> = lines
@@ -167,7 +183,16 @@ fn tui_streams_an_answer_runs_a_tool_and_exits_with_the_terminal_restored() {
 }
 
 #[test]
-fn tui_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
+fn tui_fullscreen_streams_an_answer_runs_a_tool_and_exits_with_the_terminal_restored() {
+    streams_runs_a_tool_and_exits_restored(FULLSCREEN);
+}
+
+#[test]
+fn tui_regular_streams_an_answer_runs_a_tool_and_leaves_it_all_in_the_scrollback() {
+    streams_runs_a_tool_and_exits_restored(REGULAR);
+}
+
+fn steering_and_esc(layout: &str) {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.mock
         .push(Turn::new().tool_call("c1", "bash", json!({"command": "sleep 1.5"})));
@@ -177,7 +202,7 @@ fn tui_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
             .chunk(5)
             .delay_between_events(Duration::from_secs(3)),
     );
-    let tmux = pi_in_tmux(&pi);
+    let tmux = pi_in_tmux(&pi, layout);
     tmux.type_text("Wait for the tool");
     tmux.keys(&["Enter"]);
     tmux.wait_text("bash $ sleep 1.5");
@@ -201,12 +226,116 @@ fn tui_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
     tmux.wait_for("idle after the abort", |s| !s.contains("Working…"));
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
+    let kinds: Vec<String> = pi
+        .session_lines()
+        .iter()
+        .filter_map(|l| l["message"]["stopReason"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("aborted"),
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn tui_fullscreen_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
+    steering_and_esc(FULLSCREEN);
+}
+
+#[test]
+fn tui_regular_steering_reaches_the_next_request_and_esc_aborts_a_stalled_stream() {
+    steering_and_esc(REGULAR);
+}
+
+#[test]
+fn tui_completes_files_and_commands_and_uses_the_external_editor_and_keybindings() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    std::fs::create_dir_all(pi.cwd().join("src")).unwrap();
+    std::fs::write(pi.cwd().join("src/main.rs"), "fn main() {}\n").unwrap();
+    std::fs::write(pi.cwd().join("src/lib.rs"), "\n").unwrap();
+    std::fs::write(pi.cwd().join(".gitignore"), "target/\n").unwrap();
+    std::fs::create_dir_all(pi.cwd().join("target")).unwrap();
+    std::fs::write(pi.cwd().join("target/main.o"), "").unwrap();
+    // A stand-in editor that replaces the text, and Ctrl+D moved to Alt+Q.
+    pi.settings(json!({"externalEditor": "printf 'text from the editor' >"}));
+    pi.write_agent_file("keybindings.json", r#"{"app.exit": "alt+q"}"#);
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+
+    tmux.type_text("look at @mai");
+    let screen = tmux.wait_text("src/main.rs");
+    assert!(
+        !screen.contains("target/main.o"),
+        "ignored files stay out:\n{screen}"
+    );
+    tmux.keys(&["Tab"]);
+    tmux.wait_text("│look at @src/main.rs");
+    tmux.keys(&["C-u"]);
+    tmux.type_text("/qu");
+    tmux.wait_text("Quit pi");
+    tmux.keys(&["Tab"]);
+    tmux.wait_text("│/quit");
+    tmux.keys(&["C-u"]);
+
+    tmux.type_text("draft");
+    tmux.keys(&["C-g"]);
+    tmux.wait_text("│text from the editor");
+    tmux.keys(&["C-u"]);
+    // Ctrl+D no longer exits (and deletes nothing on an empty line); Alt+Q does.
+    tmux.keys(&["C-d"]);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!tmux.screen().contains("[pi exited"));
+    tmux.keys(&["M-q"]);
+    tmux.wait_text("[pi exited 0]");
+}
+
+#[test]
+fn tui_double_escape_goes_back_to_an_earlier_prompt_and_search_finds_text() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock
+        .push(Turn::text("First answer with a needle in it."));
+    pi.mock.push(Turn::text("Second answer."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("first question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("First answer with a needle");
+    tmux.type_text("second question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Second answer.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+
+    tmux.keys(&["M-s"]);
+    tmux.type_text("needle");
+    tmux.wait_text("Search: needle (1/1)");
+    tmux.keys(&["Escape"]);
+
+    // Two presses, as two writes: one write of two ESC bytes reads as a single Esc.
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(150));
+    tmux.keys(&["Escape"]);
+    tmux.wait_text("Go back to which prompt?");
+    // Newest first: Down picks the first question.
+    tmux.keys(&["Down", "Enter"]);
+    let screen = tmux.wait_text("│first question");
+    assert!(!screen.contains("Second answer."), "{screen}");
+    for _ in 0..3 {
+        tmux.keys(&["C-c"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.wait_text("[pi exited 0]");
+    // The session keeps both branches; its leaf moved back before the first question.
+    let lines = pi.session_lines();
+    let users = lines
+        .iter()
+        .filter(|l| l["message"]["role"] == "user")
+        .count();
+    assert_eq!(users, 2, "{lines:#?}");
 }
 
 #[test]
 fn tui_sigterm_restores_the_terminal_and_the_unsent_text_comes_back() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let tmux = pi_in_tmux(&pi);
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
     tmux.type_text("words I have not sent yet");
     tmux.wait_text("words I have not sent yet");
     let shell = tmux.run(&["display-message", "-p", "-t", "0", "#{pane_pid}"]);
@@ -238,7 +367,42 @@ fn tui_sigterm_restores_the_terminal_and_the_unsent_text_comes_back() {
     );
     drop(tmux);
 
-    let again = pi_in_tmux(&pi);
+    let again = pi_in_tmux(&pi, FULLSCREEN);
     let screen = again.wait_text("Restored the text you had not sent last time.");
     assert!(screen.contains("│words I have not sent yet"), "{screen}");
+}
+
+#[test]
+fn tui_draws_a_tool_result_with_a_renderer_component() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = super::cli_extensions::install(&pi.agent_dir().join("extensions"), "notes");
+    std::fs::copy(
+        pi_ext_test_artifacts::RENDERER,
+        package.join("renderer.wasm"),
+    )
+    .unwrap();
+    let manifest = std::fs::read_to_string(package.join("pi-extension.toml")).unwrap();
+    std::fs::write(
+        package.join("pi-extension.toml"),
+        format!("{manifest}\n[[component]]\npath = \"renderer.wasm\"\nworld = \"renderer\"\n"),
+    )
+    .unwrap();
+    pi.mock
+        .push(Turn::new().tool_call("c1", "echo", json!({"say": "drawn-by-the-component"})));
+    pi.mock.push(Turn::text("Echoed."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("Echo something");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Echoed.");
+    // The component's own header line (`echo <arguments>`, at the left edge) is on screen
+    // under pi's; pi's fallback would indent the output instead.
+    let screen = tmux.screen();
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("echo {\"say\":\"drawn-by-the-component\"}")),
+        "{screen}"
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
 }

@@ -9,11 +9,13 @@ use pi_ai::{
 };
 use pi_app::AppEvent;
 use pi_app::agent_session::SessionEvent;
+use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, StyledLine};
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{Editor, Transcript};
+use pi_tui::{ColorLevel, Editor, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 fn agent(event: AgentEvent) -> AppEvent {
@@ -93,6 +95,7 @@ fn transcript(events: impl IntoIterator<Item = AppEvent>) -> Transcript {
 fn footer(window: u64) -> Footer {
     Footer {
         cwd: "~/src/demo".into(),
+        branch: Some("main".into()),
         session_name: None,
         model: "anthropic/claude-sonnet-4-5".into(),
         thinking: "medium".into(),
@@ -106,6 +109,9 @@ struct Shot<'a> {
     footer: Footer,
     expanded: bool,
     show_thinking: bool,
+    renderers: Vec<Arc<dyn MessageRenderer>>,
+    popup: Vec<(String, String)>,
+    hint: Option<String>,
 }
 
 impl<'a> Shot<'a> {
@@ -116,11 +122,15 @@ impl<'a> Shot<'a> {
             footer: footer(200_000),
             expanded: false,
             show_thinking: false,
+            renderers: Vec::new(),
+            popup: Vec::new(),
+            hint: None,
         }
     }
 
     fn render(&self, width: u16, height: u16) -> String {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        let cache = RefCell::new(LineCache::default());
         let screen = Screen {
             transcript: self.transcript,
             editor: &self.editor,
@@ -128,8 +138,14 @@ impl<'a> Shot<'a> {
             scroll: 0,
             expanded: self.expanded,
             show_thinking: self.show_thinking,
-            hint: None,
-            no_color: false,
+            hint: self.hint.clone(),
+            colors: ColorLevel::TrueColor,
+            lines: &cache,
+            search: None,
+            live_from: None,
+            popup: &self.popup,
+            popup_selected: 0,
+            renderers: &self.renderers,
             tick: 0,
         };
         terminal.draw(|frame| draw(frame, &screen)).unwrap();
@@ -271,7 +287,7 @@ fn retry_countdown_and_compaction_notices() {
 fn footer_at_ten_and_ninety_five_percent() {
     for (name, tokens) in [("footer_10", 20_000), ("footer_95", 190_000)] {
         let t = transcript(finished(answer(vec![text("ok")], tokens)));
-        insta::assert_snapshot!(name, Shot::new(&t).render(90, 6));
+        insta::assert_snapshot!(name, Shot::new(&t).render(110, 6));
     }
 }
 
@@ -295,4 +311,76 @@ fn markdown_with_a_code_block() {
     let mut events = vec![user("Explain")];
     events.extend(finished(answer(vec![text(md)], 100)));
     insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 18));
+}
+
+/// Draws `echo` results as a boxed line, and fails on `boom`: what a renderer component does,
+/// in-process (the real component runs in the cli's tmux test).
+struct Boxed;
+
+impl MessageRenderer for Boxed {
+    fn handles(&self, target: &RenderTarget<'_>) -> bool {
+        matches!(target, RenderTarget::ToolResult { tool_name, .. } if *tool_name != "bash")
+    }
+
+    fn render(
+        &self,
+        target: &RenderTarget<'_>,
+        _width: u32,
+    ) -> Result<Option<Vec<StyledLine>>, ExtensionFailure> {
+        let RenderTarget::ToolResult { tool_name, .. } = target else {
+            return Ok(None);
+        };
+        if *tool_name == "boom" {
+            return Err(ExtensionFailure("trapped".into()));
+        }
+        let span = |text: &str, fg: &str| pi_ext_api::Span {
+            text: text.into(),
+            style: pi_ext_api::Style {
+                fg: Some(fg.into()),
+                ..Default::default()
+            },
+        };
+        Ok(Some(vec![
+            vec![span("┏━ echo ━┓", "accent")],
+            vec![span("┃ hello  ┃", "success")],
+            vec![span("┗━━━━━━━━┛", "accent")],
+        ]))
+    }
+}
+
+#[test]
+fn a_renderer_components_output_and_its_fallback() {
+    let mut events = vec![user("Echo and explode")];
+    events.extend(tool(
+        "c1",
+        "echo",
+        json!({"say": "hello"}),
+        "hello",
+        json!({}),
+    ));
+    events.extend(tool("c2", "boom", json!({}), "the plain result", json!({})));
+    let t = transcript(events);
+    let mut shot = Shot::new(&t);
+    shot.renderers.push(Arc::new(Boxed));
+    insta::assert_snapshot!(shot.render(60, 16));
+}
+
+#[test]
+fn completions_above_the_editor() {
+    let t = Transcript::default();
+    let mut shot = Shot::new(&t);
+    shot.editor.insert("look at @mai");
+    shot.popup = vec![
+        ("src/main.rs".into(), String::new()),
+        ("docs/maintainers.md".into(), String::new()),
+    ];
+    insta::assert_snapshot!(shot.render(60, 12));
+}
+
+#[test]
+fn a_table_and_highlighted_code() {
+    let md = "| tool | calls |\n|---|---|\n| read | 12 |\n| bash | 3 |\n```python\ndef f(x):  # twice\n    return x * 2\n```";
+    let mut events = vec![user("Summarise")];
+    events.extend(finished(answer(vec![text(md)], 100)));
+    insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 16));
 }

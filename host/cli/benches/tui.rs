@@ -1,0 +1,260 @@
+//! The interactive UI end to end, in a real pseudo-terminal (`script` from util-linux gives
+//! `pi` one and hands back everything pi writes to it):
+//! - launch to the first frame ready for input (the footer's context gauge drawn);
+//! - CPU while the mock streams about 1,000 tokens a second (pi's user + system time over the
+//!   stream's wall time, from /proc);
+//! - peak RSS with a 5,000-message session open (`VmHWM`).
+//!
+//! `cargo bench -p pi-cli --bench tui`. The frame time with a 10,000-line transcript is pi-tui's
+//! own bench (`cargo bench -p pi-tui --bench frame`). `PI_BENCH_RUNS` sets the launch runs
+//! (default 20). Targets: launch ≤ 20 ms, CPU ≤ 10% of a core, RSS ≤ 60 MB.
+
+// A measuring program: failing loudly on a broken setup is what we want.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pi_mock_llm::{Api, MockLlm, Turn};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+const PI: &str = env!("CARGO_BIN_EXE_pi");
+
+/// `pi` in a pseudo-terminal of 100×30; what it writes arrives on `output`.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    output: Receiver<Vec<u8>>,
+    seen: Vec<u8>,
+}
+
+impl Session {
+    fn start(dirs: &Dirs, args: &[&str]) -> Session {
+        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+        let inner = format!("stty rows 30 cols 100; exec '{PI}' {}", quoted.join(" "));
+        let mut child = Command::new("script")
+            .args(["-qfec", &inner, "/dev/null"])
+            .current_dir(&dirs.cwd)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &dirs.home)
+            .env("TERM", "xterm-256color")
+            .env("PI_CODING_AGENT_DIR", &dirs.agent)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("`script` runs (Debian package bsdutils)");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let (tx, output) = channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 65536];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            output,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits until the terminal output holds `marker` (counted from the last call).
+    fn wait_for(&mut self, marker: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(at) = find(&self.seen, marker.as_bytes()) {
+                self.seen.drain(..at + marker.len());
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => self.seen.extend(bytes),
+                Err(_) => panic!(
+                    "no {marker:?} from pi; it wrote:\n{}",
+                    String::from_utf8_lossy(&self.seen)
+                ),
+            }
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The pid of pi itself (script's child).
+    fn pi_pid(&self) -> u32 {
+        let script = self.child.id();
+        let children =
+            std::fs::read_to_string(format!("/proc/{script}/task/{script}/children")).unwrap();
+        children.split_whitespace().next().unwrap().parse().unwrap()
+    }
+
+    fn exit(mut self) {
+        self.send(b"\x04");
+        let _ = self.child.wait();
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// User + system CPU time of `pid` so far.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name, which may hold spaces, start after its `)`.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture pi runs on.
+    Duration::from_millis(ticks * 10)
+}
+
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+struct Dirs {
+    agent: std::path::PathBuf,
+    cwd: std::path::PathBuf,
+    home: std::path::PathBuf,
+}
+
+/// The footer's context gauge: drawn once the first frame is ready for input.
+const READY: &str = "0%";
+
+fn launch(dirs: &Dirs, runs: usize) -> Vec<Duration> {
+    let mut times: Vec<Duration> = (0..runs + 2)
+        .map(|_| {
+            let started = Instant::now();
+            let mut session = Session::start(dirs, &["--model", "mock/mock-model"]);
+            session.wait_for(READY);
+            let elapsed = started.elapsed();
+            session.exit();
+            elapsed
+        })
+        .skip(2)
+        .collect();
+    times.sort();
+    times
+}
+
+fn streaming_cpu(dirs: &Dirs, mock: &MockLlm) -> (f64, Duration) {
+    // ~4 characters a token: 4 characters a millisecond is about 1,000 tokens a second.
+    let words: String = (0..5000).map(|i| format!("w{:02} ", i % 100)).collect();
+    mock.push_all([Turn::text(format!("{words} END-OF-STREAM"))
+        .chunk(4)
+        .delay_between_events(Duration::from_millis(1))]);
+    let mut session = Session::start(dirs, &["--model", "mock/mock-model", "--no-session"]);
+    session.wait_for(READY);
+    let pid = session.pi_pid();
+    session.send(b"Stream please\r");
+    session.wait_for("w00");
+    let (cpu0, wall0) = (cpu_time(pid), Instant::now());
+    session.wait_for("END-OF-STREAM");
+    let (cpu, wall) = (cpu_time(pid) - cpu0, wall0.elapsed());
+    session.exit();
+    (cpu.as_secs_f64() / wall.as_secs_f64() * 100.0, wall)
+}
+
+/// A session file of `messages` messages (half prompts, half answers of a few lines).
+fn long_session(dir: &Path, cwd: &Path, messages: usize) -> std::path::PathBuf {
+    let path = dir.join("long.jsonl");
+    let mut out = String::new();
+    let header = json!({"type": "session", "version": 3, "id": "bench-long",
+        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd});
+    out.push_str(&format!("{header}\n"));
+    let mut parent = serde_json::Value::Null;
+    for i in 0..messages {
+        let id = format!("{i:08x}");
+        let message = if i % 2 == 0 {
+            json!({"role": "user", "content": format!("Question {i}: what does line {i} do?"),
+                "timestamp": 0})
+        } else {
+            json!({"role": "assistant",
+                "content": [{"type": "text", "text": format!(
+                    "Line {i} reads the next token.\n\nIt keeps the position of the last newline \
+                     so an error can point at its line and column.\n- first\n- second")}],
+                "api": "openai-completions", "provider": "mock", "model": "mock-model",
+                "usage": {"input": 10, "output": 20, "cacheRead": 0, "cacheWrite": 0,
+                    "totalTokens": 30, "cost": {"input": 0, "output": 0, "cacheRead": 0,
+                    "cacheWrite": 0, "total": 0}},
+                "stopReason": "stop", "timestamp": 0})
+        };
+        let entry = json!({"type": "message", "id": id, "parentId": parent,
+            "timestamp": "2026-01-01T00:00:00.000Z", "message": message});
+        out.push_str(&format!("{entry}\n"));
+        parent = json!(id);
+    }
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+fn main() {
+    let runs: usize = std::env::var("PI_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let mock = MockLlm::start();
+    let root = tempfile::tempdir().unwrap();
+    let dirs = Dirs {
+        agent: root.path().join("agent"),
+        cwd: root.path().join("work"),
+        home: root.path().join("home"),
+    };
+    for dir in [&dirs.agent, &dirs.cwd, &dirs.home] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let models = json!({"providers": {"mock": {
+        "baseUrl": mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions", "apiKey": "bench",
+        "models": [{"id": "mock-model", "contextWindow": 200000}]
+    }}});
+    std::fs::write(dirs.agent.join("models.json"), models.to_string()).unwrap();
+
+    println!("pi: {PI}\n");
+    println!("| measure | result | target |");
+    println!("|---|---|---|");
+    let times = launch(&dirs, runs);
+    let median = times[times.len() / 2].as_secs_f64() * 1000.0;
+    let p95 = times[(times.len() - 1) * 95 / 100].as_secs_f64() * 1000.0;
+    println!(
+        "| launch to the first frame ({runs} runs) | median {median:.1} ms, p95 {p95:.1} ms | ≤ 20 ms |"
+    );
+    let (cpu, wall) = streaming_cpu(&dirs, &mock);
+    println!(
+        "| CPU while streaming ~1,000 tokens/s ({:.1} s) | {cpu:.1}% of one core | ≤ 10% |",
+        wall.as_secs_f64()
+    );
+    let session = long_session(root.path(), &dirs.cwd, 5000);
+    let mut open = Session::start(
+        &dirs,
+        &[
+            "--model",
+            "mock/mock-model",
+            "--session",
+            session.to_str().unwrap(),
+        ],
+    );
+    open.wait_for(READY);
+    let rss = peak_rss_kb(open.pi_pid());
+    open.exit();
+    println!(
+        "| peak RSS, 5,000-message session open | {:.1} MB | ≤ 60 MB |",
+        rss as f64 / 1024.0
+    );
+    assert_eq!(mock.pending(), 0, "every scripted reply was used");
+}

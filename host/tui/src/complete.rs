@@ -1,0 +1,228 @@
+//! Completion in the editor: `/` at the start of the prompt offers commands (built-in ones,
+//! skills, prompt templates), `@` offers files of the project (fuzzy, respecting
+//! .gitignore), and Tab completes the path before the cursor. What is offered shows above
+//! the editor; Up/Down choose, Tab or Enter take it, Esc closes the list.
+
+use crate::files::{FileIndex, common_prefix, complete_path};
+use std::path::{Path, PathBuf};
+
+/// The project's files are listed up to this many entries.
+const FILE_LIMIT: usize = 200_000;
+
+/// The built-in commands the editor offers after `/`, with what they do.
+pub const BUILTIN_COMMANDS: [(&str, &str); 4] = [
+    ("quit", "Quit pi"),
+    ("exit", "Quit pi"),
+    ("compact", "Compact the context now (optional instructions)"),
+    ("name", "Name this session"),
+];
+
+/// One thing offered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub label: String,
+    pub detail: String,
+    /// What replaces the text being completed.
+    pub replacement: String,
+}
+
+/// The list shown above the editor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Popup {
+    pub candidates: Vec<Candidate>,
+    pub selected: usize,
+    /// How many bytes before the cursor the chosen candidate replaces.
+    pub replaces: usize,
+}
+
+impl Popup {
+    pub fn step(&mut self, up: bool) {
+        let n = self.candidates.len();
+        if n > 0 {
+            self.selected = if up {
+                (self.selected + n - 1) % n
+            } else {
+                (self.selected + 1) % n
+            };
+        }
+    }
+
+    pub fn chosen(&self) -> Option<&Candidate> {
+        self.candidates.get(self.selected)
+    }
+
+    /// (label, detail) rows for the view.
+    pub fn rows(&self) -> Vec<(String, String)> {
+        self.candidates
+            .iter()
+            .map(|c| (c.label.clone(), c.detail.clone()))
+            .collect()
+    }
+}
+
+/// Completion state: the file index (listed on the first `@`) and the commands.
+pub struct Completer {
+    cwd: PathBuf,
+    files: Option<FileIndex>,
+    /// `(name, description)` of the commands after `/`.
+    commands: Vec<(String, String)>,
+    max: usize,
+    /// The last `@` offer searched an unfinished listing.
+    stale: bool,
+}
+
+impl Completer {
+    /// Whether the last `@` offer came while files were still being listed: asked again, it
+    /// may find more.
+    pub fn listing(&self) -> bool {
+        self.stale
+    }
+}
+
+impl Completer {
+    pub fn new(cwd: &Path, commands: Vec<(String, String)>, max: usize) -> Self {
+        let mut all: Vec<(String, String)> = BUILTIN_COMMANDS
+            .iter()
+            .map(|(n, d)| ((*n).to_owned(), (*d).to_owned()))
+            .collect();
+        all.extend(commands);
+        Completer {
+            cwd: cwd.to_owned(),
+            files: None,
+            commands: all,
+            max: max.max(1),
+            stale: false,
+        }
+    }
+
+    /// What to offer for `line` (the cursor's line up to the cursor; `first_line` when it is the
+    /// prompt's first line), or `None`.
+    pub fn offer(&mut self, line: &str, first_line: bool) -> Option<Popup> {
+        self.stale = false;
+        if first_line && line.starts_with('/') && !line.contains(char::is_whitespace) {
+            return self.commands(&line[1..], line.len());
+        }
+        let word = last_word(line);
+        let query = word.strip_prefix('@')?;
+        let files = self
+            .files
+            .get_or_insert_with(|| FileIndex::start(self.cwd.clone(), FILE_LIMIT));
+        self.stale = !files.is_ready();
+        let mut candidates: Vec<Candidate> = files
+            .search(query, self.max * 4)
+            .into_iter()
+            .map(|m| Candidate {
+                replacement: format!("@{} ", m.path),
+                label: m.path,
+                detail: String::new(),
+            })
+            .collect();
+        if let (Some(first), false) = (candidates.first_mut(), files.is_ready()) {
+            first.detail = format!("(still listing files: {} so far)", files.len());
+        }
+        (!candidates.is_empty()).then_some(Popup {
+            candidates,
+            selected: 0,
+            replaces: word.len(),
+        })
+    }
+
+    fn commands(&self, typed: &str, replaces: usize) -> Option<Popup> {
+        let typed = typed.to_lowercase();
+        let mut candidates: Vec<Candidate> = self
+            .commands
+            .iter()
+            .filter(|(name, _)| name.to_lowercase().starts_with(&typed))
+            .map(|(name, description)| Candidate {
+                label: format!("/{name}"),
+                detail: description.clone(),
+                replacement: format!("/{name} "),
+            })
+            .collect();
+        candidates.dedup_by(|a, b| a.label == b.label);
+        (!candidates.is_empty()).then_some(Popup {
+            candidates,
+            selected: 0,
+            replaces,
+        })
+    }
+
+    /// Tab: the completions of the path before the cursor. One completion is taken at once
+    /// (the list has one entry); several insert what they share and are offered.
+    pub fn paths(&self, line: &str) -> Option<Popup> {
+        let word = last_word(line);
+        let (at, partial) = match word.strip_prefix('@') {
+            Some(rest) => ("@", rest),
+            None => ("", word),
+        };
+        let found = complete_path(&self.cwd, partial);
+        if found.is_empty() {
+            return None;
+        }
+        let shared = common_prefix(&found);
+        let candidates = found
+            .iter()
+            .map(|path| Candidate {
+                label: path.clone(),
+                detail: String::new(),
+                replacement: format!("{at}{path}"),
+            })
+            .collect::<Vec<_>>();
+        let mut popup = Popup {
+            candidates,
+            selected: 0,
+            replaces: word.len(),
+        };
+        if popup.candidates.len() > 1 && shared.len() > partial.len() {
+            // Insert the shared part first; the list stays open to choose the rest.
+            popup.candidates.insert(
+                0,
+                Candidate {
+                    label: format!("{shared}…"),
+                    detail: format!("{} matches", found.len()),
+                    replacement: format!("{at}{shared}"),
+                },
+            );
+        }
+        Some(popup)
+    }
+}
+
+/// The text after the last whitespace.
+fn last_word(line: &str) -> &str {
+    line.rsplit(char::is_whitespace).next().unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_after_a_slash_at_the_start_only() {
+        let mut c = Completer::new(
+            Path::new("/"),
+            vec![("skill:review".into(), "Review code".into())],
+            5,
+        );
+        let popup = c.offer("/sk", true).map(|p| p.rows());
+        assert_eq!(
+            popup,
+            Some(vec![("/skill:review".into(), "Review code".into())])
+        );
+        assert!(c.offer("/sk", false).is_none());
+        assert!(c.offer("/quit now", true).is_none());
+        let quit = c.offer("/q", true);
+        assert_eq!(
+            quit.and_then(|p| p.chosen().map(|c| c.replacement.clone())),
+            Some("/quit ".into())
+        );
+    }
+
+    #[test]
+    fn the_last_word_is_what_is_completed() {
+        assert_eq!(last_word("see @src/ma"), "@src/ma");
+        assert_eq!(last_word("日本 @x"), "@x");
+        assert_eq!(last_word("alone"), "alone");
+        assert_eq!(last_word("trailing "), "");
+    }
+}
