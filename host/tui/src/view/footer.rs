@@ -1,0 +1,122 @@
+//! The footer: where, which session, which model, what it cost, and how full the context is.
+
+use super::{Palette, Screen};
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthStr;
+
+/// What the footer shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Footer {
+    /// The working directory, `~` for the home directory.
+    pub cwd: String,
+    /// The git branch checked out there.
+    pub branch: Option<String>,
+    pub session_name: Option<String>,
+    pub model: String,
+    pub thinking: String,
+    pub context_window: u64,
+}
+
+pub(super) fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> Line<'static> {
+    let footer = screen.footer;
+    let usage = screen.transcript.last_usage.unwrap_or_default();
+    let context = usage.input + usage.cache_read + usage.cache_write + usage.output;
+    let percent = if footer.context_window > 0 {
+        (context as f64 * 100.0 / footer.context_window as f64).min(100.0)
+    } else {
+        0.0
+    };
+    let bar_color = match percent {
+        p if p >= 90.0 => Color::Red,
+        p if p >= 70.0 => Color::Yellow,
+        _ => Color::Green,
+    };
+    let filled = ((percent / 10.0).round() as usize).min(10);
+    let context_part = format!(
+        "{}{} {percent:.0}%",
+        "█".repeat(filled),
+        "░".repeat(10 - filled)
+    );
+    // Most important last: the context gauge and the model stay when the line is narrow.
+    let optional = [
+        format!("${:.3}", usage.cost.total),
+        format!(
+            "↑{} ↓{} R{} W{}",
+            short(usage.input),
+            short(usage.output),
+            short(usage.cache_read),
+            short(usage.cache_write)
+        ),
+        footer.thinking.clone(),
+        footer.model.clone(),
+    ];
+    let mut left = footer.cwd.clone();
+    if let Some(branch) = &footer.branch {
+        left.push_str(&format!(" ({branch})"));
+    }
+    if let Some(name) = &footer.session_name {
+        left.push_str(&format!(" • {name}"));
+    }
+    // The directory keeps up to 20 cells before anything optional is shown.
+    let reserved = left.width().min(20) + 2;
+    let mut right: Vec<String> = Vec::new();
+    let mut used = context_part.width() + 1;
+    for part in optional.iter().rev() {
+        // A narrow line shows the model without its provider.
+        let part = match part.split_once('/') {
+            Some((_, id)) if used + part.width() + 3 + reserved > width => id.to_owned(),
+            _ => part.clone(),
+        };
+        if used + part.width() + 3 + reserved > width {
+            break;
+        }
+        used += part.width() + 3;
+        right.push(part);
+    }
+    right.reverse();
+    let room = width.saturating_sub(used + 2);
+    let left = truncate_start(&left, room);
+    let gap = width.saturating_sub(used + left.width() + 1).max(1);
+    let mut spans = vec![
+        Span::styled(format!(" {left}"), palette.dim()),
+        Span::raw(" ".repeat(gap)),
+    ];
+    for part in right {
+        spans.push(Span::styled(format!("{part} • "), palette.dim()));
+    }
+    spans.push(Span::styled(context_part, palette.style(bar_color)));
+    Line::from(spans)
+}
+
+/// The end of `text` in at most `width` cells, with `…` where it was cut.
+fn truncate_start(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_owned();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 1;
+    for ch in text.chars().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + w > width {
+            break;
+        }
+        used += w;
+        kept.push(ch);
+    }
+    let tail: String = kept.into_iter().rev().collect();
+    if width == 0 {
+        String::new()
+    } else {
+        format!("…{tail}")
+    }
+}
+
+/// `1234` → `1.2k`, `2500000` → `2.5M`.
+fn short(n: u64) -> String {
+    match n {
+        0..1000 => n.to_string(),
+        1000..1_000_000 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}

@@ -1,0 +1,213 @@
+//! How a tool call and its result look: pi's own drawing per built-in tool, or what a
+//! renderer component makes of it.
+
+use super::Palette;
+use crate::transcript::ToolCall;
+use crate::wrap::wrap;
+use pi_ext_api::{MessageRenderer, RenderTarget, StyledLine};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+use std::sync::Arc;
+use unicode_width::UnicodeWidthStr;
+
+/// Lines of a tool's output shown before Ctrl+O expands it.
+const TOOL_TAIL: usize = 8;
+
+/// What a tool call's header says about its arguments.
+fn tool_summary(call: &ToolCall) -> String {
+    let arg = |key: &str| call.args.get(key).and_then(Value::as_str).unwrap_or("");
+    match call.name.as_str() {
+        "bash" => format!("$ {}", arg("command")),
+        "read" => {
+            let range = match (call.args.get("offset"), call.args.get("limit")) {
+                (Some(o), Some(l)) => format!(":{o}+{l}"),
+                (Some(o), None) => format!(":{o}"),
+                _ => String::new(),
+            };
+            format!("{}{range}", arg("path"))
+        }
+        "edit" | "write" | "ls" => arg("path").to_owned(),
+        "grep" | "find" => format!("{} {}", arg("pattern"), arg("path"))
+            .trim()
+            .to_owned(),
+        _ => match &call.args {
+            Value::Null => String::new(),
+            other => other.to_string(),
+        },
+    }
+}
+
+/// What the renderer that draws `target` made of it: `None` when no renderer draws it or it
+/// left it to pi, `Some(Err)` when it failed (pi draws it then, and says so).
+pub(super) fn rendered(
+    renderers: &[Arc<dyn MessageRenderer>],
+    target: &RenderTarget<'_>,
+    palette: &Palette,
+    width: usize,
+) -> Option<Result<Vec<Line<'static>>, String>> {
+    let renderer = renderers.iter().find(|r| r.handles(target))?;
+    match renderer.render(target, width as u32) {
+        Ok(Some(lines)) => Some(Ok(lines
+            .into_iter()
+            .map(|line| styled_line(line, palette, width))
+            .collect())),
+        Ok(None) => None,
+        Err(error) => Some(Err(format!("renderer failed: {error}"))),
+    }
+}
+
+/// A renderer's line: theme colour names become colours; anything past `width` is cut (a
+/// component's promise to keep to the width is not trusted).
+fn styled_line(line: StyledLine, palette: &Palette, width: usize) -> Line<'static> {
+    let mut room = width;
+    let mut spans = Vec::new();
+    for span in line {
+        let text: String = crate::wrap::take_width(&span.text, room);
+        room -= text.width().min(room);
+        let mut style = Style::default();
+        if let Some(fg) = span.style.fg.as_deref().and_then(theme_color) {
+            style = style.patch(palette.style(fg));
+        }
+        if let Some(bg) = span.style.bg.as_deref().and_then(theme_color)
+            && let Some(bg) = palette.colors.fit(bg)
+        {
+            style = style.bg(bg);
+        }
+        let modifiers = [
+            (span.style.bold, Modifier::BOLD),
+            (span.style.italic, Modifier::ITALIC),
+            (span.style.dim, Modifier::DIM),
+            (span.style.underline, Modifier::UNDERLINED),
+        ];
+        for (on, modifier) in modifiers {
+            if on {
+                style = style.add_modifier(modifier);
+            }
+        }
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+/// A theme colour name (pi's tokens) or `#rrggbb`.
+fn theme_color(name: &str) -> Option<Color> {
+    if let Some(hex) = name.strip_prefix('#').filter(|h| h.len() == 6) {
+        let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+        return Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?));
+    }
+    Some(match name {
+        "accent" | "borderAccent" | "mdHeading" | "mdLink" => Color::Cyan,
+        "success" | "toolDiffAdded" => Color::Green,
+        "error" | "toolDiffRemoved" => Color::Red,
+        "warning" => Color::Yellow,
+        "muted" | "dim" | "borderMuted" | "thinkingText" => Color::DarkGray,
+        "toolTitle" | "text" => Color::White,
+        "mdCode" | "mdCodeBlock" => Color::LightYellow,
+        "customMessageLabel" => Color::Magenta,
+        _ => return None,
+    })
+}
+
+/// The first line of a tool call: its state mark, name and what it was asked.
+pub(super) fn tool_header(
+    out: &mut Vec<Line<'static>>,
+    call: &ToolCall,
+    palette: &Palette,
+    width: usize,
+) {
+    let (mark, color) = match (call.done, call.is_error) {
+        (false, _) => ("○ ", Color::Yellow),
+        (true, false) => ("● ", Color::Green),
+        (true, true) => ("● ", Color::Red),
+    };
+    let header = format!("{} {}", call.name, tool_summary(call));
+    prefixed(
+        out,
+        header.trim_end(),
+        mark,
+        palette.style(color),
+        width,
+        palette.bold(Color::White),
+    );
+}
+
+pub(super) fn tool_lines(
+    out: &mut Vec<Line<'static>>,
+    call: &ToolCall,
+    expanded: bool,
+    palette: &Palette,
+    width: usize,
+) {
+    tool_header(out, call, palette, width);
+    let text = match call.name.as_str() {
+        "write" if !call.done => String::new(),
+        "write" => call
+            .args
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        "edit" => diff_text(call).unwrap_or_else(|| call.output_text()),
+        _ => call.output_text(),
+    };
+    if text.is_empty() {
+        return;
+    }
+    let lines = wrap(&text, width.saturating_sub(4));
+    let hidden = if expanded {
+        0
+    } else {
+        lines.len().saturating_sub(TOOL_TAIL)
+    };
+    if hidden > 0 {
+        out.push(Line::styled(
+            format!("    … {hidden} more lines (Ctrl+O to expand)"),
+            palette.dim(),
+        ));
+    }
+    for line in lines.into_iter().skip(hidden) {
+        let style = match line.chars().next() {
+            _ if call.is_error => palette.style(Color::Red),
+            Some('+') if call.name == "edit" => palette.style(Color::Green),
+            Some('-') if call.name == "edit" => palette.style(Color::Red),
+            _ => palette.dim(),
+        };
+        out.push(Line::from(vec![
+            Span::raw("    "),
+            Span::styled(line, style),
+        ]));
+    }
+}
+
+/// The diff `edit` reports in its details, when it has one.
+fn diff_text(call: &ToolCall) -> Option<String> {
+    let output = call.output.as_ref()?;
+    output.details.get("diff")?.as_str().map(str::to_owned)
+}
+
+/// `text` wrapped under a first-line prefix (and an indent of the same width after it).
+pub(super) fn prefixed(
+    out: &mut Vec<Line<'static>>,
+    text: &str,
+    prefix: &str,
+    prefix_style: Style,
+    width: usize,
+    text_style: Style,
+) {
+    let indent = " ".repeat(prefix.width());
+    for (i, line) in wrap(text, width.saturating_sub(prefix.width()))
+        .into_iter()
+        .enumerate()
+    {
+        let lead = if i == 0 {
+            prefix.to_owned()
+        } else {
+            indent.clone()
+        };
+        out.push(Line::from(vec![
+            Span::styled(lead, prefix_style),
+            Span::styled(line, text_style),
+        ]));
+    }
+}

@@ -1,0 +1,312 @@
+//! The transcript's screen lines: each item drawn once per width and display toggle, kept
+//! until the item changes, and sliced for the frame, the scrollback and the search.
+
+use super::items::{prefixed, rendered, tool_header, tool_lines};
+use super::{Palette, Screen};
+use crate::color::ColorLevel;
+use crate::markdown;
+use crate::transcript::Item;
+use pi_ai::AssistantBlock;
+use pi_ext_api::RenderTarget;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+
+/// The transcript as plain text lines for `width` cells (what is printed after the alternate
+/// screen is left).
+pub fn plain_transcript(screen: &Screen, width: usize) -> Vec<String> {
+    let palette = Palette {
+        colors: ColorLevel::None,
+    };
+    let mut cache = LineCache::default();
+    cache.update(screen, &palette, width);
+    cache
+        .slice(0, cache.total(), None)
+        .iter()
+        .map(plain)
+        .collect()
+}
+
+/// Regular layout: the lines of items `from..to` for `width` cells, to print above the live
+/// region into the terminal's scrollback.
+pub fn scrollback_lines(
+    screen: &Screen,
+    width: usize,
+    from: usize,
+    to: usize,
+) -> Vec<Line<'static>> {
+    let palette = Palette {
+        colors: screen.colors,
+    };
+    let mut cache = screen.lines.borrow_mut();
+    cache.update(screen, &palette, width);
+    cache.item_range(from, to)
+}
+
+fn plain(line: &Line) -> String {
+    line.spans.iter().map(|s| s.content.as_ref()).collect()
+}
+
+/// Each transcript item's screen lines, kept between frames until the item, the width or a
+/// display toggle changes: a frame renders only what changed (the streaming answer), however
+/// long the conversation.
+#[derive(Debug, Default)]
+pub struct LineCache {
+    key: Option<CacheKey>,
+    /// Per item: its revision and its lines (empty for an item that shows nothing).
+    items: Vec<(u64, Vec<Line<'static>>)>,
+    /// The transcript area's height at the last frame, for paging and jumps.
+    pub height: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct CacheKey {
+    width: usize,
+    expanded: bool,
+    show_thinking: bool,
+    colors: ColorLevel,
+}
+
+impl LineCache {
+    pub(super) fn update(&mut self, screen: &Screen, palette: &Palette, width: usize) {
+        let key = CacheKey {
+            width,
+            expanded: screen.expanded,
+            show_thinking: screen.show_thinking,
+            colors: palette.colors,
+        };
+        if self.key != Some(key) {
+            self.items.clear();
+            self.key = Some(key);
+        }
+        let items = screen.transcript.items();
+        self.items.truncate(items.len());
+        for (index, item) in items.iter().enumerate() {
+            let revision = screen.transcript.revision(index);
+            if self.items.get(index).is_some_and(|(r, _)| *r == revision) {
+                continue;
+            }
+            let mut lines = Vec::new();
+            item_lines(&mut lines, item, screen, palette, width);
+            match self.items.get_mut(index) {
+                Some(slot) => *slot = (revision, lines),
+                None => self.items.push((revision, lines)),
+            }
+        }
+    }
+
+    /// Where each item that shows something starts, in transcript lines: (item index, line).
+    /// A blank line separates items.
+    pub fn starts(&self) -> Vec<(usize, usize)> {
+        let mut starts = Vec::new();
+        let mut line = 0;
+        for (index, (_, lines)) in self.items.iter().enumerate() {
+            if lines.is_empty() {
+                continue;
+            }
+            if !starts.is_empty() {
+                line += 1;
+            }
+            starts.push((index, line));
+            line += lines.len();
+        }
+        starts
+    }
+
+    /// The lines of items `from..to`, separated as in the transcript (what the regular layout
+    /// prints to the scrollback, and draws live).
+    pub fn item_range(&self, from: usize, to: usize) -> Vec<Line<'static>> {
+        let mut out = Vec::new();
+        let end = to.min(self.items.len());
+        for (_, lines) in self.items.get(from..end).unwrap_or_default() {
+            if lines.is_empty() {
+                continue;
+            }
+            if !out.is_empty() || from > 0 {
+                out.push(Line::default());
+            }
+            out.extend(lines.iter().cloned());
+        }
+        out
+    }
+
+    /// How many lines the items from `from` on take.
+    pub(super) fn lines_from(&self, from: usize) -> usize {
+        let shown = self.items.iter().skip(from).filter(|(_, l)| !l.is_empty());
+        shown.map(|(_, l)| l.len() + 1).sum::<usize>()
+    }
+
+    /// How many lines the transcript has.
+    pub fn total(&self) -> usize {
+        let shown = self.items.iter().filter(|(_, l)| !l.is_empty());
+        let (count, lines) = shown.fold((0usize, 0usize), |(c, n), (_, l)| (c + 1, n + l.len()));
+        lines + count.saturating_sub(1)
+    }
+
+    /// Lines `start..end` of the transcript, with `search` matches highlighted.
+    pub(super) fn slice(
+        &self,
+        start: usize,
+        end: usize,
+        search: Option<&str>,
+    ) -> Vec<Line<'static>> {
+        let mut out = Vec::with_capacity(end.saturating_sub(start));
+        let mut line = 0;
+        let mut first = true;
+        for (_, lines) in &self.items {
+            if lines.is_empty() {
+                continue;
+            }
+            if !first {
+                if (start..end).contains(&line) {
+                    out.push(Line::default());
+                }
+                line += 1;
+            }
+            first = false;
+            if line + lines.len() > start && line < end {
+                let from = start.saturating_sub(line);
+                let to = (end - line).min(lines.len());
+                out.extend(lines[from..to].iter().map(|l| mark_matches(l, search)));
+            }
+            line += lines.len();
+            if line >= end {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The transcript lines that contain `query` (case-insensitive), in order.
+    pub fn find(&self, query: &str) -> Vec<usize> {
+        let query = query.to_lowercase();
+        if query.is_empty() {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        let total = self.total();
+        for (n, line) in self.slice(0, total, None).iter().enumerate() {
+            if plain(line).to_lowercase().contains(&query) {
+                found.push(n);
+            }
+        }
+        found
+    }
+}
+
+/// `line` with the spans reversed where they contain `query`: a whole span lights up, which
+/// is enough to see where the match is without splitting styled spans.
+fn mark_matches(line: &Line<'static>, query: Option<&str>) -> Line<'static> {
+    let Some(query) = query.filter(|q| !q.is_empty()) else {
+        return line.clone();
+    };
+    let query = query.to_lowercase();
+    if !plain(line).to_lowercase().contains(&query) {
+        return line.clone();
+    }
+    let spans = line.spans.iter().map(|span| {
+        if span.content.to_lowercase().contains(&query) {
+            span.clone()
+                .patch_style(Style::default().add_modifier(Modifier::REVERSED))
+        } else {
+            span.clone()
+        }
+    });
+    Line::from(spans.collect::<Vec<_>>())
+}
+
+/// The screen lines of one transcript item for `width` cells.
+fn item_lines(
+    out: &mut Vec<Line<'static>>,
+    item: &Item,
+    screen: &Screen,
+    palette: &Palette,
+    width: usize,
+) {
+    match item {
+        Item::User(text) => {
+            prefixed(
+                out,
+                text,
+                "› ",
+                palette.bold(Color::Cyan),
+                width,
+                Style::default(),
+            );
+        }
+        Item::Assistant { message, streaming } => {
+            for block in &message.content {
+                match block {
+                    AssistantBlock::Thinking(t) if screen.show_thinking => {
+                        prefixed(out, &t.thinking, "  ", palette.dim(), width, palette.dim());
+                    }
+                    AssistantBlock::Thinking(_) => {
+                        out.push(Line::styled("  Thinking… (Ctrl+T shows it)", palette.dim()));
+                    }
+                    AssistantBlock::Text(t) => {
+                        let styles = markdown::Styles::new(palette.colors);
+                        out.extend(markdown::render(&t.text, "  ", width, styles));
+                    }
+                    AssistantBlock::ToolCall(_) => {}
+                }
+            }
+            if *streaming {
+                out.push(Line::styled("  ▍", palette.style(Color::Cyan)));
+            }
+        }
+        Item::Tool(call) => {
+            let output = call.output.as_ref().filter(|_| call.done);
+            let target = output.map(|output| RenderTarget::ToolResult {
+                tool_name: &call.name,
+                arguments: &call.args,
+                output,
+                is_error: call.is_error,
+                expanded: screen.expanded,
+            });
+            let rendered = target.and_then(|t| rendered(screen.renderers, &t, palette, width));
+            match rendered {
+                Some(Ok(lines)) => {
+                    tool_header(out, call, palette, width);
+                    out.extend(lines);
+                }
+                failed => {
+                    tool_lines(out, call, screen.expanded, palette, width);
+                    if let Some(Err(error)) = failed {
+                        out.push(Line::styled(format!("    ({error})"), palette.dim()));
+                    }
+                }
+            }
+        }
+        Item::Custom {
+            custom_type,
+            text,
+            details,
+        } => {
+            let target = RenderTarget::CustomMessage {
+                custom_type,
+                payload: details,
+            };
+            match rendered(screen.renderers, &target, palette, width) {
+                Some(Ok(lines)) => out.extend(lines),
+                failed => {
+                    let label = format!("[{custom_type}] ");
+                    let style = palette.style(Color::Magenta);
+                    prefixed(out, text, &label, style, width, Style::default());
+                    if let Some(Err(error)) = failed {
+                        out.push(Line::styled(format!("  ({error})"), palette.dim()));
+                    }
+                }
+            }
+        }
+        Item::Notice { text, error } => {
+            let color = if *error { Color::Red } else { Color::Yellow };
+            prefixed(
+                out,
+                text,
+                "• ",
+                palette.style(color),
+                width,
+                palette.style(color),
+            );
+        }
+    }
+}
