@@ -41,6 +41,32 @@ impl Tmux {
         tmux
     }
 
+    /// An interactive bash (job control on) in the same environment, for typing commands into.
+    fn start_shell(pi: &PiEnv) -> Tmux {
+        let socket = format!("pi-test-{}-{}", std::process::id(), fastrand::u64(..));
+        let script = format!(
+            "cd '{cwd}' && exec env -i PATH=\"$PATH\" TERM=xterm-256color HOME='{home}' \
+             PI_CODING_AGENT_DIR='{agent}' PS1='$ ' bash --norc --noprofile -i",
+            cwd = pi.cwd().display(),
+            home = pi.root.path().join("home").display(),
+            agent = pi.agent_dir().display(),
+        );
+        let tmux = Tmux { socket };
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "sh",
+            "-c",
+            &script,
+        ]);
+        tmux.wait_text("$");
+        tmux
+    }
+
     fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")
@@ -338,14 +364,7 @@ fn tui_sigterm_restores_the_terminal_and_the_unsent_text_comes_back() {
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
     tmux.type_text("words I have not sent yet");
     tmux.wait_text("words I have not sent yet");
-    let shell = tmux.run(&["display-message", "-p", "-t", "0", "#{pane_pid}"]);
-    let shell = shell.trim();
-    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
-    let pid = children
-        .split_whitespace()
-        .next()
-        .expect("pi runs under the pane's shell")
-        .to_owned();
+    let pid = pi_pid(&tmux);
     // The shell's own `kill`: no procps needed.
     let killed = Command::new("sh")
         .args(["-c", &format!("kill -TERM {pid}")])
@@ -405,4 +424,47 @@ fn tui_draws_a_tool_result_with_a_renderer_component() {
     );
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
+}
+
+/// The pid of pi, the child of the pane's shell.
+fn pi_pid(tmux: &Tmux) -> String {
+    let shell = tmux.run(&["display-message", "-p", "-t", "0", "#{pane_pid}"]);
+    let shell = shell.trim();
+    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).unwrap();
+    children
+        .split_whitespace()
+        .next()
+        .expect("pi runs under the pane's shell")
+        .to_owned()
+}
+
+#[test]
+fn tui_ctrl_z_gives_the_terminal_back_and_fg_resumes_it() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // An interactive shell with job control, as a user has: `sh -c` alone would leave pi in an
+    // orphaned process group, where the kernel drops the stop signal.
+    let tmux = Tmux::start_shell(&pi);
+    tmux.type_text(&format!("'{PI}' --model mock/mock-model"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("0%");
+    tmux.type_text("kept across the stop");
+    tmux.wait_text("kept across the stop");
+    tmux.keys(&["C-z"]);
+    tmux.wait_text("Stopped");
+    assert_eq!(
+        modes(&tmux),
+        "0 1",
+        "the terminal is the shell's while pi is stopped"
+    );
+    tmux.type_text("fg");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("│kept across the stop");
+    assert!(screen.contains("0%"), "{screen}");
+    assert!(
+        modes(&tmux).starts_with('1'),
+        "back on the alternate screen"
+    );
+    tmux.keys(&["C-c"]);
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell's prompt again", |s| s.trim_end().ends_with('$'));
 }
