@@ -78,6 +78,8 @@ pub struct Transcript {
     next_revision: u64,
     /// From `agent_start` to `agent_settled`.
     pub working: bool,
+    /// While a retry waits: when it is sent, and its attempt of how many.
+    pub retry: Option<(std::time::Instant, u32, u32)>,
     /// The queued steering and follow-up messages.
     pub steering: Vec<String>,
     pub follow_up: Vec<String>,
@@ -264,6 +266,7 @@ impl Transcript {
     fn apply_agent(&mut self, event: &AgentEvent) {
         match event {
             AgentEvent::AgentStart => self.working = true,
+            AgentEvent::TurnStart => self.retry = None,
             AgentEvent::MessageStart { message } => match message.as_assistant() {
                 Some(assistant) => self.push(Item::Assistant {
                     message: Arc::new(assistant.clone()),
@@ -318,13 +321,16 @@ impl Transcript {
                     call.done = true;
                 }
             }
-            AgentEvent::AgentEnd { .. } | AgentEvent::TurnStart | AgentEvent::TurnEnd { .. } => {}
+            AgentEvent::AgentEnd { .. } | AgentEvent::TurnEnd { .. } => {}
         }
     }
 
     fn apply_session(&mut self, event: &SessionEvent) {
         match event {
-            SessionEvent::AgentSettled => self.working = false,
+            SessionEvent::AgentSettled => {
+                self.working = false;
+                self.retry = None;
+            }
             SessionEvent::QueueUpdate {
                 steering,
                 follow_up,
@@ -337,24 +343,33 @@ impl Transcript {
                 max_attempts,
                 delay_ms,
                 error_message,
-            } => self.notice(
-                format!(
-                    "Retrying in {}s (attempt {attempt}/{max_attempts}): {error_message}",
-                    delay_ms.div_ceil(1000)
-                ),
-                false,
-            ),
+            } => {
+                let at = std::time::Instant::now() + std::time::Duration::from_millis(*delay_ms);
+                self.retry = Some((at, *attempt, *max_attempts));
+                self.notice(
+                    format!(
+                        "Retrying in {}s (attempt {attempt}/{max_attempts}): {error_message}",
+                        delay_ms.div_ceil(1000)
+                    ),
+                    false,
+                );
+            }
             SessionEvent::AutoRetryEnd {
-                success: false,
+                success,
                 final_error,
                 ..
-            } => self.notice(
-                format!(
-                    "Gave up retrying: {}",
-                    final_error.as_deref().unwrap_or("unknown error")
-                ),
-                true,
-            ),
+            } => {
+                self.retry = None;
+                if !success {
+                    self.notice(
+                        format!(
+                            "Gave up retrying: {}",
+                            final_error.as_deref().unwrap_or("unknown error")
+                        ),
+                        true,
+                    );
+                }
+            }
             SessionEvent::CompactionStart { reason } => {
                 let why = serde_json::to_value(reason)
                     .ok()

@@ -220,6 +220,16 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
     if let Some(hint) = &screen.hint {
         return Line::styled(format!(" {hint}"), palette.style(Color::Yellow));
     }
+    if let Some((at, attempt, max)) = screen.transcript.retry {
+        let left = at.saturating_duration_since(std::time::Instant::now());
+        return Line::styled(
+            format!(
+                " ⟳ Retrying in {}s (attempt {attempt}/{max}; Esc to stop)",
+                left.as_millis().div_ceil(1000)
+            ),
+            palette.style(Color::Yellow),
+        );
+    }
     if screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
         return Line::from(vec![
