@@ -14,11 +14,14 @@
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use pi_mock_llm::{Api, MockLlm, Turn};
+mod support;
+
+use pi_mock_llm::{MockLlm, Turn};
 use serde_json::json;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use support::Dirs;
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
 const TIME: &str = "/usr/bin/time";
@@ -84,12 +87,6 @@ fn ten_tools() -> Vec<Turn> {
     ]
 }
 
-struct Dirs {
-    agent: std::path::PathBuf,
-    cwd: std::path::PathBuf,
-    home: std::path::PathBuf,
-}
-
 fn command(bin: &str, dirs: &Dirs, args: &[String], rss: bool) -> Command {
     let wrap = std::env::var("PI_BENCH_WRAP").ok().filter(|_| rss);
     let mut cmd = if let Some(wrap) = wrap {
@@ -129,29 +126,12 @@ struct Figures {
 }
 
 fn main() {
-    let runs: usize = std::env::var("PI_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30);
+    let runs = support::runs(30);
     let baseline = std::env::var("PI_BENCH_BASELINE").ok();
     let mut bins = vec![PI.to_owned()];
     bins.extend(baseline.clone());
     let mock = MockLlm::start();
-    let root = tempfile::tempdir().unwrap();
-    let dirs = Dirs {
-        agent: root.path().join("agent"),
-        cwd: root.path().join("work"),
-        home: root.path().join("home"),
-    };
-    for dir in [&dirs.agent, &dirs.cwd, &dirs.home] {
-        std::fs::create_dir_all(dir).unwrap();
-    }
-    let models = json!({"providers": {"mock": {
-        "baseUrl": mock.base_url(Api::OpenAiCompletions),
-        "api": "openai-completions", "apiKey": "bench",
-        "models": [{"id": "mock-model"}]
-    }}});
-    std::fs::write(dirs.agent.join("models.json"), models.to_string()).unwrap();
+    let dirs = Dirs::new(&mock);
     let wrapped = std::env::var_os("PI_BENCH_WRAP").is_some();
     // The wrapped runs replace `time`: they still happen, but measure no RSS.
     let has_time = Path::new(TIME).exists() && !wrapped;

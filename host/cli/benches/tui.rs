@@ -12,13 +12,16 @@
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use pi_mock_llm::{Api, MockLlm, Turn};
+mod support;
+
+use pi_mock_llm::{MockLlm, Turn};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
+use support::Dirs;
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
 
@@ -127,12 +130,6 @@ fn peak_rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-struct Dirs {
-    agent: std::path::PathBuf,
-    cwd: std::path::PathBuf,
-    home: std::path::PathBuf,
-}
-
 /// The footer's context gauge: drawn once the first frame is ready for input.
 const READY: &str = "0%";
 
@@ -204,26 +201,9 @@ fn long_session(dir: &Path, cwd: &Path, messages: usize) -> std::path::PathBuf {
 }
 
 fn main() {
-    let runs: usize = std::env::var("PI_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20);
+    let runs = support::runs(20);
     let mock = MockLlm::start();
-    let root = tempfile::tempdir().unwrap();
-    let dirs = Dirs {
-        agent: root.path().join("agent"),
-        cwd: root.path().join("work"),
-        home: root.path().join("home"),
-    };
-    for dir in [&dirs.agent, &dirs.cwd, &dirs.home] {
-        std::fs::create_dir_all(dir).unwrap();
-    }
-    let models = json!({"providers": {"mock": {
-        "baseUrl": mock.base_url(Api::OpenAiCompletions),
-        "api": "openai-completions", "apiKey": "bench",
-        "models": [{"id": "mock-model", "contextWindow": 200000}]
-    }}});
-    std::fs::write(dirs.agent.join("models.json"), models.to_string()).unwrap();
+    let dirs = Dirs::new(&mock);
 
     println!("pi: {PI}\n");
     println!("| measure | result | target |");
@@ -239,7 +219,7 @@ fn main() {
         "| CPU while streaming ~1,000 tokens/s ({:.1} s) | {cpu:.1}% of one core | ≤ 10% |",
         wall.as_secs_f64()
     );
-    let session = long_session(root.path(), &dirs.cwd, 5000);
+    let session = long_session(&dirs.home, &dirs.cwd, 5000);
     let mut open = Session::start(
         &dirs,
         &[

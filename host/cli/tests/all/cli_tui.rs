@@ -16,37 +16,30 @@ impl Tmux {
     /// Starts `pi <args>` in a detached 100×30 window. When pi exits, the pane prints its exit
     /// code and stays, so the test can read what was left on the screen.
     fn start(pi: &PiEnv, args: &[&str]) -> Tmux {
-        let socket = format!("pi-test-{}-{}", std::process::id(), fastrand::u64(..));
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        let script = format!(
-            "cd '{cwd}' && env -i PATH=\"$PATH\" TERM=xterm-256color HOME='{home}' \
-             PI_CODING_AGENT_DIR='{agent}' '{PI}' {args}; echo \"[pi exited $?]\"; sleep 600",
-            cwd = pi.cwd().display(),
-            home = pi.root.path().join("home").display(),
-            agent = pi.agent_dir().display(),
-            args = quoted.join(" "),
-        );
-        let tmux = Tmux { socket };
-        tmux.run(&[
-            "new-session",
-            "-d",
-            "-x",
-            "100",
-            "-y",
-            "30",
-            "sh",
-            "-c",
-            &script,
-        ]);
-        tmux
+        Tmux::spawn(
+            pi,
+            &format!(
+                "'{PI}' {}; echo \"[pi exited $?]\"; sleep 600",
+                quoted.join(" ")
+            ),
+        )
     }
 
     /// An interactive bash (job control on) in the same environment, for typing commands into.
     fn start_shell(pi: &PiEnv) -> Tmux {
+        let tmux = Tmux::spawn(pi, "PS1='$ ' exec bash --norc --noprofile -i");
+        tmux.wait_text("$");
+        tmux
+    }
+
+    /// Runs `command` in a detached 100×30 window, in the test's directories and a clean
+    /// environment.
+    fn spawn(pi: &PiEnv, command: &str) -> Tmux {
         let socket = format!("pi-test-{}-{}", std::process::id(), fastrand::u64(..));
         let script = format!(
             "cd '{cwd}' && exec env -i PATH=\"$PATH\" TERM=xterm-256color HOME='{home}' \
-             PI_CODING_AGENT_DIR='{agent}' PS1='$ ' bash --norc --noprofile -i",
+             PI_CODING_AGENT_DIR='{agent}' sh -c \"$0\"",
             cwd = pi.cwd().display(),
             home = pi.root.path().join("home").display(),
             agent = pi.agent_dir().display(),
@@ -62,8 +55,8 @@ impl Tmux {
             "sh",
             "-c",
             &script,
+            command,
         ]);
-        tmux.wait_text("$");
         tmux
     }
 
