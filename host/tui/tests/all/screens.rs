@@ -128,10 +128,8 @@ impl<'a> Shot<'a> {
         }
     }
 
-    fn render(&self, width: u16, height: u16) -> String {
-        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-        let cache = RefCell::new(LineCache::default());
-        let screen = Screen {
+    fn screen<'s>(&'s self, cache: &'s RefCell<LineCache>) -> Screen<'s> {
+        Screen {
             transcript: self.transcript,
             editor: &self.editor,
             footer: &self.footer,
@@ -140,14 +138,20 @@ impl<'a> Shot<'a> {
             show_thinking: self.show_thinking,
             hint: self.hint.clone(),
             colors: ColorLevel::TrueColor,
-            lines: &cache,
+            lines: cache,
             search: None,
             live_from: None,
             popup: &self.popup,
             popup_selected: 0,
             renderers: &self.renderers,
             tick: 0,
-        };
+        }
+    }
+
+    fn render(&self, width: u16, height: u16) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+        let cache = RefCell::new(LineCache::default());
+        let screen = self.screen(&cache);
         terminal.draw(|frame| draw(frame, &screen)).unwrap();
         let buffer = terminal.backend().buffer();
         let mut out = String::new();
@@ -383,4 +387,62 @@ fn a_table_and_highlighted_code() {
     let mut events = vec![user("Summarise")];
     events.extend(finished(answer(vec![text(md)], 100)));
     insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 16));
+}
+
+#[test]
+fn grep_find_and_ls_calls_with_their_results() {
+    let mut events = vec![user("Where is the parser?")];
+    events.extend(tool(
+        "c1",
+        "grep",
+        json!({"pattern": "fn parse", "path": "src"}),
+        "src/parser.rs:12: fn parse(input: &str)",
+        json!({}),
+    ));
+    events.extend(tool(
+        "c2",
+        "find",
+        json!({"pattern": "*.rs"}),
+        "src/parser.rs\nsrc/main.rs",
+        json!({}),
+    ));
+    events.extend(tool(
+        "c3",
+        "ls",
+        json!({"path": "src"}),
+        "main.rs\nparser.rs",
+        json!({}),
+    ));
+    insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 18));
+}
+
+#[test]
+fn the_edit_diff_is_coloured() {
+    let mut events = vec![user("Rename it")];
+    events.extend(tool(
+        "c1",
+        "edit",
+        json!({"path": "src/lib.rs"}),
+        "Successfully replaced 1 block",
+        json!({"diff": "-fn old() {}\n+fn new() {}"}),
+    ));
+    let t = transcript(events);
+    let shot = Shot::new(&t);
+    let mut terminal = Terminal::new(TestBackend::new(40, 10)).unwrap();
+    let cache = RefCell::new(LineCache::default());
+    let screen = shot.screen(&cache);
+    terminal.draw(|frame| draw(frame, &screen)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let row_of = |text: &str| {
+        (0..buffer.area.height).find(|&y| {
+            let line: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect();
+            line.contains(text)
+        })
+    };
+    let removed = row_of("-fn old").unwrap();
+    let added = row_of("+fn new").unwrap();
+    assert_eq!(buffer[(4, removed)].fg, ratatui::style::Color::Red);
+    assert_eq!(buffer[(4, added)].fg, ratatui::style::Color::Green);
 }
