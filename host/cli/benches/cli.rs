@@ -104,7 +104,7 @@ fn command(bin: &str, dirs: &Dirs, args: &[String], rss: bool) -> Command {
     cmd.args(args)
         .current_dir(&dirs.cwd)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", &dirs.path)
         .env("HOME", &dirs.home)
         .env("PI_CODING_AGENT_DIR", &dirs.agent)
         .stdin(Stdio::null())

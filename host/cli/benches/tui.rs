@@ -7,7 +7,9 @@
 //!
 //! `cargo bench -p pi-cli --bench tui`. The frame time with a 10,000-line transcript is pi-tui's
 //! own bench (`cargo bench -p pi-tui --bench frame`). `PI_BENCH_RUNS` sets the launch runs
-//! (default 20). Targets: launch ≤ 20 ms, CPU ≤ 10% of a core, RSS ≤ 60 MB.
+//! (default 20). `PI_BENCH_REFERENCE=<path to the TypeScript pi>` measures its launch the same
+//! way in the same run (its footer's gauge reads `0.0%/…`, which holds the same marker).
+//! Targets: launch ≤ 20 ms, CPU ≤ 10% of a core, RSS ≤ 60 MB.
 
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -34,14 +36,14 @@ struct Session {
 }
 
 impl Session {
-    fn start(dirs: &Dirs, args: &[&str]) -> Session {
+    fn start(bin: &str, dirs: &Dirs, args: &[&str]) -> Session {
         let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        let inner = format!("stty rows 30 cols 100; exec '{PI}' {}", quoted.join(" "));
+        let inner = format!("stty rows 30 cols 100; exec '{bin}' {}", quoted.join(" "));
         let mut child = Command::new("script")
             .args(["-qfec", &inner, "/dev/null"])
             .current_dir(&dirs.cwd)
             .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("PATH", &dirs.path)
             .env("HOME", &dirs.home)
             .env("TERM", "xterm-256color")
             .env("PI_CODING_AGENT_DIR", &dirs.agent)
@@ -133,11 +135,11 @@ fn peak_rss_kb(pid: u32) -> u64 {
 /// The footer's context gauge: drawn once the first frame is ready for input.
 const READY: &str = "0%";
 
-fn launch(dirs: &Dirs, runs: usize) -> Vec<Duration> {
+fn launch(bin: &str, dirs: &Dirs, runs: usize) -> Vec<Duration> {
     let mut times: Vec<Duration> = (0..runs + 2)
         .map(|_| {
             let started = Instant::now();
-            let mut session = Session::start(dirs, &["--model", "mock/mock-model"]);
+            let mut session = Session::start(bin, dirs, &["--model", "mock/mock-model"]);
             session.wait_for(READY);
             let elapsed = started.elapsed();
             session.exit();
@@ -151,7 +153,7 @@ fn launch(dirs: &Dirs, runs: usize) -> Vec<Duration> {
 
 /// The share of a core pi uses while the answer streams, the stream's wall time, and its rate
 /// in tokens a second (at ~4 characters a token).
-fn streaming_cpu(dirs: &Dirs, mock: &MockLlm) -> (f64, Duration, f64) {
+fn streaming_cpu(bin: &str, dirs: &Dirs, mock: &MockLlm) -> (f64, Duration, f64) {
     // The mock's 1 ms pauses take about 2 ms on this machine: 8-character chunks make about
     // 1,000 tokens a second (the rate is measured and printed).
     let words: String = (0..5000).map(|i| format!("w{:02} ", i % 100)).collect();
@@ -159,7 +161,7 @@ fn streaming_cpu(dirs: &Dirs, mock: &MockLlm) -> (f64, Duration, f64) {
     mock.push_all([Turn::text(format!("{words} END-OF-STREAM"))
         .chunk(8)
         .delay_between_events(Duration::from_millis(1))]);
-    let mut session = Session::start(dirs, &["--model", "mock/mock-model", "--no-session"]);
+    let mut session = Session::start(bin, dirs, &["--model", "mock/mock-model", "--no-session"]);
     session.wait_for(READY);
     let pid = session.pi_pid();
     session.send(b"Stream please\r");
@@ -213,33 +215,35 @@ fn main() {
     println!("pi: {PI}\n");
     println!("| measure | result | target |");
     println!("|---|---|---|");
-    let times = launch(&dirs, runs);
-    let median = times[times.len() / 2].as_secs_f64() * 1000.0;
-    let p95 = times[(times.len() - 1) * 95 / 100].as_secs_f64() * 1000.0;
-    println!(
-        "| launch to the first frame ({runs} runs) | median {median:.1} ms, p95 {p95:.1} ms | ≤ 20 ms |"
-    );
-    let (cpu, wall, rate) = streaming_cpu(&dirs, &mock);
-    println!(
-        "| CPU while streaming {rate:.0} tokens/s for {:.1} s | {cpu:.1}% of one core | ≤ 10% at 1,000 tokens/s |",
-        wall.as_secs_f64()
-    );
+    let reference = std::env::var("PI_BENCH_REFERENCE").ok();
+    let bins = std::iter::once(("pi", PI)).chain(reference.as_deref().map(|r| ("reference pi", r)));
     let session = long_session(&dirs.home, &dirs.cwd, 5000);
-    let mut open = Session::start(
-        &dirs,
-        &[
+    for (name, bin) in bins {
+        let times = launch(bin, &dirs, runs);
+        let median = times[times.len() / 2].as_secs_f64() * 1000.0;
+        let p95 = times[(times.len() - 1) * 95 / 100].as_secs_f64() * 1000.0;
+        println!(
+            "| {name}: launch to the first frame ({runs} runs) | median {median:.1} ms, p95 {p95:.1} ms | ≤ 20 ms |"
+        );
+        let (cpu, wall, rate) = streaming_cpu(bin, &dirs, &mock);
+        println!(
+            "| {name}: CPU while streaming {rate:.0} tokens/s for {:.1} s | {cpu:.1}% of one core | ≤ 10% at 1,000 tokens/s |",
+            wall.as_secs_f64()
+        );
+        let args = [
             "--model",
             "mock/mock-model",
             "--session",
             session.to_str().unwrap(),
-        ],
-    );
-    open.wait_for(READY);
-    let rss = peak_rss_kb(open.pi_pid());
-    open.exit();
-    println!(
-        "| peak RSS, 5,000-message session open | {:.1} MB | ≤ 60 MB |",
-        rss as f64 / 1024.0
-    );
+        ];
+        let mut open = Session::start(bin, &dirs, &args);
+        open.wait_for(READY);
+        let rss = peak_rss_kb(open.pi_pid());
+        open.exit();
+        println!(
+            "| {name}: peak RSS, 5,000-message session open | {:.1} MB | ≤ 60 MB |",
+            rss as f64 / 1024.0
+        );
+    }
     assert_eq!(mock.pending(), 0, "every scripted reply was used");
 }

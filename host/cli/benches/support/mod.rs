@@ -9,6 +9,9 @@ pub struct Dirs {
     pub agent: PathBuf,
     pub cwd: PathBuf,
     pub home: PathBuf,
+    /// `PATH` for the runs: a folder with stand-ins for `fd` and `rg` first (the TypeScript pi
+    /// would otherwise try to download them at every start), then the caller's.
+    pub path: std::ffi::OsString,
     _root: tempfile::TempDir,
 }
 
@@ -16,14 +19,25 @@ impl Dirs {
     /// A fresh agent dir, working dir and home, with `mock/mock-model` configured.
     pub fn new(mock: &MockLlm) -> Dirs {
         let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join("bin");
+        let mut path = bin.clone().into_os_string();
+        path.push(":");
+        path.push(std::env::var_os("PATH").unwrap_or_default());
         let dirs = Dirs {
             agent: root.path().join("agent"),
             cwd: root.path().join("work"),
             home: root.path().join("home"),
+            path,
             _root: root,
         };
-        for dir in [&dirs.agent, &dirs.cwd, &dirs.home] {
+        for dir in [&dirs.agent, &dirs.cwd, &dirs.home, &bin] {
             std::fs::create_dir_all(dir).unwrap();
+        }
+        for tool in ["fd", "rg"] {
+            use std::os::unix::fs::PermissionsExt;
+            let stand_in = bin.join(tool);
+            std::fs::write(&stand_in, "#!/bin/sh\necho \"$0 1.0.0\"\n").unwrap();
+            std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         let models = json!({"providers": {"mock": {
             "baseUrl": mock.base_url(Api::OpenAiCompletions),
