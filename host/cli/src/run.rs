@@ -234,6 +234,11 @@ fn tui_options(
         keybindings: Some(env.agent_dir.join("keybindings.json")),
         max_completions: settings.autocomplete_max_visible(),
         cwd: env.cwd.clone(),
+        images: if settings.terminal_show_images() {
+            pi_tui::ImageProtocol::detect(|name| std::env::var(name).ok())
+        } else {
+            pi_tui::ImageProtocol::None
+        },
     }
 }
 

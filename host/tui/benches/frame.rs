@@ -13,7 +13,7 @@ use pi_ai::{
 };
 use pi_app::AppEvent;
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{ColorLevel, Editor, LineCache, Transcript};
+use pi_tui::{ColorLevel, Editor, ImageProtocol, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -112,6 +112,7 @@ fn measure(name: &str, transcript: &mut Transcript, streaming: bool) {
             popup: &[],
             popup_selected: 0,
             renderers: &[],
+            images: ImageProtocol::None,
             tick: frame,
         };
         let started = Instant::now();
@@ -143,6 +144,7 @@ fn main() {
             popup: &[],
             popup_selected: 0,
             renderers: &[],
+            images: ImageProtocol::None,
             tick: 0,
         },
         119,

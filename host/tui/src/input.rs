@@ -70,6 +70,9 @@ pub struct Ui {
     pub live_from: Option<usize>,
     pub keymap: Keymap,
     pub external_editor: Option<String>,
+    /// How the terminal draws pictures, and the ones on screen now.
+    pub images: crate::images::ImageProtocol,
+    pub pictures: Vec<crate::images::Placed>,
     search: Option<Search>,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
@@ -115,6 +118,8 @@ impl Ui {
             live_from: (!options.fullscreen).then_some(0),
             keymap,
             external_editor: options.external_editor.clone(),
+            images: options.images,
+            pictures: Vec::new(),
             search: None,
             popup: None,
             popup_rows: Vec::new(),
@@ -155,6 +160,7 @@ impl Ui {
             popup: &self.popup_rows,
             popup_selected,
             renderers: &self.renderers,
+            images: self.images,
         }
     }
 

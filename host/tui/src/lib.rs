@@ -14,6 +14,7 @@ mod external;
 mod files;
 mod git;
 mod highlight;
+mod images;
 mod input;
 mod keys;
 mod markdown;
@@ -25,6 +26,7 @@ mod wrap;
 
 pub use color::ColorLevel;
 pub use editor::Editor;
+pub use images::ImageProtocol;
 pub use keys::Keymap;
 pub use transcript::{Item, ToolCall, Transcript};
 pub use view::LineCache;
@@ -67,6 +69,8 @@ pub struct TuiOptions {
     pub max_completions: usize,
     /// The working directory (`@` completion, the git branch).
     pub cwd: PathBuf,
+    /// How the terminal draws pictures (`terminal.showImages` off: none).
+    pub images: ImageProtocol,
 }
 
 /// Why the UI could not run.
@@ -241,10 +245,36 @@ fn draw(terminal: &mut terminal::Term, ui: &mut Ui) -> std::io::Result<()> {
     let mut out = std::io::stdout();
     execute!(out, BeginSynchronizedUpdate)?;
     let flushed = flush_scrollback(terminal, ui, false);
-    let drawn = terminal.draw(|frame| view::draw(frame, &ui.screen()));
+    let drawn = terminal
+        .draw(|frame| view::draw(frame, &ui.screen()))
+        .map(|_| ());
+    let placed = drawn.and_then(|()| place_pictures(terminal, ui, &mut out));
     execute!(out, EndSynchronizedUpdate)?;
     ui.tick += 1;
-    flushed.and(drawn.map(|_| ()))
+    flushed.and(placed)
+}
+
+/// Places the pictures in view when they are not the ones already on screen.
+fn place_pictures(
+    terminal: &mut terminal::Term,
+    ui: &mut Ui,
+    out: &mut std::io::Stdout,
+) -> std::io::Result<()> {
+    if ui.images == ImageProtocol::None {
+        return Ok(());
+    }
+    let visible = ui.lines.borrow().visible_pictures();
+    if visible == ui.pictures {
+        return Ok(());
+    }
+    // An iTerm2 picture is paint in the cells: moving it means repainting the screen.
+    if ui.images == ImageProtocol::Iterm2 && !ui.pictures.is_empty() {
+        terminal.clear()?;
+        terminal.draw(|frame| view::draw(frame, &ui.screen()))?;
+    }
+    images::place(out, ui.images, &visible)?;
+    ui.pictures = visible;
+    Ok(())
 }
 
 /// Regular layout: prints the items that will not change any more (all of them at `all`)

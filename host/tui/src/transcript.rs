@@ -160,20 +160,46 @@ impl Transcript {
                 self.push_failure(assistant);
             }
             Some(Message::ToolResult(result)) => {
+                let output = ToolOutput {
+                    content: result.content.clone(),
+                    details: result.details.clone().unwrap_or(Value::Null),
+                };
+                // Live, the call is on screen since its execution started: the result
+                // message only confirms it.
+                if let Some(call) = self.tool(&result.tool_call_id) {
+                    call.output = Some(output);
+                    call.is_error = result.is_error;
+                    call.done = true;
+                    return;
+                }
+                let args = self.call_arguments(&result.tool_call_id);
                 self.push(Item::Tool(ToolCall {
                     id: result.tool_call_id.clone(),
                     name: result.tool_name.clone(),
-                    args: Value::Null,
-                    output: Some(ToolOutput {
-                        content: result.content.clone(),
-                        details: result.details.clone().unwrap_or(Value::Null),
-                    }),
+                    args,
+                    output: Some(output),
                     is_error: result.is_error,
                     done: true,
                 }));
             }
             None => self.push_host_message(message),
         }
+    }
+
+    /// The arguments the model gave call `id` (a continued session has the answer that asked
+    /// for it just before the result).
+    fn call_arguments(&self, id: &str) -> Value {
+        self.items
+            .iter()
+            .rev()
+            .find_map(|item| match item {
+                Item::Assistant { message, .. } => message.content.iter().find_map(|b| match b {
+                    AssistantBlock::ToolCall(call) if call.id == id => Some(call.arguments.clone()),
+                    _ => None,
+                }),
+                _ => None,
+            })
+            .unwrap_or(Value::Null)
     }
 
     /// Messages of roles the model does not see that still belong on screen.
@@ -414,5 +440,58 @@ impl Transcript {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_ai::ToolResultMessage;
+
+    fn result(id: &str) -> AgentMessage {
+        AgentMessage::Llm(Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "bash".into(),
+            content: Vec::new(),
+            details: None,
+            is_error: false,
+            timestamp: 0,
+        }))
+    }
+
+    #[test]
+    fn a_result_confirms_the_live_call_and_a_continued_session_keeps_arguments() {
+        let call = pi_ai::ToolCall {
+            id: "c1".into(),
+            name: "bash".into(),
+            arguments: serde_json::json!({"command": "ls"}),
+            thought_signature: None,
+        };
+        let answer = AgentMessage::Llm(Message::Assistant(AssistantMessage {
+            content: vec![AssistantBlock::ToolCall(call)],
+            ..AssistantMessage::default()
+        }));
+        let resumed = Transcript::from_messages(&[answer, result("c1")]);
+        let calls: Vec<&Value> = resumed
+            .items()
+            .iter()
+            .filter_map(|i| match i {
+                Item::Tool(call) => Some(&call.args),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, [&serde_json::json!({"command": "ls"})]);
+
+        let mut live = Transcript::default();
+        live.apply(&AppEvent::Agent(AgentEvent::ToolExecutionStart {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: serde_json::json!({"command": "ls"}),
+        }));
+        live.apply(&AppEvent::Agent(AgentEvent::MessageStart {
+            message: result("c1"),
+        }));
+        assert_eq!(live.items().len(), 1);
+        assert!(matches!(&live.items()[0], Item::Tool(call) if call.done));
     }
 }

@@ -461,3 +461,79 @@ fn tui_ctrl_z_gives_the_terminal_back_and_fg_resumes_it() {
     tmux.keys(&["C-d"]);
     tmux.wait_for("the shell's prompt again", |s| s.trim_end().ends_with('$'));
 }
+
+/// A 16×8 orange PNG.
+const DOT_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAIAAAB/FOjAAAAAFElEQVR4nGP438BAEiJN9agGIhEAJ6W/gauzTuUAAAAASUVORK5CYII=";
+
+#[test]
+fn tui_draws_an_image_with_the_kitty_protocol_in_a_kitty_terminal() {
+    use base64::Engine as _;
+    use std::io::{Read, Write};
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(DOT_PNG)
+        .unwrap();
+    std::fs::write(pi.cwd().join("dot.png"), png).unwrap();
+    pi.mock
+        .push(Turn::new().tool_call("c1", "read", json!({"path": "dot.png"})));
+    pi.mock.push(Turn::text("Seen the picture."));
+    // tmux passes no graphics on, so this runs in a pseudo-terminal of `script`'s, whose
+    // output is exactly what pi wrote.
+    let mut child = Command::new("script")
+        .args([
+            "-qfec",
+            &format!("stty rows 30 cols 100; exec '{PI}' --model mock/mock-model"),
+            "/dev/null",
+        ])
+        .current_dir(pi.cwd())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", pi.root.path().join("home"))
+        .env("TERM", "xterm-kitty")
+        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("`script` runs (Debian package bsdutils)");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 65536];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let wait_for = |marker: &[u8], seen: &mut Vec<u8>| {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !seen.windows(marker.len()).any(|w| w == marker) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(bytes) => seen.extend(bytes),
+                Err(_) => panic!(
+                    "no {:?}; pi wrote:\n{}",
+                    String::from_utf8_lossy(marker),
+                    String::from_utf8_lossy(seen)
+                ),
+            }
+        }
+    };
+    wait_for(b"0%", &mut seen);
+    stdin.write_all(b"Show me the picture\r").unwrap();
+    stdin.flush().unwrap();
+    wait_for(b"picture.", &mut seen);
+    // The picture is sent as PNG, sized to 2 columns by 1 row, quietly, at a cell under the
+    // tool's output.
+    wait_for(b"\x1b_Ga=T,f=100,q=2,C=1,c=2,r=1,m=0;", &mut seen);
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    assert!(
+        text.contains("[image: image/png"),
+        "the placeholder names it"
+    );
+    stdin.write_all(b"\x04").unwrap();
+    stdin.flush().unwrap();
+    assert!(child.wait().unwrap().success());
+}

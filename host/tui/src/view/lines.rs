@@ -4,12 +4,15 @@
 use super::items::{prefixed, rendered, tool_header, tool_lines};
 use super::{Palette, Screen};
 use crate::color::ColorLevel;
+use crate::images::{ImageProtocol, Picture, Placed};
 use crate::markdown;
 use crate::transcript::Item;
 use pi_ai::AssistantBlock;
 use pi_ext_api::RenderTarget;
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
+use std::sync::Arc;
 
 /// The transcript as plain text lines for `width` cells (what is printed after the alternate
 /// screen is left).
@@ -54,8 +57,12 @@ pub struct LineCache {
     key: Option<CacheKey>,
     /// Per item: its revision and its lines (empty for an item that shows nothing).
     items: Vec<(u64, Vec<Line<'static>>)>,
+    /// Per item: its pictures, by the line (within the item) of their first row.
+    pictures: Vec<Vec<(usize, Arc<Picture>)>>,
     /// The transcript area's height at the last frame, for paging and jumps.
     pub height: usize,
+    /// The last frame's first transcript line and the area it was drawn in.
+    pub(super) view: Option<(usize, Rect)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +71,7 @@ struct CacheKey {
     expanded: bool,
     show_thinking: bool,
     colors: ColorLevel,
+    images: ImageProtocol,
 }
 
 impl LineCache {
@@ -73,13 +81,16 @@ impl LineCache {
             expanded: screen.expanded,
             show_thinking: screen.show_thinking,
             colors: palette.colors,
+            images: screen.images,
         };
         if self.key != Some(key) {
             self.items.clear();
+            self.pictures.clear();
             self.key = Some(key);
         }
         let items = screen.transcript.items();
         self.items.truncate(items.len());
+        self.pictures.resize_with(items.len(), Vec::new);
         for (index, item) in items.iter().enumerate() {
             let revision = screen.transcript.revision(index);
             if self.items.get(index).is_some_and(|(r, _)| *r == revision) {
@@ -87,11 +98,34 @@ impl LineCache {
             }
             let mut lines = Vec::new();
             item_lines(&mut lines, item, screen, palette, width);
+            self.pictures[index] = pictures(&mut lines, item, screen.images, width);
             match self.items.get_mut(index) {
                 Some(slot) => *slot = (revision, lines),
                 None => self.items.push((revision, lines)),
             }
         }
+    }
+
+    /// The pictures wholly inside the last frame's transcript area, with their cells.
+    pub fn visible_pictures(&self) -> Vec<Placed> {
+        let Some((start, area)) = self.view else {
+            return Vec::new();
+        };
+        let end = start + area.height as usize;
+        let mut placed = Vec::new();
+        for (index, line) in self.starts() {
+            for (offset, picture) in self.pictures.get(index).into_iter().flatten() {
+                let top = line + offset;
+                if top >= start && top + picture.rows as usize <= end {
+                    placed.push(Placed {
+                        x: area.x + PICTURE_INDENT,
+                        y: area.y + (top - start) as u16,
+                        picture: Arc::clone(picture),
+                    });
+                }
+            }
+        }
+        placed
     }
 
     /// Where each item that shows something starts, in transcript lines: (item index, line).
@@ -212,6 +246,40 @@ fn mark_matches(line: &Line<'static>, query: Option<&str>) -> Line<'static> {
         }
     });
     Line::from(spans.collect::<Vec<_>>())
+}
+
+/// Columns left of a picture (it sits under its tool's output).
+const PICTURE_INDENT: u16 = 4;
+
+/// The pictures of a finished tool result, each given blank rows at the end of `lines`.
+fn pictures(
+    lines: &mut Vec<Line<'static>>,
+    item: &Item,
+    protocol: ImageProtocol,
+    width: usize,
+) -> Vec<(usize, Arc<Picture>)> {
+    let Item::Tool(call) = item else {
+        return Vec::new();
+    };
+    let Some(output) = call.output.as_ref().filter(|_| call.done) else {
+        return Vec::new();
+    };
+    if protocol == ImageProtocol::None {
+        return Vec::new();
+    }
+    let room = width.saturating_sub(PICTURE_INDENT as usize);
+    let mut placed = Vec::new();
+    for block in &output.content {
+        let pi_ai::UserBlock::Image(image) = block else {
+            continue;
+        };
+        if let Some(picture) = Picture::new(image, room, protocol) {
+            placed.push((lines.len(), Arc::new(picture)));
+            let rows = placed.last().map_or(0, |(_, p)| p.rows as usize);
+            lines.extend(std::iter::repeat_with(Line::default).take(rows));
+        }
+    }
+    placed
 }
 
 /// The screen lines of one transcript item for `width` cells.

@@ -56,6 +56,8 @@ pub struct Screen<'a> {
     pub popup_selected: usize,
     /// The extensions' renderers of custom messages and tool results.
     pub renderers: &'a [Arc<dyn MessageRenderer>],
+    /// How the terminal draws pictures (none: placeholders only).
+    pub images: crate::images::ImageProtocol,
 }
 
 pub(crate) struct Palette {
@@ -182,6 +184,7 @@ fn draw_transcript(frame: &mut Frame, screen: &Screen, palette: &Palette, area: 
     cache.height = height;
     let end = total.saturating_sub(screen.scroll.min(total));
     let start = end.saturating_sub(height);
+    cache.view = Some((start, area));
     frame.render_widget(Paragraph::new(cache.slice(start, end, screen.search)), area);
     if total > height {
         let mut state = ScrollbarState::new(total.saturating_sub(height))

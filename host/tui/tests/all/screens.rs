@@ -11,7 +11,7 @@ use pi_app::AppEvent;
 use pi_app::agent_session::SessionEvent;
 use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, StyledLine};
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{ColorLevel, Editor, LineCache, Transcript};
+use pi_tui::{ColorLevel, Editor, ImageProtocol, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -112,6 +112,7 @@ struct Shot<'a> {
     renderers: Vec<Arc<dyn MessageRenderer>>,
     popup: Vec<(String, String)>,
     hint: Option<String>,
+    images: ImageProtocol,
 }
 
 impl<'a> Shot<'a> {
@@ -125,6 +126,7 @@ impl<'a> Shot<'a> {
             renderers: Vec::new(),
             popup: Vec::new(),
             hint: None,
+            images: ImageProtocol::None,
         }
     }
 
@@ -144,6 +146,7 @@ impl<'a> Shot<'a> {
             popup: &self.popup,
             popup_selected: 0,
             renderers: &self.renderers,
+            images: self.images,
             tick: 0,
         }
     }
@@ -445,4 +448,55 @@ fn the_edit_diff_is_coloured() {
     let added = row_of("+fn new").unwrap();
     assert_eq!(buffer[(4, removed)].fg, ratatui::style::Color::Red);
     assert_eq!(buffer[(4, added)].fg, ratatui::style::Color::Green);
+}
+
+#[test]
+fn an_image_result_keeps_rows_for_its_picture() {
+    use base64::Engine as _;
+    let mut png = Vec::new();
+    image::RgbImage::new(160, 80)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let image = pi_ai::ImageContent {
+        data: base64::engine::general_purpose::STANDARD.encode(png),
+        mime_type: "image/png".into(),
+    };
+    let mut events = vec![user("Show the chart")];
+    events.push(agent(AgentEvent::ToolExecutionStart {
+        tool_call_id: "c1".into(),
+        tool_name: "read".into(),
+        args: json!({"path": "chart.png"}),
+    }));
+    events.push(agent(AgentEvent::ToolExecutionEnd {
+        tool_call_id: "c1".into(),
+        tool_name: "read".into(),
+        result: ToolOutput {
+            content: vec![
+                pi_ai::UserBlock::Text(pi_ai::TextContent {
+                    text: "Read image file [image/png]".into(),
+                    text_signature: None,
+                }),
+                pi_ai::UserBlock::Image(image),
+            ],
+            details: json!({}),
+        },
+        is_error: false,
+    }));
+    let t = transcript(events);
+    let mut shot = Shot::new(&t);
+    insta::assert_snapshot!("image_placeholder_only", shot.render(60, 16));
+    shot.images = ImageProtocol::Kitty;
+    insta::assert_snapshot!("image_with_rows_for_the_picture", shot.render(60, 16));
+    let mut terminal = Terminal::new(TestBackend::new(60, 16)).unwrap();
+    let cache = RefCell::new(LineCache::default());
+    let screen = shot.screen(&cache);
+    terminal.draw(|frame| draw(frame, &screen)).unwrap();
+    let placed: Vec<(u16, u16, u16, u16)> = cache
+        .borrow()
+        .visible_pictures()
+        .iter()
+        .map(|p| (p.x, p.y, p.picture.cols, p.picture.rows))
+        .collect();
+    // 160×80 pixels: 20 columns by 5 rows, under the placeholder line (row 5).
+    assert_eq!(placed, [(4, 5, 20, 5)]);
 }
