@@ -1,5 +1,6 @@
-//! Pictures in the transcript. Where the terminal speaks a graphics protocol (kitty's, or
-//! iTerm2's inline images, which WezTerm also reads), an image a tool returned is drawn in rows
+//! Pictures in the transcript. Where the terminal speaks a graphics protocol (kitty's,
+//! iTerm2's inline images, which WezTerm also reads, or sixel), an image a tool returned is
+//! drawn in rows
 //! the transcript keeps blank for it; elsewhere (and inside tmux, which does not pass the
 //! protocols on) the placeholder line naming it is all there is. Pictures are placed after a
 //! frame is drawn, and placed again only when the ones in view move.
@@ -15,6 +16,9 @@ const PIXELS_PER_COLUMN: u32 = 8;
 const MAX_ROWS: u32 = 20;
 /// Kitty takes its payload in pieces of at most this many bytes.
 const KITTY_CHUNK: usize = 4096;
+/// A cell's size in pixels, for sixel pictures (which are sized in pixels).
+const CELL_WIDTH: u32 = 8;
+const CELL_HEIGHT: u32 = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ImageProtocol {
@@ -22,6 +26,7 @@ pub enum ImageProtocol {
     None,
     Kitty,
     Iterm2,
+    Sixel,
 }
 
 impl ImageProtocol {
@@ -37,6 +42,11 @@ impl ImageProtocol {
             ImageProtocol::Kitty
         } else if program == "iTerm.app" || program == "WezTerm" {
             ImageProtocol::Iterm2
+        } else if ["foot", "mlterm", "contour", "xterm-sixel"]
+            .iter()
+            .any(|t| term.starts_with(t))
+        {
+            ImageProtocol::Sixel
         } else {
             ImageProtocol::None
         }
@@ -48,7 +58,8 @@ impl ImageProtocol {
 pub struct Picture {
     pub cols: u16,
     pub rows: u16,
-    /// Base64 of what the protocol takes (PNG for kitty, the file as it is for iTerm2).
+    /// What the protocol takes: base64 of a PNG for kitty, of the file as it is for iTerm2;
+    /// the sixel data itself for sixel.
     payload: String,
 }
 
@@ -80,6 +91,16 @@ impl Picture {
                     .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
                     .ok()?;
                 engine.encode(png)
+            }
+            ImageProtocol::Sixel => {
+                let decoded = image::load_from_memory(&bytes).ok()?.to_rgb8();
+                let resized = image::imageops::resize(
+                    &decoded,
+                    cols * CELL_WIDTH,
+                    rows * CELL_HEIGHT,
+                    image::imageops::FilterType::Triangle,
+                );
+                sixel(&resized)
             }
             _ => image.data.clone(),
         };
@@ -117,7 +138,90 @@ impl Picture {
                 "\x1b]1337;File=inline=1;width={};height={};preserveAspectRatio=1:{}\x07",
                 self.cols, self.rows, self.payload
             ),
+            ImageProtocol::Sixel => self.payload.clone(),
         }
+    }
+}
+
+/// The 6×6×6 colour cube entry nearest `v` (0–255) on one axis.
+fn level(v: u8) -> usize {
+    (usize::from(v) * 5 + 127) / 255
+}
+
+/// `image` as a sixel sequence over the 216 colours of a 6×6×6 cube: a band of six pixel rows
+/// at a time, one pass per colour the band uses, runs of the same six-pixel column
+/// run-length coded.
+fn sixel(image: &image::RgbImage) -> String {
+    let (width, height) = image.dimensions();
+    let index = |x: u32, y: u32| {
+        let p = image.get_pixel(x, y);
+        level(p[0]) * 36 + level(p[1]) * 6 + level(p[2])
+    };
+    let mut out = format!("\x1bP0;1;0q\"1;1;{width};{height}");
+    let mut used = [false; 216];
+    for y in 0..height {
+        for x in 0..width {
+            used[index(x, y)] = true;
+        }
+    }
+    for (i, _) in used.iter().enumerate().filter(|(_, u)| **u) {
+        let percent = |n: usize| n * 100 / 5;
+        out.push_str(&format!(
+            "#{i};2;{};{};{}",
+            percent(i / 36),
+            percent(i / 6 % 6),
+            percent(i % 6)
+        ));
+    }
+    for band in (0..height).step_by(6) {
+        let rows = (height - band).min(6);
+        let mut colours: Vec<usize> = (0..width)
+            .flat_map(|x| (0..rows).map(move |r| (x, r)))
+            .map(|(x, r)| index(x, band + r))
+            .collect();
+        colours.sort_unstable();
+        colours.dedup();
+        for (n, colour) in colours.iter().enumerate() {
+            if n > 0 {
+                out.push('$');
+            }
+            out.push_str(&format!("#{colour}"));
+            let columns = (0..width).map(|x| {
+                let bits = (0..rows)
+                    .filter(|r| index(x, band + r) == *colour)
+                    .fold(0u8, |b, r| b | (1 << r));
+                char::from(63 + bits)
+            });
+            push_runs(&mut out, columns);
+        }
+        out.push('-');
+    }
+    out.push_str("\x1b\\");
+    out
+}
+
+/// Appends `chars`, a run of four or more of one character as `!<count><char>`.
+fn push_runs(out: &mut String, chars: impl Iterator<Item = char>) {
+    let mut run: Option<(char, usize)> = None;
+    let flush = |out: &mut String, (ch, count): (char, usize)| {
+        if count >= 4 {
+            out.push_str(&format!("!{count}{ch}"));
+        } else {
+            out.extend(std::iter::repeat_n(ch, count));
+        }
+    };
+    for ch in chars {
+        run = match run {
+            Some((c, n)) if c == ch => Some((c, n + 1)),
+            Some(done) => {
+                flush(out, done);
+                Some((ch, 1))
+            }
+            None => Some((ch, 1)),
+        };
+    }
+    if let Some(done) = run {
+        flush(out, done);
     }
 }
 
@@ -217,6 +321,19 @@ mod tests {
             mime_type: "image/png".into(),
         };
         assert!(Picture::new(&broken, 100, ImageProtocol::Kitty).is_none());
+    }
+
+    #[test]
+    fn encodes_sixel_bands_colours_and_runs() {
+        // 5×7: red on top, a blue bottom row in the second band.
+        let mut image = image::RgbImage::from_pixel(5, 7, image::Rgb([255, 0, 0]));
+        for x in 0..5 {
+            image.put_pixel(x, 6, image::Rgb([0, 0, 255]));
+        }
+        assert_eq!(
+            sixel(&image),
+            "\x1bP0;1;0q\"1;1;5;7#5;2;0;0;100#180;2;100;0;0#180!5~-#5!5@-\x1b\\"
+        );
     }
 
     #[test]

@@ -267,8 +267,8 @@ fn place_pictures(
     if visible == ui.pictures {
         return Ok(());
     }
-    // An iTerm2 picture is paint in the cells: moving it means repainting the screen.
-    if ui.images == ImageProtocol::Iterm2 && !ui.pictures.is_empty() {
+    // iTerm2 and sixel pictures are paint in the cells: moving one means repainting the screen.
+    if ui.images != ImageProtocol::Kitty && !ui.pictures.is_empty() {
         terminal.clear()?;
         terminal.draw(|frame| view::draw(frame, &ui.screen()))?;
     }

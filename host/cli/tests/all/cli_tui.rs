@@ -467,6 +467,17 @@ const DOT_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAIAAAB/FOjAAAAAFElEQVR4n
 
 #[test]
 fn tui_draws_an_image_with_the_kitty_protocol_in_a_kitty_terminal() {
+    // Sent as PNG, sized to 2 columns by 1 row, quietly.
+    draws_an_image("xterm-kitty", b"\x1b_Ga=T,f=100,q=2,C=1,c=2,r=1,m=0;");
+}
+
+#[test]
+fn tui_draws_an_image_as_sixel_in_a_sixel_terminal() {
+    // 2 columns by 1 row of 8×16-pixel cells.
+    draws_an_image("foot", b"\x1bP0;1;0q\"1;1;16;16#");
+}
+
+fn draws_an_image(term: &str, picture: &[u8]) {
     use base64::Engine as _;
     use std::io::{Read, Write};
     let pi = PiEnv::new(Api::OpenAiCompletions);
@@ -489,7 +500,7 @@ fn tui_draws_an_image_with_the_kitty_protocol_in_a_kitty_terminal() {
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", pi.root.path().join("home"))
-        .env("TERM", "xterm-kitty")
+        .env("TERM", term)
         .env("PI_CODING_AGENT_DIR", pi.agent_dir())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -525,9 +536,7 @@ fn tui_draws_an_image_with_the_kitty_protocol_in_a_kitty_terminal() {
     stdin.write_all(b"Show me the picture\r").unwrap();
     stdin.flush().unwrap();
     wait_for(b"picture.", &mut seen);
-    // The picture is sent as PNG, sized to 2 columns by 1 row, quietly, at a cell under the
-    // tool's output.
-    wait_for(b"\x1b_Ga=T,f=100,q=2,C=1,c=2,r=1,m=0;", &mut seen);
+    wait_for(picture, &mut seen);
     let text = String::from_utf8_lossy(&seen).into_owned();
     assert!(
         text.contains("[image: image/png"),
