@@ -546,3 +546,28 @@ fn draws_an_image(term: &str, picture: &[u8]) {
     stdin.flush().unwrap();
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn tui_ctrl_c_during_start_up_exits_cleanly() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // Start-up blocks reading settings.json (a FIFO nobody writes), as a slow disk or a slow
+    // extension would hold it: Ctrl+C then is the terminal's interrupt.
+    let settings = pi.agent_dir().join("settings.json");
+    let _ = std::fs::remove_file(&settings);
+    let made = Command::new("mkfifo").arg(&settings).status().unwrap();
+    assert!(made.success());
+    // Under a job-control shell, as a user runs it: the interrupt goes to pi's job alone.
+    let tmux = Tmux::start_shell(&pi);
+    tmux.type_text(&format!("'{PI}' --model mock/mock-model"));
+    tmux.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!tmux.screen().contains("0%"), "still starting");
+    tmux.keys(&["C-c"]);
+    // bash drops the rest of a command line an interrupt ended: ask for the code after it.
+    tmux.wait_for("the prompt", |s| s.trim_end().ends_with('$'));
+    tmux.type_text("echo \"[pi exited $?]\"");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("[pi exited 130]");
+    assert_eq!(modes(&tmux), "0 1");
+    assert!(pi.session_files().is_empty(), "no session file was started");
+}
