@@ -269,7 +269,7 @@ fn place_pictures(
     }
     // iTerm2 and sixel pictures are paint in the cells: moving one means repainting the screen.
     if ui.images != ImageProtocol::Kitty && !ui.pictures.is_empty() {
-        terminal.clear()?;
+        terminal::repaint(terminal)?;
         terminal.draw(|frame| view::draw(frame, &ui.screen()))?;
     }
     images::place(out, ui.images, &visible)?;

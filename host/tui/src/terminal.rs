@@ -96,8 +96,21 @@ pub fn outside<R>(terminal: &mut Term, f: impl FnOnce() -> R) -> std::io::Result
     restore();
     let result = f();
     take_over()?;
-    terminal.clear()?;
+    repaint(terminal)?;
     Ok(result)
+}
+
+/// Clears the screen so the next frame paints every cell. Fullscreen does it without
+/// `Terminal::clear`, which asks the terminal where its cursor is and fails where nothing
+/// answers (a pseudo-terminal without an emulator, a terminal under load); the inline
+/// viewport has to ask, to find itself again.
+pub fn repaint(terminal: &mut Term) -> std::io::Result<()> {
+    if FULLSCREEN.load(Ordering::SeqCst) {
+        let size = terminal.size()?;
+        terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+    } else {
+        terminal.clear()
+    }
 }
 
 impl Drop for TerminalGuard {
