@@ -151,10 +151,12 @@ pub(super) fn tool_lines(
         "edit" => diff_text(call).unwrap_or_else(|| call.output_text()),
         _ => call.output_text(),
     };
+    // Output ending in a newline (most commands') has no empty last line to show.
+    let text = text.trim_end_matches(['\n', '\r']);
     if text.is_empty() {
         return;
     }
-    let lines = wrap(&text, width.saturating_sub(4));
+    let lines = wrap(text, width.saturating_sub(4));
     let hidden = if expanded {
         0
     } else {

@@ -406,14 +406,15 @@ fn grep_find_and_ls_calls_with_their_results() {
         "c2",
         "find",
         json!({"pattern": "*.rs"}),
-        "src/parser.rs\nsrc/main.rs",
+        // Output ending in a newline, as most commands' does: no empty line after it.
+        "src/parser.rs\nsrc/main.rs\n",
         json!({}),
     ));
     events.extend(tool(
         "c3",
         "ls",
         json!({"path": "src"}),
-        "main.rs\nparser.rs",
+        "main.rs\nparser.rs\n",
         json!({}),
     ));
     insta::assert_snapshot!(Shot::new(&transcript(events)).render(60, 18));
