@@ -124,7 +124,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         return Ok(1);
     }
     let prepared = prepare(&options, base)?;
-    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &prompts, &args));
+    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &args));
     if ui.is_none() {
         for warning in &prepared.base.warnings {
             eprintln!("{warning}");
@@ -157,7 +157,9 @@ fn run(args: Args) -> Result<i32, RunError> {
             Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout())).await,
             Mode::Rpc => rpc::run(Arc::clone(&session), JsonLines::stdout(), shutdown).await,
             Mode::Interactive => {
-                let options = ui.unwrap_or_default();
+                let mut options = ui.unwrap_or_default();
+                // The command line's messages, the first with the @file images.
+                options.initial_prompts = prompts;
                 match pi_tui::run(Arc::clone(&session), options, shutdown).await {
                     Ok(code) => code,
                     Err(error) => {
@@ -176,11 +178,7 @@ fn run(args: Args) -> Result<i32, RunError> {
 
 /// How the interactive UI starts: the command line's messages as its first prompts, and the
 /// start-up warnings in its header (stderr is hidden behind the UI).
-fn tui_options(
-    prepared: &pi_app::startup::Prepared,
-    prompts: &[String],
-    args: &Args,
-) -> pi_tui::TuiOptions {
+fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::TuiOptions {
     let settings = &prepared.base.settings;
     let mut header = prepared.base.warnings.clone();
     if args.verbose || !settings.quiet_startup() {
@@ -215,7 +213,7 @@ fn tui_options(
     let env = &prepared.base.env;
     let mode = args.tui_mode.clone().or_else(|| settings.tui_mode());
     pi_tui::TuiOptions {
-        initial_prompts: prompts.to_vec(),
+        initial_prompts: Vec::new(),
         show_thinking: !settings.hide_thinking_block(),
         colors: pi_tui::ColorLevel::detect(|name| std::env::var(name).ok()),
         header,

@@ -47,8 +47,9 @@ use tokio_util::sync::CancellationToken;
 /// How the UI starts.
 #[derive(Debug, Clone, Default)]
 pub struct TuiOptions {
-    /// Messages given on the command line, sent one after another.
-    pub initial_prompts: Vec<String>,
+    /// Messages given on the command line (with their attached images), sent one after
+    /// another.
+    pub initial_prompts: Vec<(String, Vec<pi_ai::ImageContent>)>,
     /// Thinking blocks start expanded (`hideThinkingBlock: false`).
     pub show_thinking: bool,
     /// The colours the terminal shows (`NO_COLOR`, `COLORTERM`, `TERM`).
@@ -116,8 +117,8 @@ pub async fn run(
         let (app, tx) = (Arc::clone(&app), errors_tx.clone());
         let prompts = options.initial_prompts.clone();
         tokio::spawn(async move {
-            for prompt in prompts {
-                if let Err(error) = app.prompt(prompt, Vec::new()).await {
+            for (prompt, images) in prompts {
+                if let Err(error) = app.prompt(prompt, images).await {
                     let _ = tx.send(error.to_string());
                     break;
                 }

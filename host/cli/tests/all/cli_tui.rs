@@ -571,3 +571,36 @@ fn tui_ctrl_c_during_start_up_exits_cleanly() {
     assert_eq!(modes(&tmux), "0 1");
     assert!(pi.session_files().is_empty(), "no session file was started");
 }
+
+#[test]
+fn tui_sends_the_command_lines_messages_with_the_attached_image_first() {
+    use base64::Engine as _;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(DOT_PNG)
+        .unwrap();
+    std::fs::write(pi.cwd().join("dot.png"), png).unwrap();
+    pi.mock.push(Turn::text("An orange dot."));
+    pi.mock.push(Turn::text("Still orange."));
+    let tmux = Tmux::start(
+        &pi,
+        &[
+            "--model",
+            "mock/mock-model",
+            "@dot.png",
+            "Describe it",
+            "And again",
+        ],
+    );
+    tmux.wait_text("Still orange.");
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].body.to_string();
+    assert!(
+        first.contains("Describe it") && first.contains("image_url"),
+        "{first}"
+    );
+    assert!(requests[1].body.to_string().contains("And again"));
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
