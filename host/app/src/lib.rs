@@ -13,4 +13,4 @@ pub mod model_select;
 pub mod startup;
 pub mod tools;
 
-pub use app::{App, AppError, AppEvent};
+pub use app::{App, AppError, AppEvent, BashOutcome};

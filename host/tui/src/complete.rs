@@ -9,14 +9,6 @@ use std::path::{Path, PathBuf};
 /// The project's files are listed up to this many entries.
 const FILE_LIMIT: usize = 200_000;
 
-/// The built-in commands the editor offers after `/`, with what they do.
-pub const BUILTIN_COMMANDS: [(&str, &str); 4] = [
-    ("quit", "Quit pi"),
-    ("exit", "Quit pi"),
-    ("compact", "Compact the context now (optional instructions)"),
-    ("name", "Name this session"),
-];
-
 /// One thing offered.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
@@ -81,7 +73,7 @@ impl Completer {
 
 impl Completer {
     pub fn new(cwd: &Path, commands: Vec<(String, String)>, max: usize) -> Self {
-        let mut all: Vec<(String, String)> = BUILTIN_COMMANDS
+        let mut all: Vec<(String, String)> = crate::commands::BUILTIN
             .iter()
             .map(|(n, d)| ((*n).to_owned(), (*d).to_owned()))
             .collect();

@@ -45,6 +45,13 @@ pub enum Action {
         entry_id: String,
         fork: bool,
     },
+    /// The session was replaced: draw it again, then say this.
+    Reload(String),
+    /// `!cmd` / `!!cmd`.
+    Bash {
+        command: String,
+        exclude: bool,
+    },
 }
 
 /// What the list above the editor is for.
@@ -164,7 +171,17 @@ impl Ui {
         }
     }
 
+    /// Reports an error, unless the notice just before already says it (a failed compaction
+    /// is told by its event and by the command's result).
     pub fn notice(&mut self, text: String) {
+        if let Some(Item::Notice {
+            text: last,
+            error: true,
+        }) = self.transcript.items().last()
+            && last.ends_with(&text)
+        {
+            return;
+        }
         self.transcript.notice(text, true);
     }
 
@@ -378,6 +395,17 @@ impl Ui {
             KeyCode::Up => popup.step(true),
             KeyCode::Down => popup.step(false),
             KeyCode::Esc => self.close_popup(),
+            // Enter on a command already typed out sends it rather than completing it again.
+            KeyCode::Enter
+                if kind == PopupKind::Completion
+                    && popup.chosen().is_some_and(|c| {
+                        let typed = self.editor.line_before_cursor();
+                        typed.ends_with(c.replacement.trim_end())
+                    }) =>
+            {
+                self.close_popup();
+                return None;
+            }
             KeyCode::Tab | KeyCode::Enter => {
                 let chosen = popup.chosen().cloned();
                 let replaces = popup.replaces;
@@ -475,6 +503,10 @@ impl Ui {
     /// Esc: interrupts the agent (giving the queued messages back to the editor); a second Esc
     /// on an empty, idle editor runs `doubleEscapeAction`.
     fn interrupt(&mut self, app: &App) -> Action {
+        if self.transcript.bash_running() {
+            app.abort_bash();
+            return Action::None;
+        }
         if self.transcript.working {
             self.take_back_queue(app);
             app.abort();
@@ -596,29 +628,32 @@ impl Ui {
         Action::None
     }
 
-    /// The built-in commands this UI runs itself.
+    /// The commands this UI runs itself; `None` for text to send.
     fn command(&mut self, text: &str, app: &App) -> Option<Action> {
-        let (name, rest) = text.split_once(' ').unwrap_or((text, ""));
-        let rest = rest.trim();
-        match name {
-            "/quit" | "/exit" => Some(Action::Exit),
-            "/compact" => Some(Action::Compact((!rest.is_empty()).then(|| rest.to_owned()))),
-            "/name" if rest.is_empty() => {
-                let name = app.with_session(|s| s.session_name());
-                self.hint = Some(match name {
-                    Some(name) => format!("Session name: {name}"),
-                    None => "Usage: /name <name>".to_owned(),
-                });
-                Some(Action::None)
+        use crate::commands::Command;
+        Some(match crate::commands::parse(text, app) {
+            Command::NotMine => return None,
+            Command::Say(text, error) => {
+                self.transcript.notice(text, error);
+                Action::None
             }
-            "/name" => {
-                if let Err(error) = app.set_session_name(rest) {
-                    self.notice(error.to_string());
-                }
-                Some(Action::None)
+            Command::Quit => Action::Exit,
+            Command::Compact(focus) => Action::Compact(focus),
+            Command::Reloaded(done) => Action::Reload(done),
+            Command::PickPrompt(fork) => {
+                self.open_rewind(app, fork);
+                Action::None
             }
-            _ => None,
-        }
+            Command::Bash { command, exclude } => Action::Bash { command, exclude },
+            Command::CopyLastAnswer => {
+                self.copy_last_answer(app);
+                Action::None
+            }
+            Command::Hotkeys => {
+                self.transcript.notice(self.keymap.describe(), false);
+                Action::None
+            }
+        })
     }
 }
 

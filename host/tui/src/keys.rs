@@ -409,6 +409,21 @@ impl Keymap {
         self.by_binding.get(&binding).map_or(&[], Vec::as_slice)
     }
 
+    /// `/hotkeys`: every bound id with its keys, one per line.
+    pub fn describe(&self) -> String {
+        let lines: Vec<String> = Binding::ALL
+            .iter()
+            .filter_map(|&binding| {
+                let chords = self.chords(binding);
+                (!chords.is_empty()).then(|| {
+                    let keys: Vec<String> = chords.iter().map(Chord::display).collect();
+                    format!("{:<32} {}", binding.id(), keys.join(", "))
+                })
+            })
+            .collect();
+        lines.join("\n")
+    }
+
     /// Indexes chord → bindings, walking bindings in table order so `lookup` order is stable.
     fn build(mut by_binding: HashMap<Binding, Vec<Chord>>) -> Keymap {
         let mut by_chord: HashMap<Chord, Vec<Binding>> = HashMap::new();

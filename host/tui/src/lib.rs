@@ -8,6 +8,7 @@
 //! screen, so the conversation stays in the terminal's scrollback.
 
 mod color;
+mod commands;
 mod complete;
 mod editor;
 mod external;
@@ -113,6 +114,7 @@ pub async fn run(
         terminal::TerminalGuard::enter(options.fullscreen, |rows| (rows / 2).max(10).min(rows))?;
     let mut input = terminal::Input::spawn();
     let (errors_tx, mut errors) = mpsc::unbounded_channel::<String>();
+    let (bash_tx, mut bash_done) = mpsc::unbounded_channel::<Result<pi_app::BashOutcome, String>>();
     if !options.initial_prompts.is_empty() {
         let (app, tx) = (Arc::clone(&app), errors_tx.clone());
         let prompts = options.initial_prompts.clone();
@@ -138,6 +140,16 @@ pub async fn run(
                 ui.notice(error);
                 dirty = true;
             }
+            Some(outcome) = bash_done.recv() => {
+                match outcome {
+                    Ok(outcome) => ui.transcript.finish_bash(Some(outcome)),
+                    Err(error) => {
+                        ui.transcript.finish_bash(None);
+                        ui.notice(error);
+                    }
+                }
+                dirty = true;
+            }
             key = input.events.recv() => {
                 let Some(key) = key else { break 0 };
                 match ui.handle(&key, &app) {
@@ -159,13 +171,27 @@ pub async fn run(
                         }
                     }
                     Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
+                    Action::Reload(done) => {
+                        reload(&app, &mut ui);
+                        ui.transcript.notice(done, false);
+                    }
+                    Action::Bash { command, exclude } => match app.claim_bash() {
+                        Ok(()) => {
+                            ui.transcript.start_bash(command.clone(), exclude);
+                            spawn_bash(&app, command, exclude, bash_tx.clone());
+                        }
+                        Err(_) => ui.notice(
+                            "A shell command is already running: press Esc to cancel it first."
+                                .to_owned(),
+                        ),
+                    },
                     Action::Rewind { entry_id, fork } => rewind(&app, &mut ui, &entry_id, fork).await,
                 }
                 dirty = true;
             }
             _ = frames.tick() => {
                 ui.refresh_completion();
-                if dirty || ui.transcript.working || ui.listing() {
+                if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);
                     draw(&mut guard.terminal, &mut ui)?;
                     dirty = false;
@@ -205,13 +231,7 @@ async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool) {
     };
     match text {
         Ok(text) => {
-            ui.transcript = Transcript::from_messages(&app.messages());
-            *ui.lines.borrow_mut() = LineCache::default();
-            ui.scroll = 0;
-            // The regular layout's scrollback already shows the history kept.
-            if ui.live_from.is_some() {
-                ui.live_from = Some(ui.transcript.items().len());
-            }
+            reload(app, ui);
             if let Some(text) = text {
                 ui.editor.set(&text);
             }
@@ -309,6 +329,30 @@ fn spawn_prompt(app: &Arc<App>, text: String, errors: mpsc::UnboundedSender<Stri
         if let Err(error) = app.prompt(text, Vec::new()).await {
             let _ = errors.send(error.to_string());
         }
+    });
+}
+
+/// Draws the session again from its messages (after it was replaced or rewound).
+fn reload(app: &App, ui: &mut Ui) {
+    ui.transcript = Transcript::from_messages(&app.messages());
+    *ui.lines.borrow_mut() = LineCache::default();
+    ui.scroll = 0;
+    // The regular layout's scrollback already shows the history kept.
+    if ui.live_from.is_some() {
+        ui.live_from = Some(ui.transcript.items().len());
+    }
+}
+
+fn spawn_bash(
+    app: &Arc<App>,
+    command: String,
+    exclude: bool,
+    done: mpsc::UnboundedSender<Result<pi_app::BashOutcome, String>>,
+) {
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        let outcome = app.bash(command, exclude).await.map_err(|e| e.to_string());
+        let _ = done.send(outcome);
     });
 }
 

@@ -19,6 +19,8 @@ pub enum Item {
         streaming: bool,
     },
     Tool(ToolCall),
+    /// A user shell command (`!cmd`, `!!cmd`): its output streams in until it is `done`.
+    Bash(BashRun),
     /// A message an extension added (role `custom`): drawn by a renderer component when one
     /// draws its type, else as its text.
     Custom {
@@ -68,6 +70,18 @@ impl ToolCall {
     }
 }
 
+/// A user shell command and what it printed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BashRun {
+    pub command: String,
+    pub output: String,
+    pub exit_code: Option<i64>,
+    pub cancelled: bool,
+    /// `!!cmd`: kept out of the model's context.
+    pub excluded: bool,
+    pub done: bool,
+}
+
 /// The transcript and the run's progress.
 #[derive(Debug, Default)]
 pub struct Transcript {
@@ -107,6 +121,7 @@ impl Transcript {
         let open = |item: &Item| match item {
             Item::Assistant { streaming, .. } => *streaming,
             Item::Tool(call) => !call.done,
+            Item::Bash(run) => !run.done,
             Item::User(_) | Item::Custom { .. } | Item::Notice { .. } => false,
         };
         self.items.iter().position(open).unwrap_or(self.items.len())
@@ -202,11 +217,72 @@ impl Transcript {
             .unwrap_or(Value::Null)
     }
 
+    /// A shell command starts running.
+    pub fn start_bash(&mut self, command: String, excluded: bool) {
+        self.push(Item::Bash(BashRun {
+            command,
+            excluded,
+            ..BashRun::default()
+        }));
+    }
+
+    /// The running shell command, marked as changed.
+    fn running_bash(&mut self) -> Option<&mut BashRun> {
+        let index = self
+            .items
+            .iter()
+            .rposition(|item| matches!(item, Item::Bash(run) if !run.done))?;
+        self.touch(index);
+        match &mut self.items[index] {
+            Item::Bash(run) => Some(run),
+            _ => None,
+        }
+    }
+
+    /// Whether a shell command is running.
+    pub fn bash_running(&self) -> bool {
+        self.items
+            .iter()
+            .any(|item| matches!(item, Item::Bash(run) if !run.done))
+    }
+
+    /// The shell command ended: with its output, or (`None`) with an error said elsewhere.
+    pub fn finish_bash(&mut self, outcome: Option<pi_app::BashOutcome>) {
+        if let Some(run) = self.running_bash() {
+            run.done = true;
+            if let Some(outcome) = outcome {
+                run.output = outcome.output;
+                run.exit_code = outcome.exit_code;
+                run.cancelled = outcome.cancelled;
+            }
+        }
+    }
+
     /// Messages of roles the model does not see that still belong on screen.
     fn push_host_message(&mut self, message: &AgentMessage) {
         let AgentMessage::Host(host) = message else {
             return;
         };
+        if host.role == "bashExecution" {
+            let field = |name: &str| host.fields.get(name);
+            self.push(Item::Bash(BashRun {
+                command: field("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                output: field("output")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+                exit_code: field("exitCode").and_then(Value::as_i64),
+                cancelled: field("cancelled").and_then(Value::as_bool).unwrap_or(false),
+                excluded: field("excludeFromContext")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                done: true,
+            }));
+            return;
+        }
         if host.role != "custom" || host.fields.get("display") == Some(&Value::Bool(false)) {
             return;
         }
@@ -356,6 +432,11 @@ impl Transcript {
             SessionEvent::AgentSettled => {
                 self.working = false;
                 self.retry = None;
+            }
+            SessionEvent::BashExecutionUpdate { delta } => {
+                if let Some(run) = self.running_bash() {
+                    run.output.push_str(delta);
+                }
             }
             SessionEvent::QueueUpdate {
                 steering,

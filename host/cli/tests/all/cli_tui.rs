@@ -604,3 +604,85 @@ fn tui_sends_the_command_lines_messages_with_the_attached_image_first() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_shell_commands_join_the_context_unless_doubled_and_unknown_commands_send_nothing() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("Noted the output."));
+    pi.mock.push(Turn::text("A path, then."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("!echo shown-and-sent");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("$ echo shown-and-sent");
+    tmux.wait_for("the command's output", |s| {
+        s.matches("shown-and-sent").count() >= 2
+    });
+    tmux.type_text("!!echo shown-not-sent");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("(not in the context)");
+    tmux.wait_for("its output", |s| s.matches("shown-not-sent").count() >= 2);
+    tmux.type_text("/nosuchcommand please");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Unknown command: /nosuchcommand");
+    tmux.type_text("/session");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Messages: 0 user");
+    assert!(
+        pi.mock.requests().is_empty(),
+        "nothing went to the model yet"
+    );
+
+    tmux.type_text("What did it print?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Noted the output.");
+    let first = pi.mock.requests()[0].body.to_string();
+    assert!(first.contains("shown-and-sent"), "{first}");
+    assert!(!first.contains("shown-not-sent"), "{first}");
+    // A first word holding another `/` is a path, not a command.
+    tmux.type_text("/etc/hosts is a file");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("A path, then.");
+    assert!(
+        pi.mock.requests()[1]
+            .body
+            .to_string()
+            .contains("/etc/hosts is a file")
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
+
+#[test]
+fn tui_new_starts_a_session_file_and_compact_writes_a_summary_the_next_request_starts_with() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    pi.mock.push(Turn::text("First answer."));
+    pi.mock.push(Turn::text("SUMMARY-OF-THE-TALK"));
+    pi.mock.push(Turn::text("After the compaction."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("Hello there");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("First answer.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+    tmux.type_text("/compact keep the greeting");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Compacted:");
+    let lines = pi.session_lines();
+    assert!(
+        lines.iter().any(|l| l["type"] == "compaction"),
+        "{lines:#?}"
+    );
+    tmux.type_text("And now?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("After the compaction.");
+    let third = pi.mock.requests()[2].body.to_string();
+    assert!(third.contains("SUMMARY-OF-THE-TALK"), "{third}");
+
+    assert_eq!(pi.session_files().len(), 1);
+    tmux.type_text("/new");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("Started a new session.");
+    assert!(!screen.contains("First answer."), "{screen}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

@@ -2,7 +2,7 @@
 //! renderer component makes of it.
 
 use super::Palette;
-use crate::transcript::ToolCall;
+use crate::transcript::{BashRun, ToolCall};
 use crate::wrap::wrap;
 use pi_ext_api::{MessageRenderer, RenderTarget, StyledLine};
 use ratatui::style::{Color, Modifier, Style};
@@ -153,6 +153,77 @@ pub(super) fn tool_lines(
     };
     // Output ending in a newline (most commands') has no empty last line to show.
     let text = text.trim_end_matches(['\n', '\r']);
+    output_tail(out, text, expanded, palette, width, |line| {
+        match line.chars().next() {
+            _ if call.is_error => palette.style(Color::Red),
+            Some('+') if call.name == "edit" => palette.style(Color::Green),
+            Some('-') if call.name == "edit" => palette.style(Color::Red),
+            _ => palette.dim(),
+        }
+    });
+}
+
+/// A user shell command: `$ command` (marked when kept out of the context), its output's tail
+/// (all of it with Ctrl+O), and how it ended when that was not plain success.
+pub(super) fn bash_lines(
+    out: &mut Vec<Line<'static>>,
+    run: &BashRun,
+    expanded: bool,
+    palette: &Palette,
+    width: usize,
+) {
+    let failed = run.cancelled || run.exit_code.is_some_and(|c| c != 0);
+    let (mark, color) = match (run.done, failed) {
+        (false, _) => ("○ ", Color::Yellow),
+        (true, false) => ("● ", Color::Magenta),
+        (true, true) => ("● ", Color::Red),
+    };
+    let excluded = if run.excluded {
+        "  (not in the context)"
+    } else {
+        ""
+    };
+    let header = format!("$ {}{excluded}", run.command);
+    prefixed(
+        out,
+        &header,
+        mark,
+        palette.style(color),
+        width,
+        palette.bold(Color::White),
+    );
+    output_tail(
+        out,
+        run.output.trim_end_matches(['\n', '\r']),
+        expanded,
+        palette,
+        width,
+        |_| palette.dim(),
+    );
+    let ending = match (run.done, run.cancelled, run.exit_code) {
+        (true, true, _) => Some("cancelled".to_owned()),
+        (true, false, Some(code)) if code != 0 => Some(format!("exit code {code}")),
+        (true, false, None) => Some("killed".to_owned()),
+        _ => None,
+    };
+    if let Some(ending) = ending {
+        out.push(Line::styled(
+            format!("    ({ending})"),
+            palette.style(Color::Red),
+        ));
+    }
+}
+
+/// The last lines of `text` wrapped under an indent, or all of them when `expanded`, with a
+/// line saying how many are hidden.
+fn output_tail(
+    out: &mut Vec<Line<'static>>,
+    text: &str,
+    expanded: bool,
+    palette: &Palette,
+    width: usize,
+    style: impl Fn(&str) -> Style,
+) {
     if text.is_empty() {
         return;
     }
@@ -169,12 +240,7 @@ pub(super) fn tool_lines(
         ));
     }
     for line in lines.into_iter().skip(hidden) {
-        let style = match line.chars().next() {
-            _ if call.is_error => palette.style(Color::Red),
-            Some('+') if call.name == "edit" => palette.style(Color::Green),
-            Some('-') if call.name == "edit" => palette.style(Color::Red),
-            _ => palette.dim(),
-        };
+        let style = style(&line);
         out.push(Line::from(vec![
             Span::raw("    "),
             Span::styled(line, style),

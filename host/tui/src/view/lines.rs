@@ -1,7 +1,7 @@
 //! The transcript's screen lines: each item drawn once per width and display toggle, kept
 //! until the item changes, and sliced for the frame, the scrollback and the search.
 
-use super::items::{prefixed, rendered, tool_header, tool_lines};
+use super::items::{bash_lines, prefixed, rendered, tool_header, tool_lines};
 use super::{Palette, Screen};
 use crate::color::ColorLevel;
 use crate::images::{ImageProtocol, Picture, Placed};
@@ -344,6 +344,7 @@ fn item_lines(
                 }
             }
         }
+        Item::Bash(run) => bash_lines(out, run, screen.expanded, palette, width),
         Item::Custom {
             custom_type,
             text,

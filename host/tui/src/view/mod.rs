@@ -233,6 +233,13 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
             palette.style(Color::Yellow),
         );
     }
+    if screen.transcript.bash_running() && !screen.transcript.working {
+        let spin = SPINNER[screen.tick % SPINNER.len()];
+        return Line::from(vec![
+            Span::styled(format!(" {spin} Running… "), palette.style(Color::Magenta)),
+            Span::styled("(Esc to cancel the command)", palette.dim()),
+        ]);
+    }
     if screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
         return Line::from(vec![

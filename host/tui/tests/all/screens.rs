@@ -501,3 +501,22 @@ fn an_image_result_keeps_rows_for_its_picture() {
     // 160×80 pixels: 20 columns by 5 rows, under the placeholder line (row 5).
     assert_eq!(placed, [(4, 5, 20, 5)]);
 }
+
+#[test]
+fn shell_commands_running_and_done() {
+    let mut t = transcript([user("Check the tree")]);
+    t.start_bash("git status --short".into(), false);
+    t.finish_bash(Some(pi_app::BashOutcome {
+        output: " M src/lib.rs\n?? notes.md\n".into(),
+        exit_code: Some(0),
+        cancelled: false,
+    }));
+    t.start_bash("cargo test".into(), true);
+    t.finish_bash(Some(pi_app::BashOutcome {
+        output: "test a ... FAILED\n".into(),
+        exit_code: Some(101),
+        cancelled: false,
+    }));
+    t.start_bash("sleep 100".into(), false);
+    insta::assert_snapshot!(Shot::new(&t).render(60, 18));
+}

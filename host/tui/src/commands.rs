@@ -1,0 +1,240 @@
+//! The slash commands the UI runs itself, and `!cmd` / `!!cmd` shell commands. A `/word` that
+//! names no command, skill or prompt template is reported and never sent to the model; a first
+//! word holding another `/` (`/etc/hosts`) is ordinary text.
+
+use pi_ai::ThinkingLevel;
+use pi_app::App;
+
+/// The built-in commands, with what they do (offered after `/`).
+pub const BUILTIN: [(&str, &str); 15] = [
+    ("compact", "Compact the context now (optional instructions)"),
+    ("name", "Name this session, or show its name"),
+    (
+        "session",
+        "Show the session's file, id, messages, tokens and cost",
+    ),
+    ("new", "Start a new session"),
+    ("clone", "Copy the current branch into a new session file"),
+    ("fork", "Start a new session from an earlier prompt"),
+    ("tree", "Go back to an earlier prompt in this session"),
+    (
+        "export",
+        "Export the session as HTML (or JSONL for a .jsonl path)",
+    ),
+    ("copy", "Copy the last answer to the clipboard"),
+    ("model", "Switch to provider/model"),
+    ("thinking", "Set the thinking level"),
+    ("hotkeys", "Show the keys"),
+    ("quit", "Quit pi"),
+    ("exit", "Quit pi"),
+    ("help", "Show the commands"),
+];
+
+/// What a command asks of the UI.
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    /// Not a command of the UI's: send the text as a prompt.
+    NotMine,
+    /// Done; say this (a notice, `true` for an error).
+    Say(String, bool),
+    Quit,
+    Compact(Option<String>),
+    /// The session was replaced (`/new`, `/clone`): draw it again.
+    Reloaded(String),
+    /// Open the list of earlier prompts (`true`: fork from the one chosen).
+    PickPrompt(bool),
+    /// Run a shell command (`exclude`: keep it out of the model's context).
+    Bash {
+        command: String,
+        exclude: bool,
+    },
+    CopyLastAnswer,
+    Hotkeys,
+}
+
+/// What `text` (a submitted prompt) is.
+pub fn parse(text: &str, app: &App) -> Command {
+    if let Some(rest) = text.strip_prefix("!!") {
+        return bash(rest, true);
+    }
+    if let Some(rest) = text.strip_prefix('!') {
+        return bash(rest, false);
+    }
+    let Some(body) = text.strip_prefix('/') else {
+        return Command::NotMine;
+    };
+    let (name, rest) = body.split_once(char::is_whitespace).unwrap_or((body, ""));
+    if name.contains('/') || name.is_empty() {
+        return Command::NotMine;
+    }
+    let rest = rest.trim();
+    match name {
+        "quit" | "exit" => Command::Quit,
+        "compact" => Command::Compact((!rest.is_empty()).then(|| rest.to_owned())),
+        "name" => name_session(rest, app),
+        "session" => Command::Say(session_text(app), false),
+        "new" => reloaded(app.new_session(None), "Started a new session."),
+        "clone" => reloaded(app.clone_session(), "Cloned the branch into a new session."),
+        "fork" => Command::PickPrompt(true),
+        "tree" => Command::PickPrompt(false),
+        "export" => export(rest, app),
+        "copy" => Command::CopyLastAnswer,
+        "model" => model(rest, app),
+        "thinking" => thinking(rest, app),
+        "hotkeys" => Command::Hotkeys,
+        "help" => Command::Say(help(), false),
+        _ if is_resource(name, app) => Command::NotMine,
+        _ => Command::Say(
+            format!("Unknown command: /{name} (nothing was sent; /help lists the commands)"),
+            true,
+        ),
+    }
+}
+
+fn bash(command: &str, exclude: bool) -> Command {
+    let command = command.trim();
+    if command.is_empty() {
+        return Command::Say(
+            "Usage: !command (or !!command to keep it out of the context)".into(),
+            true,
+        );
+    }
+    Command::Bash {
+        command: command.to_owned(),
+        exclude,
+    }
+}
+
+/// A skill (`skill:name`) or prompt template the session expands itself.
+fn is_resource(name: &str, app: &App) -> bool {
+    app.commands().iter().any(|c| c.name == name)
+}
+
+fn name_session(rest: &str, app: &App) -> Command {
+    if rest.is_empty() {
+        return match app.with_session(|s| s.session_name()) {
+            Some(name) => Command::Say(format!("Session name: {name}"), false),
+            None => Command::Say("Usage: /name <name>".into(), false),
+        };
+    }
+    match app.set_session_name(rest) {
+        Ok(()) => Command::Say(
+            format!("Session named \"{}\".", rest.replace('\n', " ")),
+            false,
+        ),
+        Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+fn reloaded(result: Result<(), pi_app::AppError>, done: &str) -> Command {
+    match result {
+        Ok(()) => Command::Reloaded(done.to_owned()),
+        Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+fn session_text(app: &App) -> String {
+    let stats = app.session_stats();
+    let file = stats
+        .session_file
+        .map_or_else(|| "(not saved)".to_owned(), |p| p.display().to_string());
+    let name = app.with_session(|s| s.session_name());
+    let t = stats.tokens;
+    let mut lines = Vec::new();
+    if let Some(name) = name {
+        lines.push(format!("Name: {name}"));
+    }
+    lines.extend([
+        format!("File: {file}"),
+        format!("ID: {}", stats.session_id),
+        format!(
+            "Messages: {} user, {} assistant, {} tool calls, {} tool results, {} in all",
+            stats.user_messages,
+            stats.assistant_messages,
+            stats.tool_calls,
+            stats.tool_results,
+            stats.total_messages
+        ),
+        format!(
+            "Tokens: {} in, {} out, {} cache read, {} cache write, {} in all",
+            t.input, t.output, t.cache_read, t.cache_write, t.total
+        ),
+        format!("Cost: ${:.4}", stats.cost),
+    ]);
+    lines.join("\n")
+}
+
+/// `/export [file]`: HTML, or the session file itself for a `.jsonl` path.
+fn export(rest: &str, app: &App) -> Command {
+    let path = (!rest.is_empty()).then(|| std::path::PathBuf::from(rest));
+    if let Some(target) = path
+        .as_ref()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+    {
+        let Some(source) = app.session_stats().session_file else {
+            return Command::Say(
+                "This session is not saved to a file (--no-session)".into(),
+                true,
+            );
+        };
+        return match std::fs::copy(&source, target) {
+            Ok(_) => Command::Say(format!("Exported to {}", target.display()), false),
+            Err(error) => Command::Say(format!("Cannot write {}: {error}", target.display()), true),
+        };
+    }
+    match app.export_html(path) {
+        Ok(written) => Command::Say(format!("Exported to {}", written.display()), false),
+        Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+/// `/model provider/id` switches at once; the selector comes with the session commands.
+fn model(rest: &str, app: &App) -> Command {
+    let Some((provider, id)) = rest.split_once('/') else {
+        let current = app.model();
+        return Command::Say(
+            format!(
+                "Model: {}/{} (usage: /model <provider>/<model>)",
+                current.provider, current.id
+            ),
+            false,
+        );
+    };
+    match app.set_model(provider, id) {
+        Ok(model) => Command::Say(format!("Model: {}/{}", model.provider, model.id), false),
+        Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+fn thinking(rest: &str, app: &App) -> Command {
+    let levels: Vec<&str> = app
+        .available_thinking_levels()
+        .iter()
+        .map(|l| l.as_str())
+        .collect();
+    let Some(level) = ThinkingLevel::parse(&rest.to_ascii_lowercase()) else {
+        return Command::Say(
+            format!(
+                "Thinking: {} (usage: /thinking <{}>)",
+                app.thinking_level().as_str(),
+                levels.join("|")
+            ),
+            !rest.is_empty(),
+        );
+    };
+    match app.set_thinking_level(level) {
+        Ok(set) => Command::Say(format!("Thinking: {}", set.as_str()), false),
+        Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+fn help() -> String {
+    let mut lines: Vec<String> = BUILTIN
+        .iter()
+        .map(|(name, what)| format!("/{name:<10} {what}"))
+        .collect();
+    lines.push(
+        "!cmd       Run a shell command; its output joins the context (!!cmd: it does not)".into(),
+    );
+    lines.join("\n")
+}
