@@ -42,6 +42,8 @@ pub enum AppError {
     Session(#[from] AgentSessionError),
     #[error(transparent)]
     SessionFile(#[from] SessionError),
+    #[error(transparent)]
+    Settings(#[from] pi_session::settings::SettingsError),
     /// A `/skill:name` command that names no skill, or a skill that cannot be read.
     #[error("{0}")]
     Skill(String),
@@ -579,6 +581,25 @@ impl App {
     /// off, and saves it in the global settings file as pi does, so later runs keep it. Like
     /// pi, a failed save does not fail the command: the change applies to this process and
     /// the failure is logged.
+    /// Ctrl+S in the model selector: the current model and thinking level become the defaults
+    /// (`defaultProvider`, `defaultModel`, `defaultThinkingLevel` in the global settings.json).
+    pub fn save_default_model(&self) -> Result<(), AppError> {
+        let model = self.model();
+        let thinking = self.thinking_level();
+        self.session.with_settings_mut(|s| {
+            s.set(
+                "defaultProvider",
+                serde_json::Value::String(model.provider.clone()),
+            );
+            s.set("defaultModel", serde_json::Value::String(model.id.clone()));
+            s.set(
+                "defaultThinkingLevel",
+                serde_json::Value::String(thinking.as_str().to_owned()),
+            );
+            s.save().map_err(AppError::from)
+        })
+    }
+
     pub fn set_setting(&self, path: &str, enabled: bool) {
         self.session.with_settings_mut(|s| {
             s.set(path, serde_json::Value::Bool(enabled));

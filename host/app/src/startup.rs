@@ -32,6 +32,9 @@ pub struct StartupOptions {
     pub continue_session: bool,
     /// `-r`: pick a session to resume.
     pub resume: bool,
+    /// The caller shows the session picker for `-r` (the interactive UI): start a new session
+    /// until one is chosen. Without it `-r` is refused.
+    pub resume_picker: bool,
     /// `--session <path|id>`.
     pub session: Option<String>,
     /// `--session-id <id>`: open or create the session with this id.
@@ -287,7 +290,7 @@ pub fn open_session(opts: &StartupOptions, base: &Base) -> Result<SessionManager
     );
     let mut session = if opts.no_session {
         SessionManager::in_memory(cwd)
-    } else if opts.resume {
+    } else if opts.resume && !opts.resume_picker {
         return Err(StartupError::ResumeNeedsUi);
     } else if opts.continue_session {
         SessionManager::continue_recent(cwd, &dir)?

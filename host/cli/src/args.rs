@@ -239,6 +239,7 @@ impl Args {
             approve: self.approve_override(),
             continue_session: self.continue_session,
             resume: self.resume,
+            resume_picker: false,
             session: self.session.clone(),
             session_id: self.session_id.clone(),
             fork: self.fork.clone(),

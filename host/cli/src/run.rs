@@ -95,7 +95,7 @@ enum RunError {
 
 fn run(args: Args) -> Result<i32, RunError> {
     let env = StartupEnv::from_process().map_err(RunError::Cwd)?;
-    let options = args.startup_options();
+    let mut options = args.startup_options();
     let base = Base::load(&options, env)?;
     if let Some(search) = &args.list_models {
         print!(
@@ -123,6 +123,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         eprintln!("Error: nothing to do. Pass a message (pi -p \"...\"), an @file, or pipe input.");
         return Ok(1);
     }
+    options.resume_picker = mode == Mode::Interactive;
     let prepared = prepare(&options, base)?;
     let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &args));
     if ui.is_none() {
@@ -232,6 +233,16 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         keybindings: Some(env.agent_dir.join("keybindings.json")),
         max_completions: settings.autocomplete_max_visible(),
         cwd: env.cwd.clone(),
+        sessions_dir: (!args.no_session).then(|| {
+            pi_session::paths::session_dir_for(
+                args.session_dir.as_deref(),
+                settings.session_dir().as_deref(),
+                &env.agent_dir,
+                &env.cwd,
+            )
+            .path
+        }),
+        resume: args.resume,
         images: if settings.terminal_show_images() {
             pi_tui::ImageProtocol::detect(|name| std::env::var(name).ok())
         } else {

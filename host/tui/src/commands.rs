@@ -6,7 +6,8 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 15] = [
+pub const BUILTIN: [(&str, &str); 16] = [
+    ("resume", "Continue another session of this directory"),
     ("compact", "Compact the context now (optional instructions)"),
     ("name", "Name this session, or show its name"),
     (
@@ -22,7 +23,7 @@ pub const BUILTIN: [(&str, &str); 15] = [
         "Export the session as HTML (or JSONL for a .jsonl path)",
     ),
     ("copy", "Copy the last answer to the clipboard"),
-    ("model", "Switch to provider/model"),
+    ("model", "Choose the model (or switch to provider/model)"),
     ("thinking", "Set the thinking level"),
     ("hotkeys", "Show the keys"),
     ("quit", "Quit pi"),
@@ -50,6 +51,8 @@ pub enum Command {
     },
     CopyLastAnswer,
     Hotkeys,
+    PickModel,
+    PickSession,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -79,9 +82,11 @@ pub fn parse(text: &str, app: &App) -> Command {
         "tree" => Command::PickPrompt(false),
         "export" => export(rest, app),
         "copy" => Command::CopyLastAnswer,
-        "model" => model(rest, app),
+        "model" if rest.contains('/') => model(rest, app),
+        "model" => Command::PickModel,
         "thinking" => thinking(rest, app),
         "hotkeys" => Command::Hotkeys,
+        "resume" => Command::PickSession,
         "help" => Command::Say(help(), false),
         _ if is_resource(name, app) => Command::NotMine,
         _ => Command::Say(

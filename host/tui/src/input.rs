@@ -9,6 +9,7 @@ use crate::color::ColorLevel;
 use crate::complete::{Candidate, Completer, Popup};
 use crate::editor::Editor;
 use crate::keys::{Binding, Keymap};
+use crate::picker::{Entry, Outcome, Picker, Purpose};
 use crate::search::{Search, jump_to_prompt};
 use crate::transcript::{Item, Transcript};
 use crate::view::{Footer, LineCache, Screen};
@@ -52,6 +53,8 @@ pub enum Action {
         command: String,
         exclude: bool,
     },
+    /// The session picker's choice: continue that session.
+    SwitchSession(std::path::PathBuf),
 }
 
 /// What the list above the editor is for.
@@ -81,6 +84,9 @@ pub struct Ui {
     pub images: crate::images::ImageProtocol,
     pub pictures: Vec<crate::images::Placed>,
     search: Option<Search>,
+    picker: Option<Picker>,
+    /// Where this directory's sessions are (the session picker lists them).
+    sessions_dir: Option<std::path::PathBuf>,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
     completer: Completer,
@@ -128,6 +134,8 @@ impl Ui {
             images: options.images,
             pictures: Vec::new(),
             search: None,
+            picker: None,
+            sessions_dir: options.sessions_dir.clone(),
             popup: None,
             popup_rows: Vec::new(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),
@@ -146,10 +154,14 @@ impl Ui {
 
     /// What the frame is drawn from.
     pub fn screen(&self) -> Screen<'_> {
-        let (popup_selected, hint) = match (&self.popup, &self.search) {
-            (_, Some(search)) => (0, Some(search.status())),
-            (Some((popup, _)), None) => (popup.selected, self.hint.clone()),
-            (None, None) => (0, self.hint.clone()),
+        let (popup_selected, hint) = match (&self.popup, &self.search, &self.picker) {
+            (_, _, Some(picker)) => {
+                let (_, selected, header) = picker.view();
+                (selected, Some(header))
+            }
+            (_, Some(search), None) => (0, Some(search.status())),
+            (Some((popup, _)), None, None) => (popup.selected, self.hint.clone()),
+            (None, None, None) => (0, self.hint.clone()),
         };
         Screen {
             transcript: &self.transcript,
@@ -229,6 +241,9 @@ impl Ui {
     fn key(&mut self, key: &KeyEvent, app: &App) -> Action {
         if !self.keymap.is(key, Binding::Clear) {
             self.hint = None;
+        }
+        if self.picker.is_some() {
+            return self.picker_key(key, app);
         }
         if self.search.is_some() && self.search_key(key) {
             return Action::None;
@@ -330,8 +345,8 @@ impl Ui {
                 }
             }
             Binding::Search => self.search = Some(Search::default()),
-            // The model selector comes with the session commands.
-            Binding::SelectModel | Binding::CycleModelBackward => return None,
+            Binding::SelectModel => self.open_model_picker(app),
+            Binding::CycleModelBackward => return None,
         }
         self.clamp_scroll();
         Some(Action::None)
@@ -500,6 +515,164 @@ impl Ui {
         }
     }
 
+    /// A key while a selector is open: it takes every key.
+    fn picker_key(&mut self, key: &KeyEvent, app: &App) -> Action {
+        let Some(picker) = &mut self.picker else {
+            return Action::None;
+        };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let outcome = match key.code {
+            KeyCode::Esc => Outcome::Closed,
+            KeyCode::Enter => picker.choose(),
+            KeyCode::Char('s') if ctrl && picker.purpose == Purpose::Model => picker.choose(),
+            KeyCode::Up => {
+                picker.step(-1);
+                Outcome::Open
+            }
+            KeyCode::Down => {
+                picker.step(1);
+                Outcome::Open
+            }
+            KeyCode::PageUp => {
+                picker.step(-10);
+                Outcome::Open
+            }
+            KeyCode::PageDown => {
+                picker.step(10);
+                Outcome::Open
+            }
+            KeyCode::Backspace => {
+                picker.backspace();
+                Outcome::Open
+            }
+            KeyCode::Char(c) if !ctrl => {
+                picker.type_char(c);
+                Outcome::Open
+            }
+            _ => Outcome::Open,
+        };
+        let purpose = picker.purpose;
+        let save = ctrl && key.code == KeyCode::Char('s');
+        match outcome {
+            Outcome::Open => {
+                self.sync_picker_rows();
+                Action::None
+            }
+            Outcome::Closed => {
+                self.close_picker();
+                Action::None
+            }
+            Outcome::Chosen(entry) => {
+                self.close_picker();
+                self.chosen(purpose, entry, save, app)
+            }
+        }
+    }
+
+    fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
+        match purpose {
+            Purpose::Session => Action::SwitchSession(entry.value.into()),
+            Purpose::Model => {
+                let Some((provider, id)) = entry.value.split_once('/') else {
+                    return Action::None;
+                };
+                let switched = app.set_model(provider, id).and_then(|model| {
+                    if save {
+                        app.save_default_model()?;
+                    }
+                    Ok(model)
+                });
+                match switched {
+                    Ok(model) => {
+                        let saved = if save { " (saved as the default)" } else { "" };
+                        self.hint = Some(format!("Model: {}/{}{saved}", model.provider, model.id));
+                    }
+                    Err(error) => self.notice(error.to_string()),
+                }
+                Action::None
+            }
+        }
+    }
+
+    fn open_picker(&mut self, picker: Picker) {
+        self.picker = Some(picker);
+        self.sync_picker_rows();
+    }
+
+    fn sync_picker_rows(&mut self) {
+        if let Some(picker) = &self.picker {
+            self.popup_rows = picker.view().0;
+        }
+    }
+
+    fn close_picker(&mut self) {
+        self.picker = None;
+        self.popup_rows.clear();
+    }
+
+    /// Ctrl+L, `/model`: every model with credentials, the current one selected.
+    pub fn open_model_picker(&mut self, app: &App) {
+        let current = app.model();
+        let entries: Vec<Entry> = app
+            .available_models()
+            .into_iter()
+            .map(|m| Entry {
+                label: format!("{}/{}", m.provider, m.id),
+                detail: format!("{} · {}k context", m.name, m.context_window / 1000),
+                search_text: String::new(),
+                value: format!("{}/{}", m.provider, m.id),
+            })
+            .collect();
+        if entries.is_empty() {
+            self.notice("No model has credentials: set an API key (pi --list-models)".into());
+            return;
+        }
+        let mut picker = Picker::new(
+            Purpose::Model,
+            "Model (Enter: switch, Ctrl+S: switch and save as default, Esc: close)",
+            entries,
+        );
+        picker.select_value(&format!("{}/{}", current.provider, current.id));
+        self.open_picker(picker);
+    }
+
+    /// `/resume`, `pi -r`: this directory's sessions, newest first, searchable by what they
+    /// say.
+    pub fn open_session_picker(&mut self, app: &App) {
+        let Some(dir) = &self.sessions_dir else {
+            self.notice("Sessions are not saved in this run (--no-session)".into());
+            return;
+        };
+        let current = app.session_stats().session_file;
+        let now = pi_ai::now_ms();
+        let entries: Vec<Entry> = pi_session::session::list_sessions(dir)
+            .into_iter()
+            .filter(|info| Some(&info.path) != current.as_ref())
+            .map(|info| Entry {
+                label: info
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| info.first_message.chars().take(60).collect()),
+                detail: format!(
+                    "{} messages · {}",
+                    info.message_count,
+                    age(now - info.modified)
+                ),
+                search_text: info.all_messages_text,
+                value: info.path.display().to_string(),
+            })
+            .collect();
+        if entries.is_empty() {
+            self.notice("No other session in this directory yet".into());
+            return;
+        }
+        self.open_picker(Picker::new(
+            Purpose::Session,
+            "Resume (type to search, Enter: open, Esc: close)",
+            entries,
+        ));
+    }
+
     /// Esc: interrupts the agent (giving the queued messages back to the editor); a second Esc
     /// on an empty, idle editor runs `doubleEscapeAction`.
     fn interrupt(&mut self, app: &App) -> Action {
@@ -649,11 +822,30 @@ impl Ui {
                 self.copy_last_answer(app);
                 Action::None
             }
+            Command::PickModel => {
+                self.open_model_picker(app);
+                Action::None
+            }
+            Command::PickSession => {
+                self.open_session_picker(app);
+                Action::None
+            }
             Command::Hotkeys => {
                 self.transcript.notice(self.keymap.describe(), false);
                 Action::None
             }
         })
+    }
+}
+
+/// `90000` (ms) → `1m ago`.
+fn age(ms: i64) -> String {
+    let minutes = ms.max(0) / 60_000;
+    match minutes {
+        0 => "just now".to_owned(),
+        1..60 => format!("{minutes}m ago"),
+        60..1440 => format!("{}h ago", minutes / 60),
+        _ => format!("{}d ago", minutes / 1440),
     }
 }
 

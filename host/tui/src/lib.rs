@@ -19,6 +19,7 @@ mod images;
 mod input;
 mod keys;
 mod markdown;
+mod picker;
 mod search;
 mod terminal;
 mod transcript;
@@ -73,6 +74,10 @@ pub struct TuiOptions {
     pub cwd: PathBuf,
     /// How the terminal draws pictures (`terminal.showImages` off: none).
     pub images: ImageProtocol,
+    /// Where this directory's sessions are (`None`: `--no-session`).
+    pub sessions_dir: Option<PathBuf>,
+    /// `pi -r`: open the session picker at start.
+    pub resume: bool,
 }
 
 /// Why the UI could not run.
@@ -110,6 +115,9 @@ pub async fn run(
         );
     }
     // Regular: the live region is half the screen (at least 10 rows), under the scrollback.
+    if options.resume {
+        ui.open_session_picker(&app);
+    }
     let mut guard =
         terminal::TerminalGuard::enter(options.fullscreen, |rows| (rows / 2).max(10).min(rows))?;
     let mut input = terminal::Input::spawn();
@@ -171,6 +179,13 @@ pub async fn run(
                         }
                     }
                     Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
+                    Action::SwitchSession(path) => match app.switch_session(&path) {
+                        Ok(()) => {
+                            reload(&app, &mut ui);
+                            ui.transcript.notice(format!("Resumed {}", path.display()), false);
+                        }
+                        Err(error) => ui.notice(error.to_string()),
+                    },
                     Action::Reload(done) => {
                         reload(&app, &mut ui);
                         ui.transcript.notice(done, false);

@@ -686,3 +686,68 @@ fn tui_new_starts_a_session_file_and_compact_writes_a_summary_the_next_request_s
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_model_selector_switches_and_ctrl_s_saves_the_default() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let models = json!({"providers": {"mock": {
+        "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions", "apiKey": "mock-key",
+        "models": [{"id": "mock-model", "name": "Mock model"},
+                   {"id": "mock-other", "name": "Other mock"}]
+    }}});
+    pi.write_agent_file("models.json", &models.to_string());
+    pi.mock.push(Turn::text("From the other one."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.keys(&["C-l"]);
+    tmux.wait_text("Model (Enter: switch");
+    tmux.type_text("other");
+    tmux.wait_text("(1 of 2)");
+    tmux.keys(&["C-s"]);
+    tmux.wait_text("saved as the default");
+    tmux.type_text("Who answers?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("From the other one.");
+    assert_eq!(pi.mock.requests()[0].body["model"], "mock-other");
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["defaultProvider"], "mock");
+    assert_eq!(settings["defaultModel"], "mock-other");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+    // A fresh start, with no --model, uses the saved default.
+    pi.mock.push(Turn::text("Still the other one."));
+    let out = pi.run(&["-p", "And now?"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(pi.mock.requests()[1].body["model"], "mock-other");
+}
+
+#[test]
+fn tui_resume_picker_continues_the_chosen_session() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("I will remember."));
+    let out = pi.run(&[
+        "--model",
+        "mock/mock-model",
+        "-p",
+        "Remember the word zebra",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    pi.mock.push(Turn::text("The word was zebra."));
+    let tmux = Tmux::start(&pi, &["--model", "mock/mock-model", "-r"]);
+    tmux.wait_text("Resume (type to search");
+    tmux.type_text("zebra");
+    tmux.wait_text("Remember the word zebra");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Resumed");
+    tmux.wait_text("I will remember.");
+    tmux.type_text("Which word?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("The word was zebra.");
+    let second = pi.mock.requests()[1].body.to_string();
+    assert!(second.contains("Remember the word zebra"), "{second}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

@@ -520,3 +520,15 @@ fn shell_commands_running_and_done() {
     t.start_bash("sleep 100".into(), false);
     insta::assert_snapshot!(Shot::new(&t).render(60, 18));
 }
+
+#[test]
+fn the_model_selector_at_forty_columns() {
+    let t = Transcript::default();
+    let mut shot = Shot::new(&t);
+    shot.hint = Some("Model (1 of 3) › son".into());
+    shot.popup = vec![(
+        "anthropic/claude-sonnet-4-5".into(),
+        "Claude Sonnet 4.5 · 200k context".into(),
+    )];
+    insta::assert_snapshot!(shot.render(40, 10));
+}
