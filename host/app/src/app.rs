@@ -44,6 +44,8 @@ pub enum AppError {
     SessionFile(#[from] SessionError),
     #[error(transparent)]
     Settings(#[from] pi_session::settings::SettingsError),
+    #[error(transparent)]
+    Auth(#[from] pi_ai::AuthError),
     /// A `/skill:name` command that names no skill, or a skill that cannot be read.
     #[error("{0}")]
     Skill(String),
@@ -581,6 +583,38 @@ impl App {
     /// off, and saves it in the global settings file as pi does, so later runs keep it. Like
     /// pi, a failed save does not fail the command: the change applies to this process and
     /// the failure is logged.
+    /// `/login`: the providers pi knows models of, sorted.
+    pub fn login_providers(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .registry
+            .providers()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// `/logout`: the providers with a credential stored in `auth.json`.
+    pub fn stored_credentials(&self) -> Vec<String> {
+        let mut names = self.auth.providers();
+        names.sort();
+        names
+    }
+
+    /// `/login <provider>`: stores an API key in `auth.json` (mode 0600, under its lock).
+    pub fn login_api_key(&self, provider: &str, key: &str) -> Result<(), AppError> {
+        self.auth
+            .set(provider, &pi_ai::Credential::api_key(key.trim()))
+            .map_err(AppError::from)
+    }
+
+    /// `/logout <provider>`: removes its stored credential; whether there was one.
+    pub fn logout(&self, provider: &str) -> Result<bool, AppError> {
+        self.auth.remove(provider).map_err(AppError::from)
+    }
+
     /// Ctrl+S in the model selector: the current model and thinking level become the defaults
     /// (`defaultProvider`, `defaultModel`, `defaultThinkingLevel` in the global settings.json).
     pub fn save_default_model(&self) -> Result<(), AppError> {

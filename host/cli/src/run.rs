@@ -243,6 +243,7 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
             .path
         }),
         resume: args.resume,
+        agent_dir: env.agent_dir.clone(),
         images: if settings.terminal_show_images() {
             pi_tui::ImageProtocol::detect(|name| std::env::var(name).ok())
         } else {

@@ -6,7 +6,13 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 16] = [
+pub const BUILTIN: [(&str, &str); 19] = [
+    (
+        "trust",
+        "Trust this project's files from the next start (/trust no: never)",
+    ),
+    ("login", "Store an API key for a provider"),
+    ("logout", "Remove a provider's stored credential"),
     ("resume", "Continue another session of this directory"),
     ("compact", "Compact the context now (optional instructions)"),
     ("name", "Name this session, or show its name"),
@@ -53,6 +59,12 @@ pub enum Command {
     Hotkeys,
     PickModel,
     PickSession,
+    /// `/login [provider]`: ask for its API key (choose the provider first when not given).
+    Login(Option<String>),
+    /// `/logout [provider]`.
+    Logout(Option<String>),
+    /// `/trust [yes|no]`: save the project trust decision.
+    Trust(bool),
 }
 
 /// What `text` (a submitted prompt) is.
@@ -87,6 +99,13 @@ pub fn parse(text: &str, app: &App) -> Command {
         "thinking" => thinking(rest, app),
         "hotkeys" => Command::Hotkeys,
         "resume" => Command::PickSession,
+        "trust" => match rest {
+            "" | "yes" | "on" | "true" => Command::Trust(true),
+            "no" | "off" | "false" => Command::Trust(false),
+            _ => Command::Say("Usage: /trust [yes|no]".into(), true),
+        },
+        "login" => Command::Login((!rest.is_empty()).then(|| rest.to_owned())),
+        "logout" => Command::Logout((!rest.is_empty()).then(|| rest.to_owned())),
         "help" => Command::Say(help(), false),
         _ if is_resource(name, app) => Command::NotMine,
         _ => Command::Say(

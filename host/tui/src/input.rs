@@ -85,6 +85,8 @@ pub struct Ui {
     pub pictures: Vec<crate::images::Placed>,
     search: Option<Search>,
     picker: Option<Picker>,
+    /// An API key being typed for a provider (never shown, never in the editor's history).
+    secret: Option<(String, String)>,
     /// Where this directory's sessions are (the session picker lists them).
     sessions_dir: Option<std::path::PathBuf>,
     popup: Option<(Popup, PopupKind)>,
@@ -99,6 +101,7 @@ pub struct Ui {
     esc_at: Option<Instant>,
     branch_at: Option<Instant>,
     cwd: std::path::PathBuf,
+    agent_dir: std::path::PathBuf,
 }
 
 impl Ui {
@@ -135,6 +138,7 @@ impl Ui {
             pictures: Vec::new(),
             search: None,
             picker: None,
+            secret: None,
             sessions_dir: options.sessions_dir.clone(),
             popup: None,
             popup_rows: Vec::new(),
@@ -147,6 +151,7 @@ impl Ui {
             esc_at: None,
             branch_at: None,
             cwd: options.cwd.clone(),
+            agent_dir: options.agent_dir.clone(),
         };
         ui.refresh_footer(app);
         ui
@@ -154,7 +159,12 @@ impl Ui {
 
     /// What the frame is drawn from.
     pub fn screen(&self) -> Screen<'_> {
+        let secret = self.secret.as_ref().map(|(provider, typed)| {
+            let dots = "•".repeat(typed.chars().count());
+            format!("API key for {provider}: {dots} (Enter to save, Esc to cancel)")
+        });
         let (popup_selected, hint) = match (&self.popup, &self.search, &self.picker) {
+            _ if secret.is_some() => (0, secret),
             (_, _, Some(picker)) => {
                 let (_, selected, header) = picker.view();
                 (selected, Some(header))
@@ -222,7 +232,11 @@ impl Ui {
     pub fn handle(&mut self, event: &Event, app: &App) -> Action {
         match event {
             Event::Paste(text) => {
-                self.editor.paste(text);
+                // A key is usually pasted: it goes to the hidden prompt, never to the editor.
+                match &mut self.secret {
+                    Some((_, typed)) => typed.push_str(text.trim()),
+                    None => self.editor.paste(text),
+                }
                 Action::None
             }
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key, app),
@@ -241,6 +255,9 @@ impl Ui {
     fn key(&mut self, key: &KeyEvent, app: &App) -> Action {
         if !self.keymap.is(key, Binding::Clear) {
             self.hint = None;
+        }
+        if self.secret.is_some() {
+            return self.secret_key(key, app);
         }
         if self.picker.is_some() {
             return self.picker_key(key, app);
@@ -569,8 +586,96 @@ impl Ui {
         }
     }
 
+    /// A key while an API key is typed.
+    fn secret_key(&mut self, key: &KeyEvent, app: &App) -> Action {
+        let Some((provider, typed)) = &mut self.secret else {
+            return Action::None;
+        };
+        match key.code {
+            KeyCode::Esc => self.secret = None,
+            KeyCode::Backspace => {
+                typed.pop();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => typed.push(c),
+            KeyCode::Enter if typed.trim().is_empty() => {}
+            KeyCode::Enter => {
+                let (provider, typed) = (provider.clone(), typed.clone());
+                self.secret = None;
+                match app.login_api_key(&provider, &typed) {
+                    Ok(()) => self.transcript.notice(
+                        format!("Stored the API key for {provider} in auth.json."),
+                        false,
+                    ),
+                    Err(error) => self.notice(error.to_string()),
+                }
+            }
+            _ => {}
+        }
+        Action::None
+    }
+
+    /// `/trust`: the decision for this directory in `trust.json`, used from the next start.
+    fn save_trust(&mut self, trusted: bool) {
+        let saved = pi_session::trust::TrustStore::load(&self.agent_dir)
+            .and_then(|mut store| store.set(&self.cwd, trusted));
+        match saved {
+            Ok(()) if trusted => self.transcript.notice(
+                "Saved: this project's files are trusted from the next start.".into(),
+                false,
+            ),
+            Ok(()) => self.transcript.notice(
+                "Saved: this project's files are ignored from the next start.".into(),
+                false,
+            ),
+            Err(error) => self.notice(error.to_string()),
+        }
+    }
+
+    /// `/login [provider]`.
+    pub fn login(&mut self, provider: Option<String>, app: &App) {
+        match provider {
+            Some(provider) => self.secret = Some((provider, String::new())),
+            None => {
+                let entries = provider_entries(app.login_providers());
+                self.open_picker(Picker::new(Purpose::Login, "Log in to", entries));
+            }
+        }
+    }
+
+    /// `/logout [provider]`.
+    pub fn logout(&mut self, provider: Option<String>, app: &App) {
+        let Some(provider) = provider else {
+            let stored = app.stored_credentials();
+            if stored.is_empty() {
+                self.transcript
+                    .notice("No credential is stored in auth.json.".into(), false);
+            } else {
+                let entries = provider_entries(stored);
+                self.open_picker(Picker::new(Purpose::Logout, "Log out of", entries));
+            }
+            return;
+        };
+        match app.logout(&provider) {
+            Ok(true) => self
+                .transcript
+                .notice(format!("Removed the credential of {provider}."), false),
+            Ok(false) => self
+                .transcript
+                .notice(format!("No credential of {provider} is stored."), false),
+            Err(error) => self.notice(error.to_string()),
+        }
+    }
+
     fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
         match purpose {
+            Purpose::Login => {
+                self.login(Some(entry.value), app);
+                Action::None
+            }
+            Purpose::Logout => {
+                self.logout(Some(entry.value), app);
+                Action::None
+            }
             Purpose::Session => Action::SwitchSession(entry.value.into()),
             Purpose::Model => {
                 let Some((provider, id)) = entry.value.split_once('/') else {
@@ -826,6 +931,18 @@ impl Ui {
                 self.open_model_picker(app);
                 Action::None
             }
+            Command::Trust(trusted) => {
+                self.save_trust(trusted);
+                Action::None
+            }
+            Command::Login(provider) => {
+                self.login(provider, app);
+                Action::None
+            }
+            Command::Logout(provider) => {
+                self.logout(provider, app);
+                Action::None
+            }
             Command::PickSession => {
                 self.open_session_picker(app);
                 Action::None
@@ -836,6 +953,18 @@ impl Ui {
             }
         })
     }
+}
+
+fn provider_entries(names: Vec<String>) -> Vec<Entry> {
+    names
+        .into_iter()
+        .map(|name| Entry {
+            label: name.clone(),
+            detail: String::new(),
+            search_text: String::new(),
+            value: name,
+        })
+        .collect()
 }
 
 /// `90000` (ms) → `1m ago`.

@@ -78,6 +78,8 @@ pub struct TuiOptions {
     pub sessions_dir: Option<PathBuf>,
     /// `pi -r`: open the session picker at start.
     pub resume: bool,
+    /// `~/.pi/agent` (trust.json).
+    pub agent_dir: PathBuf,
 }
 
 /// Why the UI could not run.

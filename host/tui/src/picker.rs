@@ -18,6 +18,10 @@ pub struct Entry {
 pub enum Purpose {
     Model,
     Session,
+    /// The provider to store an API key for.
+    Login,
+    /// The provider whose credential to remove.
+    Logout,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -751,3 +751,51 @@ fn tui_resume_picker_continues_the_chosen_session() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_login_stores_a_hidden_api_key_with_mode_0600_logout_removes_it_and_trust_is_saved() {
+    use std::os::unix::fs::PermissionsExt;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/login");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Log in to");
+    tmux.type_text("mock");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("API key for mock:");
+    tmux.type_text("sk-secret-123");
+    let screen = tmux.wait_text("•••••••••••••");
+    assert!(
+        !screen.contains("sk-secret-123"),
+        "the key is never shown:\n{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Stored the API key for mock");
+    let auth = pi.agent_dir().join("auth.json");
+    let mode = std::fs::metadata(&auth).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&auth).unwrap()).unwrap();
+    assert_eq!(
+        stored["mock"],
+        json!({"type": "api_key", "key": "sk-secret-123"})
+    );
+
+    tmux.type_text("/logout mock");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Removed the credential of mock.");
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&auth).unwrap()).unwrap();
+    assert!(stored.get("mock").is_none(), "{stored}");
+
+    tmux.type_text("/trust");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("trusted from the next start");
+    let trust: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(pi.agent_dir().join("trust.json")).unwrap())
+            .unwrap();
+    let cwd = std::fs::canonicalize(pi.cwd()).unwrap();
+    assert_eq!(trust[cwd.to_str().unwrap()], true, "{trust}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
