@@ -9,7 +9,7 @@ use crate::color::ColorLevel;
 use crate::complete::{Candidate, Completer, Popup};
 use crate::editor::Editor;
 use crate::keys::{Binding, Keymap};
-use crate::picker::{Entry, Outcome, Picker, Purpose};
+use crate::picker::Picker;
 use crate::search::{Search, jump_to_prompt};
 use crate::transcript::{Item, Transcript};
 use crate::view::{Footer, LineCache, Screen};
@@ -19,6 +19,8 @@ use ratatui::crossterm::event::{
 };
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
+
+mod selectors;
 
 /// Two Ctrl+C within this long exit; two Esc within it run `doubleEscapeAction`.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
@@ -532,252 +534,6 @@ impl Ui {
         }
     }
 
-    /// A key while a selector is open: it takes every key.
-    fn picker_key(&mut self, key: &KeyEvent, app: &App) -> Action {
-        let Some(picker) = &mut self.picker else {
-            return Action::None;
-        };
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let outcome = match key.code {
-            KeyCode::Esc => Outcome::Closed,
-            KeyCode::Enter => picker.choose(),
-            KeyCode::Char('s') if ctrl && picker.purpose == Purpose::Model => picker.choose(),
-            KeyCode::Up => {
-                picker.step(-1);
-                Outcome::Open
-            }
-            KeyCode::Down => {
-                picker.step(1);
-                Outcome::Open
-            }
-            KeyCode::PageUp => {
-                picker.step(-10);
-                Outcome::Open
-            }
-            KeyCode::PageDown => {
-                picker.step(10);
-                Outcome::Open
-            }
-            KeyCode::Backspace => {
-                picker.backspace();
-                Outcome::Open
-            }
-            KeyCode::Char(c) if !ctrl => {
-                picker.type_char(c);
-                Outcome::Open
-            }
-            _ => Outcome::Open,
-        };
-        let purpose = picker.purpose;
-        let save = ctrl && key.code == KeyCode::Char('s');
-        match outcome {
-            Outcome::Open => {
-                self.sync_picker_rows();
-                Action::None
-            }
-            Outcome::Closed => {
-                self.close_picker();
-                Action::None
-            }
-            Outcome::Chosen(entry) => {
-                self.close_picker();
-                self.chosen(purpose, entry, save, app)
-            }
-        }
-    }
-
-    /// A key while an API key is typed.
-    fn secret_key(&mut self, key: &KeyEvent, app: &App) -> Action {
-        let Some((provider, typed)) = &mut self.secret else {
-            return Action::None;
-        };
-        match key.code {
-            KeyCode::Esc => self.secret = None,
-            KeyCode::Backspace => {
-                typed.pop();
-            }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => typed.push(c),
-            KeyCode::Enter if typed.trim().is_empty() => {}
-            KeyCode::Enter => {
-                let (provider, typed) = (provider.clone(), typed.clone());
-                self.secret = None;
-                match app.login_api_key(&provider, &typed) {
-                    Ok(()) => self.transcript.notice(
-                        format!("Stored the API key for {provider} in auth.json."),
-                        false,
-                    ),
-                    Err(error) => self.notice(error.to_string()),
-                }
-            }
-            _ => {}
-        }
-        Action::None
-    }
-
-    /// `/trust`: the decision for this directory in `trust.json`, used from the next start.
-    fn save_trust(&mut self, trusted: bool) {
-        let saved = pi_session::trust::TrustStore::load(&self.agent_dir)
-            .and_then(|mut store| store.set(&self.cwd, trusted));
-        match saved {
-            Ok(()) if trusted => self.transcript.notice(
-                "Saved: this project's files are trusted from the next start.".into(),
-                false,
-            ),
-            Ok(()) => self.transcript.notice(
-                "Saved: this project's files are ignored from the next start.".into(),
-                false,
-            ),
-            Err(error) => self.notice(error.to_string()),
-        }
-    }
-
-    /// `/login [provider]`.
-    pub fn login(&mut self, provider: Option<String>, app: &App) {
-        match provider {
-            Some(provider) => self.secret = Some((provider, String::new())),
-            None => {
-                let entries = provider_entries(app.login_providers());
-                self.open_picker(Picker::new(Purpose::Login, "Log in to", entries));
-            }
-        }
-    }
-
-    /// `/logout [provider]`.
-    pub fn logout(&mut self, provider: Option<String>, app: &App) {
-        let Some(provider) = provider else {
-            let stored = app.stored_credentials();
-            if stored.is_empty() {
-                self.transcript
-                    .notice("No credential is stored in auth.json.".into(), false);
-            } else {
-                let entries = provider_entries(stored);
-                self.open_picker(Picker::new(Purpose::Logout, "Log out of", entries));
-            }
-            return;
-        };
-        match app.logout(&provider) {
-            Ok(true) => self
-                .transcript
-                .notice(format!("Removed the credential of {provider}."), false),
-            Ok(false) => self
-                .transcript
-                .notice(format!("No credential of {provider} is stored."), false),
-            Err(error) => self.notice(error.to_string()),
-        }
-    }
-
-    fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
-        match purpose {
-            Purpose::Login => {
-                self.login(Some(entry.value), app);
-                Action::None
-            }
-            Purpose::Logout => {
-                self.logout(Some(entry.value), app);
-                Action::None
-            }
-            Purpose::Session => Action::SwitchSession(entry.value.into()),
-            Purpose::Model => {
-                let Some((provider, id)) = entry.value.split_once('/') else {
-                    return Action::None;
-                };
-                let switched = app.set_model(provider, id).and_then(|model| {
-                    if save {
-                        app.save_default_model()?;
-                    }
-                    Ok(model)
-                });
-                match switched {
-                    Ok(model) => {
-                        let saved = if save { " (saved as the default)" } else { "" };
-                        self.hint = Some(format!("Model: {}/{}{saved}", model.provider, model.id));
-                    }
-                    Err(error) => self.notice(error.to_string()),
-                }
-                Action::None
-            }
-        }
-    }
-
-    fn open_picker(&mut self, picker: Picker) {
-        self.picker = Some(picker);
-        self.sync_picker_rows();
-    }
-
-    fn sync_picker_rows(&mut self) {
-        if let Some(picker) = &self.picker {
-            self.popup_rows = picker.view().0;
-        }
-    }
-
-    fn close_picker(&mut self) {
-        self.picker = None;
-        self.popup_rows.clear();
-    }
-
-    /// Ctrl+L, `/model`: every model with credentials, the current one selected.
-    pub fn open_model_picker(&mut self, app: &App) {
-        let current = app.model();
-        let entries: Vec<Entry> = app
-            .available_models()
-            .into_iter()
-            .map(|m| Entry {
-                label: format!("{}/{}", m.provider, m.id),
-                detail: format!("{} · {}k context", m.name, m.context_window / 1000),
-                search_text: String::new(),
-                value: format!("{}/{}", m.provider, m.id),
-            })
-            .collect();
-        if entries.is_empty() {
-            self.notice("No model has credentials: set an API key (pi --list-models)".into());
-            return;
-        }
-        let mut picker = Picker::new(
-            Purpose::Model,
-            "Model (Enter: switch, Ctrl+S: switch and save as default, Esc: close)",
-            entries,
-        );
-        picker.select_value(&format!("{}/{}", current.provider, current.id));
-        self.open_picker(picker);
-    }
-
-    /// `/resume`, `pi -r`: this directory's sessions, newest first, searchable by what they
-    /// say.
-    pub fn open_session_picker(&mut self, app: &App) {
-        let Some(dir) = &self.sessions_dir else {
-            self.notice("Sessions are not saved in this run (--no-session)".into());
-            return;
-        };
-        let current = app.session_stats().session_file;
-        let now = pi_ai::now_ms();
-        let entries: Vec<Entry> = pi_session::session::list_sessions(dir)
-            .into_iter()
-            .filter(|info| Some(&info.path) != current.as_ref())
-            .map(|info| Entry {
-                label: info
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| info.first_message.chars().take(60).collect()),
-                detail: format!(
-                    "{} messages · {}",
-                    info.message_count,
-                    age(now - info.modified)
-                ),
-                search_text: info.all_messages_text,
-                value: info.path.display().to_string(),
-            })
-            .collect();
-        if entries.is_empty() {
-            self.notice("No other session in this directory yet".into());
-            return;
-        }
-        self.open_picker(Picker::new(
-            Purpose::Session,
-            "Resume (type to search, Enter: open, Esc: close)",
-            entries,
-        ));
-    }
-
     /// Esc: interrupts the agent (giving the queued messages back to the editor); a second Esc
     /// on an empty, idle editor runs `doubleEscapeAction`.
     fn interrupt(&mut self, app: &App) -> Action {
@@ -952,29 +708,6 @@ impl Ui {
                 Action::None
             }
         })
-    }
-}
-
-fn provider_entries(names: Vec<String>) -> Vec<Entry> {
-    names
-        .into_iter()
-        .map(|name| Entry {
-            label: name.clone(),
-            detail: String::new(),
-            search_text: String::new(),
-            value: name,
-        })
-        .collect()
-}
-
-/// `90000` (ms) → `1m ago`.
-fn age(ms: i64) -> String {
-    let minutes = ms.max(0) / 60_000;
-    match minutes {
-        0 => "just now".to_owned(),
-        1..60 => format!("{minutes}m ago"),
-        60..1440 => format!("{}h ago", minutes / 60),
-        _ => format!("{}d ago", minutes / 1440),
     }
 }
 
