@@ -13,7 +13,7 @@ use pi_ai::{
 };
 use pi_app::AppEvent;
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{ColorLevel, Editor, ImageProtocol, LineCache, Transcript};
+use pi_tui::{ColorLevel, Editor, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -98,22 +98,8 @@ fn measure(name: &str, transcript: &mut Transcript, streaming: bool) {
             }));
         }
         let screen = Screen {
-            transcript,
-            editor: &editor,
-            footer: &footer,
-            scroll: 0,
-            expanded: false,
-            show_thinking: false,
-            hint: None,
-            colors: ColorLevel::TrueColor,
-            lines: &cache,
-            search: None,
-            live_from: None,
-            popup: &[],
-            popup_selected: 0,
-            renderers: &[],
-            images: ImageProtocol::None,
             tick: frame,
+            ..Screen::new(transcript, &editor, &footer, &cache)
         };
         let started = Instant::now();
         terminal.draw(|f| draw(f, &screen)).unwrap();
@@ -130,22 +116,13 @@ fn main() {
     let mut transcript = long_transcript(1000);
     let lines = pi_tui::view::plain_transcript(
         &Screen {
-            transcript: &transcript,
-            editor: &Editor::default(),
-            footer: &Footer::default(),
-            scroll: 0,
-            expanded: false,
-            show_thinking: false,
-            hint: None,
             colors: ColorLevel::None,
-            lines: &RefCell::new(LineCache::default()),
-            search: None,
-            live_from: None,
-            popup: &[],
-            popup_selected: 0,
-            renderers: &[],
-            images: ImageProtocol::None,
-            tick: 0,
+            ..Screen::new(
+                &transcript,
+                &Editor::default(),
+                &Footer::default(),
+                &RefCell::new(LineCache::default()),
+            )
         },
         119,
     )

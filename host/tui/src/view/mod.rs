@@ -60,6 +60,37 @@ pub struct Screen<'a> {
     pub images: crate::images::ImageProtocol,
 }
 
+impl<'a> Screen<'a> {
+    /// A screen of `transcript`, `editor` and `footer` with everything else at rest: following
+    /// the end, nothing expanded, no hint, search, completion or renderers, full colour, the
+    /// fullscreen layout.
+    pub fn new(
+        transcript: &'a Transcript,
+        editor: &'a Editor,
+        footer: &'a Footer,
+        lines: &'a RefCell<LineCache>,
+    ) -> Self {
+        Screen {
+            transcript,
+            editor,
+            footer,
+            scroll: 0,
+            expanded: false,
+            show_thinking: false,
+            hint: None,
+            colors: ColorLevel::TrueColor,
+            tick: 0,
+            lines,
+            search: None,
+            live_from: None,
+            popup: &[],
+            popup_selected: 0,
+            renderers: &[],
+            images: crate::images::ImageProtocol::None,
+        }
+    }
+}
+
 pub(crate) struct Palette {
     pub(crate) colors: ColorLevel,
 }

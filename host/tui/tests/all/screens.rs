@@ -11,7 +11,7 @@ use pi_app::AppEvent;
 use pi_app::agent_session::SessionEvent;
 use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, StyledLine};
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{ColorLevel, Editor, ImageProtocol, LineCache, Transcript};
+use pi_tui::{Editor, ImageProtocol, LineCache, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -132,22 +132,13 @@ impl<'a> Shot<'a> {
 
     fn screen<'s>(&'s self, cache: &'s RefCell<LineCache>) -> Screen<'s> {
         Screen {
-            transcript: self.transcript,
-            editor: &self.editor,
-            footer: &self.footer,
-            scroll: 0,
             expanded: self.expanded,
             show_thinking: self.show_thinking,
             hint: self.hint.clone(),
-            colors: ColorLevel::TrueColor,
-            lines: cache,
-            search: None,
-            live_from: None,
             popup: &self.popup,
-            popup_selected: 0,
             renderers: &self.renderers,
             images: self.images,
-            tick: 0,
+            ..Screen::new(self.transcript, &self.editor, &self.footer, cache)
         }
     }
 
