@@ -280,7 +280,7 @@ impl Ui {
         }
         let before = self.editor.text().to_owned();
         let action = self.binding(key, app);
-        if self.editor.text() != before {
+        if self.editor.text() != before && self.picker.is_none() {
             self.offer_completion();
         }
         action

@@ -750,6 +750,22 @@ fn tui_resume_picker_continues_the_chosen_session() {
     assert!(second.contains("Remember the word zebra"), "{second}");
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
+    drop(tmux);
+
+    // The same list from /resume in a running UI.
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("Resume (type to search");
+    tmux.wait_for("the session in the list", |s| {
+        s.lines()
+            .any(|l| l.trim_start().starts_with("Remember the word zebra"))
+    });
+    assert!(!screen.contains("[pi exited"), "{screen}");
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the list closed", |s| !s.contains("Resume (type to search"));
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
 }
 
 #[test]
