@@ -144,6 +144,18 @@ pub struct Args {
     #[arg(long)]
     pub no_context_files: bool,
 
+    /// A theme file to offer (repeatable).
+    #[arg(long = "theme", value_name = "PATH")]
+    pub themes: Vec<String>,
+
+    /// The theme for this run (a name or a file), instead of the `theme` setting.
+    #[arg(long, value_name = "NAME")]
+    pub use_theme: Option<String>,
+
+    /// Load no theme files (the built-in dark and light stay).
+    #[arg(long)]
+    pub no_themes: bool,
+
     /// Replace the system prompt (text or a file path).
     #[arg(long, value_name = "TEXT|FILE")]
     pub system_prompt: Option<String>,

@@ -244,6 +244,26 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         }),
         resume: args.resume,
         agent_dir: env.agent_dir.clone(),
+        theme: args.use_theme.clone().unwrap_or_else(|| settings.theme()),
+        theme_dirs: if args.no_themes {
+            Vec::new()
+        } else {
+            let mut dirs = vec![env.agent_dir.join("themes")];
+            if prepared.base.trusted {
+                dirs.push(env.cwd.join(".pi").join("themes"));
+            }
+            dirs
+        },
+        theme_files: if args.no_themes {
+            Vec::new()
+        } else {
+            args.themes
+                .iter()
+                .cloned()
+                .chain(settings.themes())
+                .map(|p| env.cwd.join(p))
+                .collect()
+        },
         images: if settings.terminal_show_images() {
             pi_tui::ImageProtocol::detect(|name| std::env::var(name).ok())
         } else {

@@ -85,6 +85,10 @@ pub struct Ui {
     /// How the terminal draws pictures, and the ones on screen now.
     pub images: crate::images::ImageProtocol,
     pub pictures: Vec<crate::images::Placed>,
+    /// The colours, the file they came from and when it last changed (it is watched).
+    pub theme: crate::theme::Theme,
+    theme_file: Option<(std::path::PathBuf, Option<std::time::SystemTime>)>,
+    theme_checked: Option<Instant>,
     search: Option<Search>,
     picker: Option<Picker>,
     /// An API key being typed for a provider (never shown, never in the editor's history).
@@ -138,6 +142,9 @@ impl Ui {
             external_editor: options.external_editor.clone(),
             images: options.images,
             pictures: Vec::new(),
+            theme: crate::theme::Theme::dark(),
+            theme_file: None,
+            theme_checked: None,
             search: None,
             picker: None,
             secret: None,
@@ -155,8 +162,43 @@ impl Ui {
             cwd: options.cwd.clone(),
             agent_dir: options.agent_dir.clone(),
         };
+        let choice =
+            crate::theme::choose(&options.theme, &options.theme_dirs, &options.theme_files);
+        for warning in choice.warnings {
+            ui.transcript.notice(warning, true);
+        }
+        ui.theme = choice.theme;
+        ui.theme_file = choice.path.map(|p| {
+            let modified = modified(&p);
+            (p, modified)
+        });
         ui.refresh_footer(app);
         ui
+    }
+
+    /// Loads the theme again when its file changed (checked once a second); whether it did.
+    pub fn reload_theme(&mut self) -> bool {
+        if self
+            .theme_checked
+            .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
+        {
+            return false;
+        }
+        self.theme_checked = Some(Instant::now());
+        let Some((path, seen)) = &mut self.theme_file else {
+            return false;
+        };
+        let now = modified(path);
+        if now == *seen {
+            return false;
+        }
+        *seen = now;
+        let choice = crate::theme::load(path);
+        for warning in choice.warnings {
+            self.transcript.notice(warning, true);
+        }
+        self.theme = choice.theme;
+        true
     }
 
     /// What the frame is drawn from.
@@ -192,6 +234,7 @@ impl Ui {
             popup_selected,
             renderers: &self.renderers,
             images: self.images,
+            theme: &self.theme,
         }
     }
 
@@ -721,4 +764,8 @@ fn shorten_home(cwd: &str) -> String {
         },
         None => cwd.to_owned(),
     }
+}
+
+fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }

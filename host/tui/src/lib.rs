@@ -22,6 +22,7 @@ mod markdown;
 mod picker;
 mod search;
 mod terminal;
+mod theme;
 mod transcript;
 pub mod view;
 mod wrap;
@@ -30,6 +31,7 @@ pub use color::ColorLevel;
 pub use editor::Editor;
 pub use images::ImageProtocol;
 pub use keys::Keymap;
+pub use theme::{Theme, Token};
 pub use transcript::{Item, ToolCall, Transcript};
 pub use view::LineCache;
 pub use wrap::wrap;
@@ -80,6 +82,12 @@ pub struct TuiOptions {
     pub resume: bool,
     /// `~/.pi/agent` (trust.json).
     pub agent_dir: PathBuf,
+    /// The theme to use (setting `theme`, `--use-theme`): a name or a file.
+    pub theme: String,
+    /// Where themes are found (`~/.pi/agent/themes`, `.pi/themes`) and extra theme files
+    /// (`--theme`).
+    pub theme_dirs: Vec<PathBuf>,
+    pub theme_files: Vec<PathBuf>,
 }
 
 /// Why the UI could not run.
@@ -208,6 +216,7 @@ pub async fn run(
             }
             _ = frames.tick() => {
                 ui.refresh_completion();
+                dirty |= ui.reload_theme();
                 if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);
                     draw(&mut guard.terminal, &mut ui)?;

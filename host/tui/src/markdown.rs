@@ -5,60 +5,69 @@
 
 use crate::color::ColorLevel;
 use crate::highlight::{Highlighter, Kind};
+use crate::theme::{Theme, Token};
 use crate::wrap::wrap;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
-/// How markdown is coloured (plain when colours are off).
+/// How markdown is coloured: the theme's tokens, fitted to the terminal (plain when colours
+/// are off).
 #[derive(Debug, Clone, Copy)]
 pub struct Styles {
     pub code: Style,
+    pub code_block: Style,
     pub heading: Style,
     pub quote: Style,
     pub muted: Style,
-    colors: ColorLevel,
+    /// By highlighter kind, in `KINDS` order.
+    syntax: [Style; 11],
 }
 
+/// The highlighter's kinds and the tokens that colour them.
+const KINDS: [(Kind, Option<Token>); 11] = [
+    (Kind::Plain, None),
+    (Kind::Punctuation, Some(Token::SyntaxPunctuation)),
+    (Kind::Keyword, Some(Token::SyntaxKeyword)),
+    (Kind::Type, Some(Token::SyntaxType)),
+    (Kind::Function, Some(Token::SyntaxFunction)),
+    (Kind::String, Some(Token::SyntaxString)),
+    (Kind::Number, Some(Token::SyntaxNumber)),
+    (Kind::Comment, Some(Token::SyntaxComment)),
+    (Kind::Operator, Some(Token::SyntaxOperator)),
+    (Kind::Added, Some(Token::ToolDiffAdded)),
+    (Kind::Removed, Some(Token::ToolDiffRemoved)),
+];
+
 impl Styles {
-    pub fn new(colors: ColorLevel) -> Self {
-        let fg = |c: Color| match colors.fit(c) {
+    pub fn new(colors: ColorLevel, theme: &Theme) -> Self {
+        let fg = |token: Token| match theme.get(token).and_then(|c| colors.fit(c)) {
             Some(c) => Style::default().fg(c),
             None => Style::default(),
         };
+        let code_block = fg(Token::MdCodeBlock);
+        let syntax = KINDS.map(|(kind, token)| {
+            let style = token.map_or(code_block, fg);
+            if kind == Kind::Comment {
+                style.add_modifier(Modifier::ITALIC)
+            } else {
+                style
+            }
+        });
         Styles {
-            code: fg(Color::LightYellow),
-            heading: fg(Color::LightCyan).add_modifier(Modifier::BOLD),
-            quote: fg(Color::Gray).add_modifier(Modifier::ITALIC),
-            muted: Style::default().add_modifier(Modifier::DIM),
-            colors,
+            code: fg(Token::MdCode),
+            code_block,
+            heading: fg(Token::MdHeading).add_modifier(Modifier::BOLD),
+            quote: fg(Token::MdQuote).add_modifier(Modifier::ITALIC),
+            muted: fg(Token::MdCodeBlockBorder).add_modifier(Modifier::DIM),
+            syntax,
         }
     }
 
-    /// The colour of a piece of highlighted code (a dark theme's palette, fitted to the
-    /// terminal).
+    /// The colour of a piece of highlighted code.
     fn syntax(&self, kind: Kind) -> Style {
-        let rgb = match kind {
-            Kind::Plain | Kind::Punctuation => return self.code,
-            Kind::Keyword => Color::Rgb(198, 120, 221),
-            Kind::Type => Color::Rgb(229, 192, 123),
-            Kind::Function => Color::Rgb(97, 175, 239),
-            Kind::String => Color::Rgb(152, 195, 121),
-            Kind::Number => Color::Rgb(209, 154, 102),
-            Kind::Comment => Color::Rgb(127, 132, 142),
-            Kind::Operator => Color::Rgb(86, 182, 194),
-            Kind::Added => Color::Rgb(152, 195, 121),
-            Kind::Removed => Color::Rgb(224, 108, 117),
-        };
-        let style = match self.colors.fit(rgb) {
-            Some(c) => Style::default().fg(c),
-            None => Style::default(),
-        };
-        if kind == Kind::Comment {
-            style.add_modifier(Modifier::ITALIC)
-        } else {
-            style
-        }
+        let at = KINDS.iter().position(|(k, _)| *k == kind).unwrap_or(0);
+        self.syntax[at]
     }
 }
 
@@ -123,7 +132,7 @@ fn code_line(
             .into_iter()
             .filter_map(|(kind, range)| Some((styles.syntax(kind), raw.get(range)?)))
             .collect(),
-        None => vec![(styles.code, raw.as_str())],
+        None => vec![(styles.code_block, raw.as_str())],
     };
     let mut row: Vec<Span<'static>> = vec![Span::raw(indent.to_owned())];
     let mut used = 0;
@@ -349,7 +358,12 @@ mod tests {
     #[test]
     fn blocks_and_inline_markers() {
         let text = "# Title\n- one `x`\n> quoted\n```rust\nlet a = 1;\n```\n**bold** end";
-        let lines = render(text, "  ", 40, Styles::new(ColorLevel::None));
+        let lines = render(
+            text,
+            "  ",
+            40,
+            Styles::new(ColorLevel::None, &Theme::dark()),
+        );
         assert_eq!(
             plain(&lines),
             [
@@ -362,15 +376,23 @@ mod tests {
                 "  bold end"
             ]
         );
-        let styled = render("a `code` b", "", 40, Styles::new(ColorLevel::TrueColor));
+        let styled = render(
+            "a `code` b",
+            "",
+            40,
+            Styles::new(ColorLevel::TrueColor, &Theme::dark()),
+        );
         assert_eq!(styled[0].spans[3].content, "code");
-        assert_eq!(styled[0].spans[3].style.fg, Some(Color::LightYellow));
+        assert_eq!(
+            styled[0].spans[3].style.fg,
+            Theme::dark().get(Token::MdCode)
+        );
     }
 
     #[test]
     fn tables_line_up_and_links_show_their_address() {
         let text = "| name | size |\n|---|---|\n| a.rs | 12 |\n| long_name.rs | 3 |\nsee [docs](https://x.dev) and [https://y.dev](https://y.dev)";
-        let lines = render(text, "", 60, Styles::new(ColorLevel::None));
+        let lines = render(text, "", 60, Styles::new(ColorLevel::None, &Theme::dark()));
         assert_eq!(
             plain(&lines),
             [
@@ -386,13 +408,18 @@ mod tests {
     #[test]
     fn code_blocks_are_highlighted_and_cut_to_the_width() {
         let text = "```rust\nfn main() { let s = \"hi\"; }\n```";
-        let lines = render(text, "", 12, Styles::new(ColorLevel::TrueColor));
+        let lines = render(
+            text,
+            "",
+            12,
+            Styles::new(ColorLevel::TrueColor, &Theme::dark()),
+        );
         assert_eq!(
             plain(&lines),
             ["─── rust", "fn main() { ", "let s = \"hi\"", "; }", "───"]
         );
         let keyword = &lines[1].spans[1];
         assert_eq!(keyword.content, "fn");
-        assert_eq!(keyword.style.fg, Some(Color::Rgb(198, 120, 221)));
+        assert_eq!(keyword.style.fg, Theme::dark().get(Token::SyntaxKeyword));
     }
 }

@@ -815,3 +815,43 @@ fn tui_login_stores_a_hidden_api_key_with_mode_0600_logout_removes_it_and_trust_
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let themes = pi.agent_dir().join("themes");
+    std::fs::create_dir_all(&themes).unwrap();
+    let theme = |accent: &str| {
+        format!(
+            r#"{{"name": "sunset", "vars": {{"sun": "{accent}"}}, "colors": {{"accent": "sun", "nosuchtoken": 1}}}}"#
+        )
+    };
+    std::fs::write(themes.join("sunset.json"), theme("#ff8800")).unwrap();
+    pi.settings(json!({"theme": "sunset"}));
+    pi.mock.push(Turn::text("Coloured."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.wait_text("unknown colour token \"nosuchtoken\"");
+    tmux.type_text("Hello");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Coloured.");
+    // The pane is a 256-colour terminal: colours come fitted to its palette.
+    let coloured = |index: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let styled = tmux.run(&["capture-pane", "-e", "-p", "-t", "0"]);
+            // The prompt's `›` is drawn in the accent colour.
+            if styled.contains(&format!("38;5;{index}m› ")) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "no accent {index}:\n{styled:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    coloured("208"); // #ff8800
+    // Edited while pi runs: the new colours show without a restart.
+    std::thread::sleep(Duration::from_millis(1100));
+    std::fs::write(themes.join("sunset.json"), theme("#00ff88")).unwrap();
+    coloured("48"); // #00ff88
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

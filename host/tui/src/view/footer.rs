@@ -1,7 +1,7 @@
 //! The footer: where, which session, which model, what it cost, and how full the context is.
 
 use super::{Palette, Screen};
-use ratatui::style::Color;
+use crate::theme::Token;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
@@ -28,9 +28,9 @@ pub(super) fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> L
         0.0
     };
     let bar_color = match percent {
-        p if p >= 90.0 => Color::Red,
-        p if p >= 70.0 => Color::Yellow,
-        _ => Color::Green,
+        p if p >= 90.0 => Token::Error,
+        p if p >= 70.0 => Token::Warning,
+        _ => Token::Success,
     };
     let filled = ((percent / 10.0).round() as usize).min(10);
     let context_part = format!(

@@ -2,6 +2,7 @@
 //! renderer component makes of it.
 
 use super::Palette;
+use crate::theme::Token;
 use crate::transcript::{BashRun, ToolCall};
 use crate::wrap::wrap;
 use pi_ext_api::{MessageRenderer, RenderTarget, StyledLine};
@@ -66,10 +67,19 @@ fn styled_line(line: StyledLine, palette: &Palette, width: usize) -> Line<'stati
         let text: String = crate::wrap::take_width(&span.text, room);
         room -= text.width().min(room);
         let mut style = Style::default();
-        if let Some(fg) = span.style.fg.as_deref().and_then(theme_color) {
-            style = style.patch(palette.style(fg));
+        if let Some(fg) = span
+            .style
+            .fg
+            .as_deref()
+            .and_then(|n| theme_color(palette, n))
+        {
+            style = style.patch(palette.color(fg));
         }
-        if let Some(bg) = span.style.bg.as_deref().and_then(theme_color)
+        if let Some(bg) = span
+            .style
+            .bg
+            .as_deref()
+            .and_then(|n| theme_color(palette, n))
             && let Some(bg) = palette.colors.fit(bg)
         {
             style = style.bg(bg);
@@ -90,23 +100,13 @@ fn styled_line(line: StyledLine, palette: &Palette, width: usize) -> Line<'stati
     Line::from(spans)
 }
 
-/// A theme colour name (pi's tokens) or `#rrggbb`.
-fn theme_color(name: &str) -> Option<Color> {
+/// A renderer's colour: a theme token's name or `#rrggbb`.
+fn theme_color(palette: &Palette, name: &str) -> Option<Color> {
     if let Some(hex) = name.strip_prefix('#').filter(|h| h.len() == 6) {
         let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
         return Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?));
     }
-    Some(match name {
-        "accent" | "borderAccent" | "mdHeading" | "mdLink" => Color::Cyan,
-        "success" | "toolDiffAdded" => Color::Green,
-        "error" | "toolDiffRemoved" => Color::Red,
-        "warning" => Color::Yellow,
-        "muted" | "dim" | "borderMuted" | "thinkingText" => Color::DarkGray,
-        "toolTitle" | "text" => Color::White,
-        "mdCode" | "mdCodeBlock" => Color::LightYellow,
-        "customMessageLabel" => Color::Magenta,
-        _ => return None,
-    })
+    palette.theme.by_name(name).flatten()
 }
 
 /// The first line of a tool call: its state mark, name and what it was asked.
@@ -117,9 +117,9 @@ pub(super) fn tool_header(
     width: usize,
 ) {
     let (mark, color) = match (call.done, call.is_error) {
-        (false, _) => ("○ ", Color::Yellow),
-        (true, false) => ("● ", Color::Green),
-        (true, true) => ("● ", Color::Red),
+        (false, _) => ("○ ", Token::Warning),
+        (true, false) => ("● ", Token::Success),
+        (true, true) => ("● ", Token::Error),
     };
     let header = format!("{} {}", call.name, tool_summary(call));
     prefixed(
@@ -128,7 +128,7 @@ pub(super) fn tool_header(
         mark,
         palette.style(color),
         width,
-        palette.bold(Color::White),
+        palette.bold(Token::ToolTitle),
     );
 }
 
@@ -155,10 +155,10 @@ pub(super) fn tool_lines(
     let text = text.trim_end_matches(['\n', '\r']);
     output_tail(out, text, expanded, palette, width, |line| {
         match line.chars().next() {
-            _ if call.is_error => palette.style(Color::Red),
-            Some('+') if call.name == "edit" => palette.style(Color::Green),
-            Some('-') if call.name == "edit" => palette.style(Color::Red),
-            _ => palette.dim(),
+            _ if call.is_error => palette.style(Token::Error),
+            Some('+') if call.name == "edit" => palette.style(Token::ToolDiffAdded),
+            Some('-') if call.name == "edit" => palette.style(Token::ToolDiffRemoved),
+            _ => palette.style(Token::ToolOutput),
         }
     });
 }
@@ -174,9 +174,9 @@ pub(super) fn bash_lines(
 ) {
     let failed = run.cancelled || run.exit_code.is_some_and(|c| c != 0);
     let (mark, color) = match (run.done, failed) {
-        (false, _) => ("○ ", Color::Yellow),
-        (true, false) => ("● ", Color::Magenta),
-        (true, true) => ("● ", Color::Red),
+        (false, _) => ("○ ", Token::Warning),
+        (true, false) => ("● ", Token::BashMode),
+        (true, true) => ("● ", Token::Error),
     };
     let excluded = if run.excluded {
         "  (not in the context)"
@@ -190,7 +190,7 @@ pub(super) fn bash_lines(
         mark,
         palette.style(color),
         width,
-        palette.bold(Color::White),
+        palette.bold(Token::ToolTitle),
     );
     output_tail(
         out,
@@ -209,7 +209,7 @@ pub(super) fn bash_lines(
     if let Some(ending) = ending {
         out.push(Line::styled(
             format!("    ({ending})"),
-            palette.style(Color::Red),
+            palette.style(Token::Error),
         ));
     }
 }

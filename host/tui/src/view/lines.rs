@@ -6,11 +6,12 @@ use super::{Palette, Screen};
 use crate::color::ColorLevel;
 use crate::images::{ImageProtocol, Picture, Placed};
 use crate::markdown;
+use crate::theme::Token;
 use crate::transcript::Item;
 use pi_ai::AssistantBlock;
 use pi_ext_api::RenderTarget;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use std::sync::Arc;
 
@@ -19,6 +20,7 @@ use std::sync::Arc;
 pub fn plain_transcript(screen: &Screen, width: usize) -> Vec<String> {
     let palette = Palette {
         colors: ColorLevel::None,
+        theme: screen.theme,
     };
     let mut cache = LineCache::default();
     cache.update(screen, &palette, width);
@@ -37,9 +39,7 @@ pub fn scrollback_lines(
     from: usize,
     to: usize,
 ) -> Vec<Line<'static>> {
-    let palette = Palette {
-        colors: screen.colors,
-    };
+    let palette = Palette::of(screen);
     let mut cache = screen.lines.borrow_mut();
     cache.update(screen, &palette, width);
     cache.item_range(from, to)
@@ -72,6 +72,7 @@ struct CacheKey {
     show_thinking: bool,
     colors: ColorLevel,
     images: ImageProtocol,
+    theme: u64,
 }
 
 impl LineCache {
@@ -82,6 +83,7 @@ impl LineCache {
             show_thinking: screen.show_thinking,
             colors: palette.colors,
             images: screen.images,
+            theme: palette.theme.id,
         };
         if self.key != Some(key) {
             self.items.clear();
@@ -296,7 +298,7 @@ fn item_lines(
                 out,
                 text,
                 "› ",
-                palette.bold(Color::Cyan),
+                palette.bold(Token::Accent),
                 width,
                 Style::default(),
             );
@@ -311,14 +313,14 @@ fn item_lines(
                         out.push(Line::styled("  Thinking… (Ctrl+T shows it)", palette.dim()));
                     }
                     AssistantBlock::Text(t) => {
-                        let styles = markdown::Styles::new(palette.colors);
+                        let styles = markdown::Styles::new(palette.colors, palette.theme);
                         out.extend(markdown::render(&t.text, "  ", width, styles));
                     }
                     AssistantBlock::ToolCall(_) => {}
                 }
             }
             if *streaming {
-                out.push(Line::styled("  ▍", palette.style(Color::Cyan)));
+                out.push(Line::styled("  ▍", palette.style(Token::Accent)));
             }
         }
         Item::Tool(call) => {
@@ -358,7 +360,7 @@ fn item_lines(
                 Some(Ok(lines)) => out.extend(lines),
                 failed => {
                     let label = format!("[{custom_type}] ");
-                    let style = palette.style(Color::Magenta);
+                    let style = palette.style(Token::CustomMessageLabel);
                     prefixed(out, text, &label, style, width, Style::default());
                     if let Some(Err(error)) = failed {
                         out.push(Line::styled(format!("  ({error})"), palette.dim()));
@@ -367,7 +369,7 @@ fn item_lines(
             }
         }
         Item::Notice { text, error } => {
-            let color = if *error { Color::Red } else { Color::Yellow };
+            let color = if *error { Token::Error } else { Token::Warning };
             prefixed(
                 out,
                 text,

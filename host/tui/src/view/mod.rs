@@ -13,6 +13,7 @@ pub use lines::{LineCache, plain_transcript, scrollback_lines};
 
 use crate::color::ColorLevel;
 use crate::editor::Editor;
+use crate::theme::{Theme, Token};
 use crate::transcript::Transcript;
 use crate::wrap::wrap;
 use pi_ext_api::MessageRenderer;
@@ -58,6 +59,8 @@ pub struct Screen<'a> {
     pub renderers: &'a [Arc<dyn MessageRenderer>],
     /// How the terminal draws pictures (none: placeholders only).
     pub images: crate::images::ImageProtocol,
+    /// The colours of the UI's parts.
+    pub theme: &'a Theme,
 }
 
 impl<'a> Screen<'a> {
@@ -87,16 +90,34 @@ impl<'a> Screen<'a> {
             popup_selected: 0,
             renderers: &[],
             images: crate::images::ImageProtocol::None,
+            theme: Theme::default_dark(),
         }
     }
 }
 
-pub(crate) struct Palette {
+pub(crate) struct Palette<'t> {
     pub(crate) colors: ColorLevel,
+    pub(crate) theme: &'t Theme,
 }
 
-impl Palette {
-    pub(crate) fn style(&self, fg: Color) -> Style {
+impl Palette<'_> {
+    pub(crate) fn of<'s>(screen: &Screen<'s>) -> Palette<'s> {
+        Palette {
+            colors: screen.colors,
+            theme: screen.theme,
+        }
+    }
+
+    /// The style of a token: its colour fitted to the terminal (none when it has none).
+    pub(crate) fn style(&self, token: Token) -> Style {
+        match self.theme.get(token) {
+            Some(color) => self.color(color),
+            None => Style::default(),
+        }
+    }
+
+    /// A colour as the terminal can show it.
+    pub(crate) fn color(&self, fg: Color) -> Style {
         match self.colors.fit(fg) {
             Some(fg) => Style::default().fg(fg),
             None => Style::default(),
@@ -107,7 +128,7 @@ impl Palette {
         Style::default().add_modifier(Modifier::DIM)
     }
 
-    pub(crate) fn bold(&self, fg: Color) -> Style {
+    pub(crate) fn bold(&self, fg: Token) -> Style {
         self.style(fg).add_modifier(Modifier::BOLD)
     }
 }
@@ -115,9 +136,7 @@ impl Palette {
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, screen: &Screen) {
     let area = frame.area();
-    let palette = Palette {
-        colors: screen.colors,
-    };
+    let palette = Palette::of(screen);
     let queue = queue_lines(screen.transcript, &palette, area.width as usize);
     let editor_width = area.width.saturating_sub(2).max(1) as usize;
     let editor_lines = wrap(screen.editor.text(), editor_width).len().clamp(1, 10);
@@ -158,7 +177,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     frame.render_widget(Paragraph::new(queue), queue_area);
     frame.render_widget(Paragraph::new(status_line(screen, &palette)), status_area);
     draw_popup(frame, screen, &palette, popup_area);
-    draw_editor(frame, screen.editor, &palette, editor_area);
+    draw_editor(frame, screen, &palette, editor_area);
     frame.render_widget(
         Paragraph::new(footer_line(screen, &palette, footer_area.width as usize)),
         footer_area,
@@ -192,7 +211,9 @@ fn draw_popup(frame: &mut Frame, screen: &Screen, palette: &Palette, area: Rect)
         .take(rows)
         .map(|(i, (label, detail))| {
             let style = if i == selected {
-                palette.style(Color::Cyan).add_modifier(Modifier::REVERSED)
+                palette
+                    .style(Token::Accent)
+                    .add_modifier(Modifier::REVERSED)
             } else {
                 Style::default()
             };
@@ -241,7 +262,7 @@ fn queue_lines(transcript: &Transcript, palette: &Palette, width: usize) -> Vec<
             let room = width.saturating_sub(label.width() + 2);
             let shown: String = first.chars().take(room).collect();
             Line::from(vec![
-                Span::styled(format!("  {label}"), palette.style(Color::Magenta)),
+                Span::styled(format!("  {label}"), palette.style(Token::Accent)),
                 Span::styled(shown, palette.dim()),
             ])
         })
@@ -252,7 +273,7 @@ const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 
 fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
     if let Some(hint) = &screen.hint {
-        return Line::styled(format!(" {hint}"), palette.style(Color::Yellow));
+        return Line::styled(format!(" {hint}"), palette.style(Token::Warning));
     }
     if let Some((at, attempt, max)) = screen.transcript.retry {
         let left = at.saturating_duration_since(std::time::Instant::now());
@@ -261,20 +282,20 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
                 " ⟳ Retrying in {}s (attempt {attempt}/{max}; Esc to stop)",
                 left.as_millis().div_ceil(1000)
             ),
-            palette.style(Color::Yellow),
+            palette.style(Token::Warning),
         );
     }
     if screen.transcript.bash_running() && !screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
         return Line::from(vec![
-            Span::styled(format!(" {spin} Running… "), palette.style(Color::Magenta)),
+            Span::styled(format!(" {spin} Running… "), palette.style(Token::BashMode)),
             Span::styled("(Esc to cancel the command)", palette.dim()),
         ]);
     }
     if screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
         return Line::from(vec![
-            Span::styled(format!(" {spin} Working… "), palette.style(Color::Cyan)),
+            Span::styled(format!(" {spin} Working… "), palette.style(Token::Accent)),
             Span::styled(
                 "(Esc to interrupt, Enter to steer, Alt+Enter to follow up)",
                 palette.dim(),
@@ -290,10 +311,25 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
     Line::default()
 }
 
-fn draw_editor(frame: &mut Frame, editor: &Editor, palette: &Palette, area: Rect) {
+/// The editor's border says the thinking level, as pi's does.
+fn thinking_border(level: &str) -> Token {
+    match level {
+        "minimal" => Token::ThinkingMinimal,
+        "low" => Token::ThinkingLow,
+        "medium" => Token::ThinkingMedium,
+        "high" => Token::ThinkingHigh,
+        "xhigh" => Token::ThinkingXhigh,
+        "max" => Token::ThinkingMax,
+        _ => Token::ThinkingOff,
+    }
+}
+
+fn draw_editor(frame: &mut Frame, screen: &Screen, palette: &Palette, area: Rect) {
+    let editor = screen.editor;
+    let thinking = screen.footer.thinking.as_str();
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(palette.style(Color::DarkGray));
+        .border_style(palette.style(thinking_border(thinking)));
     let inner = block.inner(area);
     let width = inner.width.max(1) as usize;
     let lines = wrap(editor.text(), width);

@@ -11,7 +11,7 @@ use pi_app::AppEvent;
 use pi_app::agent_session::SessionEvent;
 use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, StyledLine};
 use pi_tui::view::{Footer, Screen, draw};
-use pi_tui::{Editor, ImageProtocol, LineCache, Transcript};
+use pi_tui::{Editor, ImageProtocol, LineCache, Theme, Token, Transcript};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::json;
@@ -438,8 +438,12 @@ fn the_edit_diff_is_coloured() {
     };
     let removed = row_of("-fn old").unwrap();
     let added = row_of("+fn new").unwrap();
-    assert_eq!(buffer[(4, removed)].fg, ratatui::style::Color::Red);
-    assert_eq!(buffer[(4, added)].fg, ratatui::style::Color::Green);
+    let theme = Theme::dark();
+    assert_eq!(
+        Some(buffer[(4, removed)].fg),
+        theme.get(Token::ToolDiffRemoved)
+    );
+    assert_eq!(Some(buffer[(4, added)].fg), theme.get(Token::ToolDiffAdded));
 }
 
 #[test]
