@@ -508,6 +508,11 @@ impl App {
 
     /// Next model of the scope (or of the available models). `None` when there is only one.
     pub fn cycle_model(&self) -> Result<Option<(Model, ThinkingLevel)>, AppError> {
+        self.cycle_model_by(false)
+    }
+
+    /// The next model (`back`: the previous one) of the scope or of the available models.
+    pub fn cycle_model_by(&self, back: bool) -> Result<Option<(Model, ThinkingLevel)>, AppError> {
         let current = self.model();
         let pool: Vec<ScopedModel> = if self.scoped.is_empty() {
             self.available_models()
@@ -523,8 +528,16 @@ impl App {
         let at = pool
             .iter()
             .position(|s| s.model.provider == current.provider && s.model.id == current.id);
-        let Some(next) = (pool.len() > 1)
-            .then(|| pool.get(at.map_or(0, |i| (i + 1) % pool.len())))
+        let len = pool.len();
+        let step = |i: usize| {
+            if back {
+                (i + len - 1) % len
+            } else {
+                (i + 1) % len
+            }
+        };
+        let Some(next) = (len > 1)
+            .then(|| pool.get(at.map_or(0, step)))
             .flatten()
             .cloned()
         else {
@@ -630,6 +643,26 @@ impl App {
                 "defaultThinkingLevel",
                 serde_json::Value::String(thinking.as_str().to_owned()),
             );
+            s.save().map_err(AppError::from)
+        })
+    }
+
+    /// A setting's value as the merged settings have it.
+    pub fn setting(&self, path: &str) -> Option<serde_json::Value> {
+        self.session.with_settings(|s| s.get(path).cloned())
+    }
+
+    /// `/settings`: sets `path` in the global settings.json (saved at once) and applies what
+    /// applies to the running session (the queue modes).
+    pub fn save_setting(&self, path: &str, value: serde_json::Value) -> Result<(), AppError> {
+        let mode = value.as_str().map(queue_mode);
+        match path {
+            "steeringMode" => self.set_queue_modes(mode, None),
+            "followUpMode" => self.set_queue_modes(None, mode),
+            _ => {}
+        }
+        self.session.with_settings_mut(|s| {
+            s.set(path, value);
             s.save().map_err(AppError::from)
         })
     }

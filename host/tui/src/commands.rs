@@ -6,7 +6,8 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 19] = [
+pub const BUILTIN: [(&str, &str); 20] = [
+    ("settings", "Change the common settings"),
     (
         "trust",
         "Trust this project's files from the next start (/trust no: never)",
@@ -65,6 +66,8 @@ pub enum Command {
     Logout(Option<String>),
     /// `/trust [yes|no]`: save the project trust decision.
     Trust(bool),
+    /// `/settings`: the settings editor.
+    Settings,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -98,6 +101,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "model" => Command::PickModel,
         "thinking" => thinking(rest, app),
         "hotkeys" => Command::Hotkeys,
+        "settings" => Command::Settings,
         "resume" => Command::PickSession,
         "trust" => match rest {
             "" | "yes" | "on" | "true" => Command::Trust(true),

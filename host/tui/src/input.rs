@@ -100,7 +100,7 @@ pub struct Ui {
     completer: Completer,
     /// Ctrl+] (forward) or Ctrl+Alt+] was pressed: the next character is the jump target.
     pending_jump: Option<bool>,
-    double_escape_action: String,
+    pub double_escape_action: String,
     renderers: Vec<std::sync::Arc<dyn pi_ext_api::MessageRenderer>>,
     hint: Option<String>,
     ctrl_c_at: Option<Instant>,
@@ -359,7 +359,8 @@ impl Ui {
             Binding::Submit => return Some(self.submit(app, false)),
             Binding::FollowUp => return Some(self.submit(app, true)),
             Binding::Tab => self.tab(),
-            Binding::CycleModelForward => self.cycle_model(app),
+            Binding::CycleModelForward => self.cycle_model(app, false),
+            Binding::CycleModelBackward => self.cycle_model(app, true),
             Binding::CycleThinking => {
                 if let Err(error) = app.cycle_thinking_level() {
                     self.notice(error.to_string());
@@ -408,7 +409,6 @@ impl Ui {
             }
             Binding::Search => self.search = Some(Search::default()),
             Binding::SelectModel => self.open_model_picker(app),
-            Binding::CycleModelBackward => return None,
         }
         self.clamp_scroll();
         Some(Action::None)
@@ -635,8 +635,8 @@ impl Ui {
         self.open_popup(popup, PopupKind::Rewind(fork));
     }
 
-    fn cycle_model(&mut self, app: &App) {
-        match app.cycle_model() {
+    fn cycle_model(&mut self, app: &App, back: bool) {
+        match app.cycle_model_by(back) {
             Ok(Some((model, _))) => {
                 self.hint = Some(format!("Model: {}/{}", model.provider, model.id))
             }
@@ -728,6 +728,10 @@ impl Ui {
             }
             Command::PickModel => {
                 self.open_model_picker(app);
+                Action::None
+            }
+            Command::Settings => {
+                self.open_settings(app, 0);
                 Action::None
             }
             Command::Trust(trusted) => {

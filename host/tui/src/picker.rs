@@ -22,6 +22,8 @@ pub enum Purpose {
     Login,
     /// The provider whose credential to remove.
     Logout,
+    /// A setting to change (Enter moves it to its next value).
+    Settings,
 }
 
 #[derive(Debug, Clone, PartialEq)]

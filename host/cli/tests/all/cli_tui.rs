@@ -855,3 +855,27 @@ fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_settings_editor_saves_each_change_at_once() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/settings");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("theme: dark");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("theme: light");
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("hideThinkingBlock: true");
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["theme"], "light");
+    assert_eq!(settings["hideThinkingBlock"], true);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("closed", |s| !s.contains("Settings (Enter"));
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
