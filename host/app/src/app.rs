@@ -12,7 +12,9 @@ mod queries;
 mod session_ops;
 
 pub use bash::BashOutcome;
-pub use queries::{AppState, Command, CommandSource, SessionStats, TokenTotals, TreeNode};
+pub use queries::{
+    AppState, Command, CommandSource, SessionStats, TokenTotals, TreeNode, TreeRow, TreeRowKind,
+};
 
 use crate::agent_session::{
     AgentSession, AgentSessionError, AgentSessionEvent, AgentSessionOptions, SessionEvent,

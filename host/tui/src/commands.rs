@@ -24,7 +24,10 @@ pub const BUILTIN: [(&str, &str); 20] = [
     ("new", "Start a new session"),
     ("clone", "Copy the current branch into a new session file"),
     ("fork", "Start a new session from an earlier prompt"),
-    ("tree", "Go back to an earlier prompt in this session"),
+    (
+        "tree",
+        "Navigate the session tree: continue from any earlier entry",
+    ),
     (
         "export",
         "Export the session as HTML (or JSONL for a .jsonl path)",
@@ -68,6 +71,8 @@ pub enum Command {
     Trust(bool),
     /// `/settings`: the settings editor.
     Settings,
+    /// `/tree`: the session tree navigator.
+    Tree,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -94,7 +99,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "new" => reloaded(app.new_session(None), "Started a new session."),
         "clone" => reloaded(app.clone_session(), "Cloned the branch into a new session."),
         "fork" => Command::PickPrompt(true),
-        "tree" => Command::PickPrompt(false),
+        "tree" => Command::Tree,
         "export" => export(rest, app),
         "copy" => Command::CopyLastAnswer,
         "model" if rest.contains('/') => model(rest, app),

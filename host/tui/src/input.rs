@@ -17,6 +17,7 @@ use pi_app::App;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };
+use selectors::TreeFilter;
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
@@ -57,6 +58,11 @@ pub enum Action {
     },
     /// The session picker's choice: continue that session.
     SwitchSession(std::path::PathBuf),
+    /// The tree navigator's choice: continue from entry `id` (summarising the branch left).
+    Navigate {
+        id: String,
+        summarize: bool,
+    },
 }
 
 /// What the list above the editor is for.
@@ -728,6 +734,10 @@ impl Ui {
             }
             Command::PickModel => {
                 self.open_model_picker(app);
+                Action::None
+            }
+            Command::Tree => {
+                self.open_tree(app, TreeFilter::Default);
                 Action::None
             }
             Command::Settings => {

@@ -210,7 +210,12 @@ pub async fn run(
                                 .to_owned(),
                         ),
                     },
-                    Action::Rewind { entry_id, fork } => rewind(&app, &mut ui, &entry_id, fork).await,
+                    Action::Rewind { entry_id, fork } => {
+                        rewind(&app, &mut ui, &entry_id, fork, false).await;
+                    }
+                    Action::Navigate { id, summarize } => {
+                        rewind(&app, &mut ui, &id, false, summarize).await;
+                    }
                 }
                 dirty = true;
             }
@@ -247,11 +252,15 @@ pub async fn run(
 
 /// Double Esc's choice: back to before an earlier prompt (in this session, or a fork of it),
 /// with the prompt's text in the editor to edit and send again.
-async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool) {
+async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: bool) {
     let text = if fork {
         app.fork(entry_id).map(Some)
     } else {
-        app.navigate_tree(entry_id, Default::default())
+        let options = pi_app::agent_session::NavigateOptions {
+            summarize,
+            ..Default::default()
+        };
+        app.navigate_tree(entry_id, options)
             .await
             .map(|r| r.editor_text)
     };

@@ -24,6 +24,8 @@ pub enum Purpose {
     Logout,
     /// A setting to change (Enter moves it to its next value).
     Settings,
+    /// An entry of the session tree to continue from.
+    Tree,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -125,12 +127,13 @@ impl Picker {
                 )
             })
             .collect();
+        // What is typed and how many match come first: a long title may be cut at the edge.
         let header = format!(
-            "{} ({} of {}) › {}",
-            self.title,
+            "› {}  ({} of {})  {}",
+            self.query,
             self.shown.len(),
             self.entries.len(),
-            self.query
+            self.title
         );
         (rows, self.selected, header)
     }

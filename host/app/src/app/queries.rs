@@ -64,6 +64,33 @@ pub struct TreeNode {
     pub children: Vec<TreeNode>,
 }
 
+/// One entry of the session tree as a navigator lists it: depth-first, a branch's entries after
+/// the entry they branch from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeRow {
+    pub id: String,
+    /// How many branch points lie above it (an entry with one child does not indent it).
+    pub depth: usize,
+    pub kind: TreeRowKind,
+    /// The first line of what it says.
+    pub text: String,
+    pub label: Option<String>,
+    /// On the path from the root to the current leaf.
+    pub on_branch: bool,
+    pub is_leaf: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeRowKind {
+    User,
+    Assistant,
+    /// An assistant message that only calls tools.
+    ToolCalls,
+    ToolResult,
+    /// Compaction, branch summary, model or thinking changes, custom entries.
+    Other,
+}
+
 /// Where a slash command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -136,6 +163,46 @@ impl App {
         })
     }
 
+    /// `/tree`: every entry of the session as a navigator lists it.
+    pub fn tree_rows(&self) -> Vec<TreeRow> {
+        self.session.with_session(|session| {
+            let tree = session.tree();
+            let leaf = session.leaf_id().map(str::to_owned);
+            let branch: std::collections::HashSet<String> = session
+                .get_branch(None)
+                .iter()
+                .map(|e| e.id.clone())
+                .collect();
+            let mut rows = Vec::new();
+            let mut stack: Vec<(String, usize)> = session
+                .entries()
+                .iter()
+                .filter(|e| e.parent_id.is_none())
+                .map(|e| (e.id.clone(), 0))
+                .rev()
+                .collect();
+            while let Some((id, depth)) = stack.pop() {
+                let Some(entry) = session.entry(&id) else {
+                    continue;
+                };
+                let (kind, text) = row_text(&entry.kind);
+                rows.push(TreeRow {
+                    on_branch: branch.contains(&id),
+                    is_leaf: leaf.as_deref() == Some(id.as_str()),
+                    label: session.label_of(&id),
+                    id: id.clone(),
+                    depth,
+                    kind,
+                    text,
+                });
+                let children = tree.children_of(&id);
+                let child_depth = if children.len() > 1 { depth + 1 } else { depth };
+                stack.extend(children.iter().rev().map(|c| (c.clone(), child_depth)));
+            }
+            rows
+        })
+    }
+
     /// The slash commands of this session: prompt templates, then skills.
     pub fn commands(&self) -> Vec<Command> {
         let templates = self.templates.templates.iter().map(|t| Command {
@@ -166,6 +233,52 @@ impl App {
                 })
                 .collect()
         })
+    }
+}
+
+/// What a navigator shows of an entry.
+fn row_text(kind: &EntryKind) -> (TreeRowKind, String) {
+    let first = |text: String| {
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(120)
+            .collect()
+    };
+    match kind {
+        EntryKind::Message(SessionMessage::User(u)) => (TreeRowKind::User, first(u.content.text())),
+        EntryKind::Message(SessionMessage::Assistant(a)) => {
+            let text = a.text();
+            if text.trim().is_empty() {
+                let names: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+                (
+                    TreeRowKind::ToolCalls,
+                    format!("calls {}", names.join(", ")),
+                )
+            } else {
+                (TreeRowKind::Assistant, first(text))
+            }
+        }
+        EntryKind::Message(SessionMessage::ToolResult(r)) => (
+            TreeRowKind::ToolResult,
+            format!("{}: {}", r.tool_name, first(r.text())),
+        ),
+        EntryKind::Message(SessionMessage::BashExecution(b)) => {
+            (TreeRowKind::Other, format!("$ {}", b.command))
+        }
+        EntryKind::Compaction(_) => (TreeRowKind::Other, "[compaction]".to_owned()),
+        EntryKind::BranchSummary(b) => (
+            TreeRowKind::Other,
+            format!("[branch summary] {}", first(b.summary.clone())),
+        ),
+        EntryKind::ModelChange { provider, model_id } => {
+            (TreeRowKind::Other, format!("[model] {provider}/{model_id}"))
+        }
+        EntryKind::ThinkingLevelChange { thinking_level } => {
+            (TreeRowKind::Other, format!("[thinking] {thinking_level}"))
+        }
+        other => (TreeRowKind::Other, format!("[{}]", other.type_name())),
     }
 }
 

@@ -879,3 +879,52 @@ fn tui_settings_editor_saves_each_change_at_once() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_tree_navigator_branches_with_a_summary_of_the_branch_left() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("First answer."));
+    pi.mock.push(Turn::text("Second answer."));
+    pi.mock
+        .push(Turn::text("BRANCH-SUMMARY of the second exchange"));
+    pi.mock.push(Turn::text("A new direction."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("first question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("First answer.");
+    tmux.type_text("second question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Second answer.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+
+    tmux.type_text("/tree");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("Tree, default");
+    assert!(screen.contains("you: second question"), "{screen}");
+    tmux.keys(&["C-u"]);
+    tmux.wait_text("Tree, user only");
+    tmux.type_text("first");
+    tmux.wait_text("(1 of 2)");
+    tmux.keys(&["M-Enter"]);
+    tmux.wait_text("│first question");
+    tmux.keys(&["C-u"]);
+    tmux.type_text("another way");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("A new direction.");
+
+    let lines = pi.session_lines();
+    assert!(
+        lines.iter().any(|l| l["type"] == "branch_summary"),
+        "{lines:#?}"
+    );
+    let parents: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["parentId"].as_str())
+        .collect();
+    let shared = parents
+        .iter()
+        .any(|p| parents.iter().filter(|q| *q == p).count() == 2);
+    assert!(shared, "one entry has two children: {lines:#?}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

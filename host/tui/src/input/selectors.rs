@@ -4,6 +4,7 @@
 use super::{Action, Ui};
 use crate::picker::{Entry, Outcome, Picker, Purpose};
 use pi_app::App;
+use pi_app::app::{TreeRow, TreeRowKind};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 impl Ui {
@@ -13,6 +14,15 @@ impl Ui {
             return Action::None;
         };
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if picker.purpose == Purpose::Tree
+            && ctrl
+            && let KeyCode::Char(c) = key.code
+            && let Some(filter) = TreeFilter::for_key(c)
+        {
+            self.open_tree(app, filter);
+            return Action::None;
+        }
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
         let outcome = match key.code {
             KeyCode::Esc => Outcome::Closed,
             KeyCode::Enter => picker.choose(),
@@ -44,7 +54,8 @@ impl Ui {
             _ => Outcome::Open,
         };
         let purpose = picker.purpose;
-        let save = ctrl && key.code == KeyCode::Char('s');
+        // Ctrl+S in the model selector saves the default; Alt+Enter in the tree summarises.
+        let save = (ctrl && key.code == KeyCode::Char('s')) || (alt && key.code == KeyCode::Enter);
         match outcome {
             Outcome::Open => {
                 self.sync_picker_rows();
@@ -141,6 +152,48 @@ impl Ui {
         }
     }
 
+    /// `/tree`: every entry of the session, the current branch marked, through `filter`.
+    pub(super) fn open_tree(&mut self, app: &App, filter: TreeFilter) {
+        let rows = app.tree_rows();
+        let leaf = rows.iter().find(|r| r.is_leaf).map(|r| r.id.clone());
+        let entries: Vec<Entry> = rows
+            .into_iter()
+            .filter(|row| filter.shows(row))
+            .map(|row| {
+                let mark = match (row.is_leaf, row.on_branch) {
+                    (true, _) => "●",
+                    (false, true) => "•",
+                    (false, false) => "·",
+                };
+                let who = match row.kind {
+                    TreeRowKind::User => "you: ",
+                    TreeRowKind::Assistant => "pi: ",
+                    TreeRowKind::ToolCalls | TreeRowKind::ToolResult | TreeRowKind::Other => "",
+                };
+                Entry {
+                    label: format!("{}{mark} {who}{}", "  ".repeat(row.depth), row.text),
+                    detail: row.label.map(|l| format!("[{l}]")).unwrap_or_default(),
+                    search_text: String::new(),
+                    value: row.id,
+                }
+            })
+            .collect();
+        if entries.is_empty() {
+            self.notice(format!("Nothing to show with the {} filter", filter.name()));
+            return;
+        }
+        let title = format!(
+            "Tree, {} (Enter: continue there, Alt+Enter: with a summary of the branch left; \
+             Ctrl+D/T/U/L/A: default, no tools, user only, labeled, all)",
+            filter.name()
+        );
+        let mut picker = Picker::new(Purpose::Tree, title, entries);
+        if let Some(leaf) = leaf {
+            picker.select_value(&leaf);
+        }
+        self.open_picker(picker);
+    }
+
     /// `/settings`: the common settings with their values; Enter moves one to its next value
     /// and saves it, the list staying open on it.
     pub(super) fn open_settings(&mut self, app: &App, selected: usize) {
@@ -198,6 +251,10 @@ impl Ui {
 
     fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
         match purpose {
+            Purpose::Tree => Action::Navigate {
+                id: entry.value,
+                summarize: save,
+            },
             Purpose::Settings => {
                 let at = SETTINGS
                     .iter()
@@ -315,6 +372,52 @@ impl Ui {
             "Resume (type to search, Enter: open, Esc: close)",
             entries,
         ));
+    }
+}
+
+/// Which entries the tree navigator lists (pi's filters and keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeFilter {
+    /// Everything but tool results.
+    Default,
+    NoTools,
+    UserOnly,
+    LabeledOnly,
+    All,
+}
+
+impl TreeFilter {
+    fn for_key(c: char) -> Option<TreeFilter> {
+        Some(match c {
+            'd' => TreeFilter::Default,
+            't' => TreeFilter::NoTools,
+            'u' => TreeFilter::UserOnly,
+            'l' => TreeFilter::LabeledOnly,
+            'a' => TreeFilter::All,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            TreeFilter::Default => "default",
+            TreeFilter::NoTools => "no tools",
+            TreeFilter::UserOnly => "user only",
+            TreeFilter::LabeledOnly => "labeled",
+            TreeFilter::All => "all",
+        }
+    }
+
+    fn shows(self, row: &TreeRow) -> bool {
+        match self {
+            TreeFilter::Default => row.kind != TreeRowKind::ToolResult,
+            TreeFilter::NoTools => {
+                !matches!(row.kind, TreeRowKind::ToolResult | TreeRowKind::ToolCalls)
+            }
+            TreeFilter::UserOnly => row.kind == TreeRowKind::User,
+            TreeFilter::LabeledOnly => row.label.is_some(),
+            TreeFilter::All => true,
+        }
     }
 }
 
