@@ -98,9 +98,11 @@ pub struct Ui {
     search: Option<Search>,
     picker: Option<Picker>,
     /// An API key being typed for a provider (never shown, never in the editor's history).
-    secret: Option<(String, String)>,
+    prompt: Option<selectors::TextPrompt>,
     /// Where this directory's sessions are (the session picker lists them).
     sessions_dir: Option<std::path::PathBuf>,
+    /// The session picker lists every directory's sessions.
+    all_sessions: bool,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
     completer: Completer,
@@ -153,8 +155,9 @@ impl Ui {
             theme_checked: None,
             search: None,
             picker: None,
-            secret: None,
+            prompt: None,
             sessions_dir: options.sessions_dir.clone(),
+            all_sessions: false,
             popup: None,
             popup_rows: Vec::new(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),
@@ -209,12 +212,9 @@ impl Ui {
 
     /// What the frame is drawn from.
     pub fn screen(&self) -> Screen<'_> {
-        let secret = self.secret.as_ref().map(|(provider, typed)| {
-            let dots = "•".repeat(typed.chars().count());
-            format!("API key for {provider}: {dots} (Enter to save, Esc to cancel)")
-        });
+        let prompt = self.prompt.as_ref().map(selectors::TextPrompt::line);
         let (popup_selected, hint) = match (&self.popup, &self.search, &self.picker) {
-            _ if secret.is_some() => (0, secret),
+            _ if prompt.is_some() => (0, prompt),
             (_, _, Some(picker)) => {
                 let (_, selected, header) = picker.view();
                 (selected, Some(header))
@@ -283,9 +283,9 @@ impl Ui {
     pub fn handle(&mut self, event: &Event, app: &App) -> Action {
         match event {
             Event::Paste(text) => {
-                // A key is usually pasted: it goes to the hidden prompt, never to the editor.
-                match &mut self.secret {
-                    Some((_, typed)) => typed.push_str(text.trim()),
+                // A key is usually pasted: it goes to the open prompt, never to the editor.
+                match &mut self.prompt {
+                    Some(prompt) => prompt.text.push_str(text.trim()),
                     None => self.editor.paste(text),
                 }
                 Action::None
@@ -307,8 +307,8 @@ impl Ui {
         if !self.keymap.is(key, Binding::Clear) {
             self.hint = None;
         }
-        if self.secret.is_some() {
-            return self.secret_key(key, app);
+        if self.prompt.is_some() {
+            return self.prompt_key(key, app);
         }
         if self.picker.is_some() {
             return self.picker_key(key, app);

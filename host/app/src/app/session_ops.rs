@@ -24,6 +24,14 @@ impl App {
         Ok(())
     }
 
+    /// Sets (or with `None`, clears) the label of entry `id`.
+    pub fn set_label(&self, id: &str, label: Option<String>) -> Result<(), AppError> {
+        self.session
+            .with_session_mut(|s| s.append_label(id, label))?;
+        self.shared.report_entries(&self.session);
+        Ok(())
+    }
+
     fn ensure_idle(&self) -> Result<(), AppError> {
         if self.is_streaming() {
             return Err(AgentSessionError::Busy.into());

@@ -762,6 +762,21 @@ fn tui_resume_picker_continues_the_chosen_session() {
             .any(|l| l.trim_start().starts_with("Remember the word zebra"))
     });
     assert!(!screen.contains("[pi exited"), "{screen}");
+    // Rename it, see the name in the list, then delete it (recoverably).
+    tmux.keys(&["C-r"]);
+    tmux.wait_text("New name for the session:");
+    tmux.type_text("zebra talk");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Renamed the session to \"zebra talk\".");
+    tmux.type_text("/resume");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the new name", |s| {
+        s.lines().any(|l| l.trim_start().starts_with("zebra talk"))
+    });
+    let before = pi.session_files().len();
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("Moved the session to");
+    assert_eq!(pi.session_files().len(), before - 1);
     tmux.keys(&["Escape"]);
     tmux.wait_for("the list closed", |s| !s.contains("Resume (type to search"));
     tmux.keys(&["C-d"]);
@@ -901,6 +916,22 @@ fn tui_tree_navigator_branches_with_a_summary_of_the_branch_left() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_text("Tree, default");
     assert!(screen.contains("you: second question"), "{screen}");
+    tmux.keys(&["C-u"]);
+    tmux.wait_text("Tree, user only");
+    // Label the selected entry (the last prompt).
+    tmux.keys(&["L"]);
+    tmux.wait_text("Label (empty clears it):");
+    tmux.type_text("checkpoint");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Labelled \"checkpoint\".");
+    assert!(
+        pi.session_lines()
+            .iter()
+            .any(|l| l["type"] == "label" && l["label"] == "checkpoint")
+    );
+    tmux.type_text("/tree");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("[checkpoint]");
     tmux.keys(&["C-u"]);
     tmux.wait_text("Tree, user only");
     tmux.type_text("first");

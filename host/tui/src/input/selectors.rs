@@ -22,6 +22,12 @@ impl Ui {
             self.open_tree(app, filter);
             return Action::None;
         }
+        if let Some(action) = self.entry_key(key, app) {
+            return action;
+        }
+        let Some(picker) = &mut self.picker else {
+            return Action::None;
+        };
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let outcome = match key.code {
             KeyCode::Esc => Outcome::Closed,
@@ -72,32 +78,98 @@ impl Ui {
         }
     }
 
-    /// A key while an API key is typed.
-    pub(super) fn secret_key(&mut self, key: &KeyEvent, app: &App) -> Action {
-        let Some((provider, typed)) = &mut self.secret else {
+    /// The keys that act on the selected entry without choosing it: Shift+L labels a tree
+    /// entry; in the session picker Ctrl+R renames, Ctrl+D deletes (to the trash) and Ctrl+P
+    /// lists every directory's sessions.
+    fn entry_key(&mut self, key: &KeyEvent, app: &App) -> Option<Action> {
+        let picker = self.picker.as_ref()?;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let purpose = picker.purpose;
+        let selected = match picker.choose() {
+            Outcome::Chosen(entry) => Some(entry),
+            _ => None,
+        };
+        match (purpose, key.code, ctrl) {
+            (Purpose::Tree, KeyCode::Char('L'), false) => {
+                let entry = selected?;
+                self.close_picker();
+                self.prompt = Some(TextPrompt::new(Asks::Label(entry.value)));
+            }
+            (Purpose::Session, KeyCode::Char('r'), true) => {
+                let entry = selected?;
+                self.close_picker();
+                self.prompt = Some(TextPrompt::new(Asks::SessionName(entry.value.into())));
+            }
+            (Purpose::Session, KeyCode::Char('d'), true) => {
+                let entry = selected?;
+                let all = self.all_sessions;
+                match trash(std::path::Path::new(&entry.value), &self.agent_dir) {
+                    Ok(where_to) => {
+                        self.transcript
+                            .notice(format!("Moved the session to {where_to}."), false);
+                    }
+                    Err(error) => self.notice(format!("Cannot delete the session: {error}")),
+                }
+                self.close_picker();
+                self.all_sessions = all;
+                self.open_session_picker(app);
+            }
+            (Purpose::Session, KeyCode::Char('p'), true) => {
+                self.all_sessions = !self.all_sessions;
+                self.close_picker();
+                self.open_session_picker(app);
+            }
+            _ => return None,
+        }
+        Some(Action::None)
+    }
+
+    /// A key while a one-line prompt is open.
+    pub(super) fn prompt_key(&mut self, key: &KeyEvent, app: &App) -> Action {
+        let Some(prompt) = &mut self.prompt else {
             return Action::None;
         };
         match key.code {
-            KeyCode::Esc => self.secret = None,
+            KeyCode::Esc => self.prompt = None,
             KeyCode::Backspace => {
-                typed.pop();
+                prompt.text.pop();
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => typed.push(c),
-            KeyCode::Enter if typed.trim().is_empty() => {}
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                prompt.text.push(c);
+            }
+            KeyCode::Enter if prompt.text.trim().is_empty() && prompt.hidden() => {}
             KeyCode::Enter => {
-                let (provider, typed) = (provider.clone(), typed.clone());
-                self.secret = None;
-                match app.login_api_key(&provider, &typed) {
-                    Ok(()) => self.transcript.notice(
-                        format!("Stored the API key for {provider} in auth.json."),
-                        false,
-                    ),
-                    Err(error) => self.notice(error.to_string()),
+                if let Some(prompt) = self.prompt.take() {
+                    self.answer(prompt, app);
                 }
             }
             _ => {}
         }
         Action::None
+    }
+
+    /// What an answered prompt does.
+    fn answer(&mut self, prompt: TextPrompt, app: &App) {
+        let text = prompt.text.trim().to_owned();
+        let done = match prompt.asks {
+            Asks::ApiKey(provider) => app
+                .login_api_key(&provider, &text)
+                .map(|()| format!("Stored the API key for {provider} in auth.json.")),
+            Asks::Label(id) => {
+                let label = (!text.is_empty()).then_some(text.clone());
+                app.set_label(&id, label).map(|()| match text.as_str() {
+                    "" => "Label cleared.".to_owned(),
+                    label => format!("Labelled \"{label}\"."),
+                })
+            }
+            Asks::SessionName(path) => rename_session(&path, &text, &self.cwd)
+                .map(|()| format!("Renamed the session to \"{text}\"."))
+                .map_err(pi_app::AppError::from),
+        };
+        match done {
+            Ok(text) => self.transcript.notice(text, false),
+            Err(error) => self.notice(error.to_string()),
+        }
     }
 
     /// `/trust`: the decision for this directory in `trust.json`, used from the next start.
@@ -120,7 +192,7 @@ impl Ui {
     /// `/login [provider]`.
     pub fn login(&mut self, provider: Option<String>, app: &App) {
         match provider {
-            Some(provider) => self.secret = Some((provider, String::new())),
+            Some(provider) => self.prompt = Some(TextPrompt::new(Asks::ApiKey(provider))),
             None => {
                 let entries = provider_entries(app.login_providers());
                 self.open_picker(Picker::new(Purpose::Login, "Log in to", entries));
@@ -346,7 +418,25 @@ impl Ui {
         };
         let current = app.session_stats().session_file;
         let now = pi_ai::now_ms();
-        let entries: Vec<Entry> = pi_session::session::list_sessions(dir)
+        let dirs: Vec<std::path::PathBuf> = if self.all_sessions {
+            let root = pi_session::paths::sessions_root(&self.agent_dir);
+            std::fs::read_dir(&root)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        } else {
+            vec![dir.clone()]
+        };
+        let mut infos: Vec<_> = dirs
+            .iter()
+            .flat_map(|d| pi_session::session::list_sessions(d))
+            .collect();
+        infos.sort_by_key(|info| std::cmp::Reverse(info.modified));
+        let all = self.all_sessions;
+        let entries: Vec<Entry> = infos
             .into_iter()
             .filter(|info| Some(&info.path) != current.as_ref())
             .map(|info| Entry {
@@ -367,12 +457,89 @@ impl Ui {
             self.notice("No other session in this directory yet".into());
             return;
         }
-        self.open_picker(Picker::new(
-            Purpose::Session,
-            "Resume (type to search, Enter: open, Esc: close)",
-            entries,
-        ));
+        let title = if all {
+            "Resume, all directories (Enter: open, Ctrl+P: this directory, Ctrl+R: rename, Ctrl+D: delete)"
+        } else {
+            "Resume (type to search, Enter: open, Ctrl+P: all directories, Ctrl+R: rename, Ctrl+D: delete)"
+        };
+        self.open_picker(Picker::new(Purpose::Session, title, entries));
     }
+}
+
+/// A one-line question in the status line (an API key, a label, a session name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextPrompt {
+    asks: Asks,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Asks {
+    /// Never shown: dots stand for what is typed.
+    ApiKey(String),
+    /// The label of a tree entry (empty clears it).
+    Label(String),
+    /// A new name for the session in this file.
+    SessionName(std::path::PathBuf),
+}
+
+impl TextPrompt {
+    fn new(asks: Asks) -> Self {
+        TextPrompt {
+            asks,
+            text: String::new(),
+        }
+    }
+
+    fn hidden(&self) -> bool {
+        matches!(self.asks, Asks::ApiKey(_))
+    }
+
+    /// The status line while it is open.
+    pub fn line(&self) -> String {
+        match &self.asks {
+            Asks::ApiKey(provider) => format!(
+                "API key for {provider}: {} (Enter to save, Esc to cancel)",
+                "•".repeat(self.text.chars().count())
+            ),
+            Asks::Label(_) => format!("Label (empty clears it): {}▏", self.text),
+            Asks::SessionName(_) => format!("New name for the session: {}▏", self.text),
+        }
+    }
+}
+
+/// Deletes a session file the recoverable way: the desktop trash (`gio trash`, `trash`) where
+/// one is installed, else `<agent dir>/trash/`. Says where it went.
+fn trash(path: &std::path::Path, agent_dir: &std::path::Path) -> std::io::Result<String> {
+    for (program, args) in [("gio", &["trash"][..]), ("trash", &[][..])] {
+        let done = std::process::Command::new(program)
+            .args(args)
+            .arg(path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+        if done.is_ok_and(|s| s.success()) {
+            return Ok("the trash".to_owned());
+        }
+    }
+    let bin = agent_dir.join("trash");
+    std::fs::create_dir_all(&bin)?;
+    let name = path.file_name().unwrap_or_default();
+    let target = bin.join(name);
+    std::fs::rename(path, &target)?;
+    Ok(target.display().to_string())
+}
+
+/// Appends a `session_info` entry with `name` to the session in `path`.
+fn rename_session(
+    path: &std::path::Path,
+    name: &str,
+    cwd: &std::path::Path,
+) -> Result<(), pi_session::session::SessionError> {
+    let name = name.replace(['\n', '\r'], " ").trim().to_owned();
+    let mut session = pi_session::session::SessionManager::open(path, cwd)?;
+    session.append_session_info((!name.is_empty()).then_some(name))?;
+    Ok(())
 }
 
 /// Which entries the tree navigator lists (pi's filters and keys).
