@@ -6,7 +6,8 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 20] = [
+pub const BUILTIN: [(&str, &str); 21] = [
+    ("import", "Continue a session from a JSONL file"),
     ("settings", "Change the common settings"),
     (
         "trust",
@@ -73,6 +74,8 @@ pub enum Command {
     Settings,
     /// `/tree`: the session tree navigator.
     Tree,
+    /// `/import <file>`: copy a session file in and continue it.
+    Import(String),
 }
 
 /// What `text` (a submitted prompt) is.
@@ -107,6 +110,8 @@ pub fn parse(text: &str, app: &App) -> Command {
         "thinking" => thinking(rest, app),
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
+        "import" if rest.is_empty() => Command::Say("Usage: /import <file.jsonl>".into(), true),
+        "import" => Command::Import(rest.to_owned()),
         "resume" => Command::PickSession,
         "trust" => match rest {
             "" | "yes" | "on" | "true" => Command::Trust(true),

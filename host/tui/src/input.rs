@@ -736,6 +736,7 @@ impl Ui {
                 self.open_model_picker(app);
                 Action::None
             }
+            Command::Import(file) => return Some(self.import(&file)),
             Command::Tree => {
                 self.open_tree(app, TreeFilter::Default);
                 Action::None

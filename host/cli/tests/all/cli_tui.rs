@@ -959,3 +959,34 @@ fn tui_tree_navigator_branches_with_a_summary_of_the_branch_left() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_import_continues_a_session_from_a_file() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock
+        .push(Turn::text("Noted: the password is swordfish."));
+    let out = pi.run(&["--model", "mock/mock-model", "-p", "Remember swordfish"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let original = pi.session_files().remove(0);
+    let exported = pi.cwd().join("exported.jsonl");
+    std::fs::rename(&original, &exported).unwrap();
+    pi.mock.push(Turn::text("It was swordfish."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/import exported.jsonl");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Noted: the password is swordfish.");
+    tmux.type_text("What was it?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("It was swordfish.");
+    assert!(
+        pi.mock.requests()[1]
+            .body
+            .to_string()
+            .contains("Remember swordfish")
+    );
+    tmux.type_text("/import nothing-here.jsonl");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Cannot import");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

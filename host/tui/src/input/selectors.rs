@@ -124,6 +124,42 @@ impl Ui {
         Some(Action::None)
     }
 
+    /// `/import <file>`: the file is checked, copied into this directory's sessions (keeping
+    /// its name, never over another file) and continued.
+    pub(super) fn import(&mut self, file: &str) -> Action {
+        let source = self.cwd.join(file);
+        let Some(dir) = self.sessions_dir.clone() else {
+            self.notice("Sessions are not saved in this run (--no-session)".into());
+            return Action::None;
+        };
+        if !source.is_file() {
+            self.notice(format!("Cannot import {}: no such file", source.display()));
+            return Action::None;
+        }
+        if let Err(error) = pi_session::session::SessionManager::open(&source, &self.cwd) {
+            self.notice(format!("Cannot import {}: {error}", source.display()));
+            return Action::None;
+        }
+        let name = source.file_name().unwrap_or_default();
+        let target = dir.join(name);
+        if target.exists() {
+            self.notice(format!("{} is already a session here", target.display()));
+            return Action::None;
+        }
+        let copied = std::fs::create_dir_all(&dir).and_then(|()| std::fs::copy(&source, &target));
+        match copied {
+            Ok(_) => Action::SwitchSession(target),
+            Err(error) => {
+                self.notice(format!(
+                    "Cannot copy {} into {}: {error}",
+                    source.display(),
+                    dir.display()
+                ));
+                Action::None
+            }
+        }
+    }
+
     /// A key while a one-line prompt is open.
     pub(super) fn prompt_key(&mut self, key: &KeyEvent, app: &App) -> Action {
         let Some(prompt) = &mut self.prompt else {
