@@ -121,6 +121,10 @@ pub fn parse(text: &str, app: &App) -> Command {
         "login" => Command::Login((!rest.is_empty()).then(|| rest.to_owned())),
         "logout" => Command::Logout((!rest.is_empty()).then(|| rest.to_owned())),
         "help" => Command::Say(help(), false),
+        _ if name.starts_with("skill:") && !skill_commands(app) => Command::Say(
+            format!("/{name}: skill commands are off (enableSkillCommands); nothing was sent"),
+            true,
+        ),
         _ if is_resource(name, app) => Command::NotMine,
         _ => Command::Say(
             format!("Unknown command: /{name} (nothing was sent; /help lists the commands)"),
@@ -141,6 +145,13 @@ fn bash(command: &str, exclude: bool) -> Command {
         command: command.to_owned(),
         exclude,
     }
+}
+
+/// `enableSkillCommands` (default on).
+pub fn skill_commands(app: &App) -> bool {
+    app.setting("enableSkillCommands")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(true)
 }
 
 /// A skill (`skill:name`) or prompt template the session expands itself.

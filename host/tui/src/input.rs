@@ -130,9 +130,11 @@ impl Ui {
             })
             .collect();
         transcript.prepend(header);
+        let skills = crate::commands::skill_commands(app);
         let commands = app
             .commands()
             .into_iter()
+            .filter(|c| skills || !c.name.starts_with("skill:"))
             .map(|c| (c.name, c.description))
             .collect();
         let mut ui = Ui {

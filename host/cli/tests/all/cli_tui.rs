@@ -990,3 +990,34 @@ fn tui_import_continues_a_session_from_a_file() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_skill_commands_expand_and_enable_skill_commands_turns_them_off() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let skill = pi.agent_dir().join("skills").join("greet");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: greet\ndescription: Greets warmly.\n---\nSay GREETINGS-FROM-THE-SKILL first.\n",
+    )
+    .unwrap();
+    pi.mock.push(Turn::text("Greeted."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/skill:greet the team");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Greeted.");
+    let body = pi.mock.requests()[0].body.to_string();
+    assert!(body.contains("GREETINGS-FROM-THE-SKILL"), "{body}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+    drop(tmux);
+
+    pi.settings(json!({"enableSkillCommands": false}));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("/skill:greet the team");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("skill commands are off");
+    assert_eq!(pi.mock.requests().len(), 1, "nothing more was sent");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
