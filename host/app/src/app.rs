@@ -81,7 +81,7 @@ pub struct App {
     registry: Arc<ModelRegistry>,
     auth: Arc<AuthStorage>,
     api_key: Option<String>,
-    scoped: Vec<ScopedModel>,
+    scoped: Mutex<Vec<ScopedModel>>,
     skills: SkillRegistry,
     templates: PromptTemplates,
     queue_modes: Mutex<(QueueMode, QueueMode)>,
@@ -267,7 +267,7 @@ impl App {
             registry,
             auth,
             api_key,
-            scoped,
+            scoped: Mutex::new(scoped),
             skills,
             templates,
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
@@ -456,9 +456,15 @@ impl App {
 
     /// Models with credentials (the scoped ones when a scope is set).
     pub fn available_models(&self) -> Vec<Model> {
-        if !self.scoped.is_empty() {
-            return self.scoped.iter().map(|s| s.model.clone()).collect();
+        let scoped = self.scoped_models();
+        if !scoped.is_empty() {
+            return scoped.into_iter().map(|s| s.model).collect();
         }
+        self.all_available_models()
+    }
+
+    /// Every model with credentials, whatever the scope.
+    pub fn all_available_models(&self) -> Vec<Model> {
         let mut models: Vec<Model> = self
             .registry
             .available(&self.auth)
@@ -516,7 +522,8 @@ impl App {
     /// The next model (`back`: the previous one) of the scope or of the available models.
     pub fn cycle_model_by(&self, back: bool) -> Result<Option<(Model, ThinkingLevel)>, AppError> {
         let current = self.model();
-        let pool: Vec<ScopedModel> = if self.scoped.is_empty() {
+        let scoped = self.scoped_models();
+        let pool: Vec<ScopedModel> = if scoped.is_empty() {
             self.available_models()
                 .into_iter()
                 .map(|model| ScopedModel {
@@ -525,7 +532,7 @@ impl App {
                 })
                 .collect()
         } else {
-            self.scoped.clone()
+            scoped
         };
         let at = pool
             .iter()
@@ -550,7 +557,32 @@ impl App {
     }
 
     pub fn is_scoped(&self) -> bool {
-        !self.scoped.is_empty()
+        !lock(&self.scoped).is_empty()
+    }
+
+    /// The models Ctrl+P cycles through (`--models`, `enabledModels`); empty: all.
+    pub fn scoped_models(&self) -> Vec<ScopedModel> {
+        lock(&self.scoped).clone()
+    }
+
+    /// `/scoped-models`: the models to cycle through; `save` also writes them to
+    /// `enabledModels` in the global settings.json.
+    pub fn set_scoped_models(&self, models: Vec<ScopedModel>, save: bool) -> Result<(), AppError> {
+        let patterns: Vec<serde_json::Value> = models
+            .iter()
+            .map(|s| {
+                let id = format!("{}/{}", s.model.provider, s.model.id);
+                serde_json::Value::String(match s.thinking {
+                    Some(level) => format!("{id}:{}", level.as_str()),
+                    None => id,
+                })
+            })
+            .collect();
+        *lock(&self.scoped) = models;
+        if save {
+            self.save_setting("enabledModels", serde_json::Value::Array(patterns))?;
+        }
+        Ok(())
     }
 
     /// Sets the level clamped to the model; records it only when it changes.

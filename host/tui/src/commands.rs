@@ -6,7 +6,8 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 21] = [
+pub const BUILTIN: [(&str, &str); 22] = [
+    ("scoped-models", "Choose the models Ctrl+P cycles through"),
     ("import", "Continue a session from a JSONL file"),
     ("settings", "Change the common settings"),
     (
@@ -76,6 +77,8 @@ pub enum Command {
     Tree,
     /// `/import <file>`: copy a session file in and continue it.
     Import(String),
+    /// `/scoped-models`: choose the models Ctrl+P cycles through.
+    ScopedModels,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -110,6 +113,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "thinking" => thinking(rest, app),
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
+        "scoped-models" => Command::ScopedModels,
         "import" if rest.is_empty() => Command::Say("Usage: /import <file.jsonl>".into(), true),
         "import" => Command::Import(rest.to_owned()),
         "resume" => Command::PickSession,

@@ -739,6 +739,10 @@ impl Ui {
                 Action::None
             }
             Command::Import(file) => return Some(self.import(&file)),
+            Command::ScopedModels => {
+                self.open_scoped_models(app, 0);
+                Action::None
+            }
             Command::Tree => {
                 self.open_tree(app, TreeFilter::Default);
                 Action::None

@@ -26,6 +26,8 @@ pub enum Purpose {
     Settings,
     /// An entry of the session tree to continue from.
     Tree,
+    /// The models Ctrl+P cycles through (Enter toggles one).
+    ScopedModels,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1021,3 +1021,44 @@ fn tui_skill_commands_expand_and_enable_skill_commands_turns_them_off() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_scoped_models_editor_sets_what_ctrl_p_cycles_through() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let models = json!({"providers": {"mock": {
+        "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions", "apiKey": "mock-key",
+        "models": [{"id": "mock-a"}, {"id": "mock-b"}, {"id": "mock-c"}]
+    }}});
+    pi.write_agent_file("models.json", &models.to_string());
+    pi.mock.push(Turn::text("C answers."));
+    let tmux = Tmux::start(&pi, &["--model", "mock/mock-a"]);
+    tmux.wait_text("0%");
+    tmux.type_text("/scoped-models");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("[ ] mock/mock-a");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("[x] mock/mock-a");
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("[x] mock/mock-c");
+    tmux.keys(&["C-s"]);
+    tmux.wait_text("Saved the models Ctrl+P cycles through");
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        settings["enabledModels"],
+        json!(["mock/mock-a", "mock/mock-c"])
+    );
+    tmux.keys(&["C-p"]);
+    tmux.wait_text("Model: mock/mock-c");
+    tmux.type_text("Who?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("C answers.");
+    assert_eq!(pi.mock.requests()[0].body["model"], "mock-c");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

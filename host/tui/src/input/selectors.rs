@@ -90,6 +90,17 @@ impl Ui {
             _ => None,
         };
         match (purpose, key.code, ctrl) {
+            (Purpose::ScopedModels, KeyCode::Char('s'), true) => {
+                self.close_picker();
+                let models = app.scoped_models();
+                match app.set_scoped_models(models, true) {
+                    Ok(()) => self.transcript.notice(
+                        "Saved the models Ctrl+P cycles through (enabledModels).".into(),
+                        false,
+                    ),
+                    Err(error) => self.notice(error.to_string()),
+                }
+            }
             (Purpose::Tree, KeyCode::Char('L'), false) => {
                 let entry = selected?;
                 self.close_picker();
@@ -302,6 +313,61 @@ impl Ui {
         self.open_picker(picker);
     }
 
+    /// `/scoped-models`: every model with credentials, marked when Ctrl+P cycles through it.
+    pub(super) fn open_scoped_models(&mut self, app: &App, selected: usize) {
+        let scoped = app.scoped_models();
+        let entries: Vec<Entry> = app
+            .all_available_models()
+            .into_iter()
+            .map(|m| {
+                let id = format!("{}/{}", m.provider, m.id);
+                let on = scoped
+                    .iter()
+                    .any(|s| s.model.provider == m.provider && s.model.id == m.id);
+                Entry {
+                    label: format!("[{}] {id}", if on { "x" } else { " " }),
+                    detail: m.name.clone(),
+                    search_text: String::new(),
+                    value: id,
+                }
+            })
+            .collect();
+        let mut picker = Picker::new(
+            Purpose::ScopedModels,
+            "Scoped models (Enter: toggle, Ctrl+S: save as enabledModels, Esc: close; none marked: all)",
+            entries,
+        );
+        picker.step(selected as isize);
+        self.open_picker(picker);
+    }
+
+    /// Adds model `id` to the cycle, or takes it out; the list stays open on it.
+    fn toggle_scoped(&mut self, app: &App, id: &str) {
+        let mut scoped = app.scoped_models();
+        let before = scoped.len();
+        scoped.retain(|s| format!("{}/{}", s.model.provider, s.model.id) != id);
+        if scoped.len() == before
+            && let Some(model) = app
+                .all_available_models()
+                .into_iter()
+                .find(|m| format!("{}/{}", m.provider, m.id) == id)
+        {
+            scoped.push(pi_app::model_select::ScopedModel {
+                model,
+                thinking: None,
+            });
+        }
+        if let Err(error) = app.set_scoped_models(scoped, false) {
+            self.notice(error.to_string());
+        }
+        let at = app
+            .all_available_models()
+            .iter()
+            .position(|m| format!("{}/{}", m.provider, m.id) == id)
+            .unwrap_or(0);
+        self.open_scoped_models(app, at);
+    }
+
     /// `/settings`: the common settings with their values; Enter moves one to its next value
     /// and saves it, the list staying open on it.
     pub(super) fn open_settings(&mut self, app: &App, selected: usize) {
@@ -359,6 +425,10 @@ impl Ui {
 
     fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
         match purpose {
+            Purpose::ScopedModels => {
+                self.toggle_scoped(app, &entry.value);
+                Action::None
+            }
             Purpose::Tree => Action::Navigate {
                 id: entry.value,
                 summarize: save,
