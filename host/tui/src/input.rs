@@ -103,6 +103,9 @@ pub struct Ui {
     sessions_dir: Option<std::path::PathBuf>,
     /// The session picker lists every directory's sessions.
     all_sessions: bool,
+    /// Tree entries folded in the navigator, and its filter.
+    tree_folds: std::collections::HashSet<String>,
+    tree_filter: TreeFilter,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
     completer: Completer,
@@ -160,6 +163,8 @@ impl Ui {
             prompt: None,
             sessions_dir: options.sessions_dir.clone(),
             all_sessions: false,
+            tree_folds: std::collections::HashSet::new(),
+            tree_filter: TreeFilter::Default,
             popup: None,
             popup_rows: Vec::new(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),

@@ -69,6 +69,7 @@ pub struct TreeNode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeRow {
     pub id: String,
+    pub parent_id: Option<String>,
     /// How many branch points lie above it (an entry with one child does not indent it).
     pub depth: usize,
     pub kind: TreeRowKind,
@@ -187,6 +188,7 @@ impl App {
                 };
                 let (kind, text) = row_text(&entry.kind);
                 rows.push(TreeRow {
+                    parent_id: entry.parent_id.clone(),
                     on_branch: branch.contains(&id),
                     is_leaf: leaf.as_deref() == Some(id.as_str()),
                     label: session.label_of(&id),

@@ -916,6 +916,14 @@ fn tui_tree_navigator_branches_with_a_summary_of_the_branch_left() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_text("Tree, default");
     assert!(screen.contains("you: second question"), "{screen}");
+    // Fold the first prompt: everything after it is under it.
+    tmux.type_text("first question");
+    tmux.wait_text("(1 of");
+    tmux.keys(&["C-Left"]);
+    let folded = tmux.wait_text("▸ you: first question");
+    assert!(!folded.contains("pi: Second answer."), "{folded}");
+    tmux.keys(&["C-Right"]);
+    tmux.wait_text("pi: Second answer.");
     tmux.keys(&["C-u"]);
     tmux.wait_text("Tree, user only");
     // Label the selected entry (the last prompt).

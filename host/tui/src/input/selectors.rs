@@ -101,6 +101,23 @@ impl Ui {
                     Err(error) => self.notice(error.to_string()),
                 }
             }
+            (Purpose::Tree, KeyCode::Left | KeyCode::Right, _)
+                if ctrl || key.modifiers.contains(KeyModifiers::ALT) =>
+            {
+                let entry = selected?;
+                if key.code == KeyCode::Left {
+                    self.tree_folds.insert(entry.value.clone());
+                } else {
+                    self.tree_folds.remove(&entry.value);
+                }
+                let filter = self.tree_filter;
+                self.close_picker();
+                self.open_tree(app, filter);
+                if let Some(picker) = &mut self.picker {
+                    picker.select_value(&entry.value);
+                    self.sync_picker_rows();
+                }
+            }
             (Purpose::Tree, KeyCode::Char('L'), false) => {
                 let entry = selected?;
                 self.close_picker();
@@ -273,13 +290,37 @@ impl Ui {
 
     /// `/tree`: every entry of the session, the current branch marked, through `filter`.
     pub(super) fn open_tree(&mut self, app: &App, filter: TreeFilter) {
+        self.tree_filter = filter;
         let rows = app.tree_rows();
         let leaf = rows.iter().find(|r| r.is_leaf).map(|r| r.id.clone());
+        let parents: std::collections::HashMap<&str, Option<&str>> = rows
+            .iter()
+            .map(|r| (r.id.as_str(), r.parent_id.as_deref()))
+            .collect();
+        // Hidden: anything under a folded entry.
+        let folded_above = |row: &TreeRow| {
+            let mut at = row.parent_id.as_deref();
+            while let Some(id) = at {
+                if self.tree_folds.contains(id) {
+                    return true;
+                }
+                at = parents.get(id).copied().flatten();
+            }
+            false
+        };
+        let has_children: std::collections::HashSet<&str> =
+            rows.iter().filter_map(|r| r.parent_id.as_deref()).collect();
         let entries: Vec<Entry> = rows
-            .into_iter()
-            .filter(|row| filter.shows(row))
+            .iter()
+            .filter(|row| filter.shows(row) && !folded_above(row))
             .map(|row| {
+                let row = row.clone();
                 let mark = match (row.is_leaf, row.on_branch) {
+                    _ if self.tree_folds.contains(&row.id)
+                        && has_children.contains(row.id.as_str()) =>
+                    {
+                        "▸"
+                    }
                     (true, _) => "●",
                     (false, true) => "•",
                     (false, false) => "·",
@@ -303,7 +344,8 @@ impl Ui {
         }
         let title = format!(
             "Tree, {} (Enter: continue there, Alt+Enter: with a summary of the branch left; \
-             Ctrl+D/T/U/L/A: default, no tools, user only, labeled, all)",
+             Ctrl+Left/Right: fold, unfold; Shift+L: label; Ctrl+D/T/U/L/A: default, no tools, \
+             user only, labeled, all)",
             filter.name()
         );
         let mut picker = Picker::new(Purpose::Tree, title, entries);
