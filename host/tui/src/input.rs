@@ -22,6 +22,8 @@ use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 mod selectors;
+#[cfg(test)]
+mod tests;
 
 /// Two Ctrl+C within this long exit; two Esc within it run `doubleEscapeAction`.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);

@@ -1,0 +1,195 @@
+//! The selectors and command outputs as the real `Ui` draws them over a real `App` (an
+//! in-memory session; no model is asked anything): snapshots of the model selector, scoped
+//! models, the tree navigator with a filter and a fold, settings, `/session`, `/hotkeys` and an
+//! unknown command, at 80 and 40 columns.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::{Action, Ui};
+use crate::TuiOptions;
+use crate::keys::Keymap;
+use crate::view::draw;
+use pi_ai::{AuthStorage, Credential, Model, ModelRegistry};
+use pi_app::App;
+use pi_app::agent_session::{AgentSession, AgentSessionOptions};
+use pi_session::session::SessionManager;
+use pi_session::settings::SettingsManager;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use std::path::Path;
+use std::sync::Arc;
+
+fn model(id: &str, name: &str, window: u64) -> Model {
+    Model {
+        id: id.into(),
+        name: name.into(),
+        api: "openai-completions".into(),
+        provider: "local".into(),
+        base_url: "http://127.0.0.1:9/v1".into(),
+        reasoning: false,
+        input: Vec::new(),
+        cost: Default::default(),
+        context_window: window,
+        max_tokens: 4096,
+        headers: None,
+        compat: None,
+    }
+}
+
+/// An App over an in-memory session with a short conversation already in its tree.
+fn app() -> Arc<App> {
+    let cwd = Path::new("/tmp/demo");
+    let mut session = SessionManager::in_memory(cwd);
+    let user = |text: &str| {
+        pi_session::messages::AgentMessage::User(pi_ai::UserMessage {
+            content: pi_ai::UserContent::Text(text.into()),
+            timestamp: 0,
+        })
+    };
+    let answer = |text: &str| {
+        pi_session::messages::AgentMessage::Assistant(pi_ai::AssistantMessage {
+            content: vec![pi_ai::AssistantBlock::Text(pi_ai::TextContent {
+                text: text.into(),
+                text_signature: None,
+            })],
+            ..Default::default()
+        })
+    };
+    session.append_message(user("Fix the parser")).unwrap();
+    session
+        .append_message(answer("Fixed the off-by-one."))
+        .unwrap();
+    session.append_message(user("Now the docs")).unwrap();
+    session.append_message(answer("Docs updated.")).unwrap();
+    let settings = SettingsManager::from_values(serde_json::json!({}), serde_json::json!({}));
+    let models = vec![
+        model("demo-model", "Demo", 128_000),
+        model("demo-large", "Demo large", 1_000_000),
+    ];
+    let mut registry = ModelRegistry::default();
+    registry.add_models(models.clone());
+    let auth = AuthStorage::in_memory();
+    auth.set("local", &Credential::api_key("k")).unwrap();
+    let auth = Arc::new(auth);
+    let mut options = AgentSessionOptions::new(session, settings, models[0].clone());
+    options.auth = Arc::clone(&auth);
+    Arc::new(App::from_session(
+        AgentSession::new(options),
+        Arc::new(registry),
+        auth,
+        None,
+        Vec::new(),
+        Default::default(),
+        Default::default(),
+    ))
+}
+
+fn ui(app: &App) -> Ui {
+    let options = TuiOptions {
+        cwd: "/tmp/demo".into(),
+        fullscreen: true,
+        double_escape_action: "tree".into(),
+        max_completions: 5,
+        ..TuiOptions::default()
+    };
+    Ui::new(app, &options, Keymap::defaults())
+}
+
+fn key(ui: &mut Ui, app: &App, code: KeyCode, modifiers: KeyModifiers) -> Action {
+    ui.handle(&Event::Key(KeyEvent::new(code, modifiers)), app)
+}
+
+fn typed(ui: &mut Ui, app: &App, text: &str) {
+    for c in text.chars() {
+        key(ui, app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+fn command(ui: &mut Ui, app: &App, text: &str) {
+    typed(ui, app, text);
+    key(ui, app, KeyCode::Enter, KeyModifiers::NONE);
+}
+
+fn render(ui: &Ui, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| draw(frame, &ui.screen())).unwrap();
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let line: String = (0..buffer.area.width)
+            .map(|x| buffer[(x, y)].symbol().to_owned())
+            .collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn the_model_selector_narrowed_by_a_query() {
+    let app = app();
+    let mut ui = ui(&app);
+    key(&mut ui, &app, KeyCode::Char('l'), KeyModifiers::CONTROL);
+    insta::assert_snapshot!("model_selector", render(&ui, 80, 14));
+    typed(&mut ui, &app, "large");
+    insta::assert_snapshot!("model_selector_narrowed_40", render(&ui, 40, 12));
+}
+
+#[test]
+fn the_scoped_models_editor_with_one_model_marked() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/scoped-models");
+    key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    insta::assert_snapshot!("scoped_models", render(&ui, 80, 12));
+}
+
+#[test]
+fn the_tree_navigator_filtered_and_folded() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/tree");
+    insta::assert_snapshot!("tree_default", render(&ui, 80, 14));
+    key(&mut ui, &app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    insta::assert_snapshot!("tree_user_only", render(&ui, 80, 14));
+    key(&mut ui, &app, KeyCode::Char('a'), KeyModifiers::CONTROL);
+    typed(&mut ui, &app, "parser");
+    key(&mut ui, &app, KeyCode::Left, KeyModifiers::CONTROL);
+    insta::assert_snapshot!("tree_folded", render(&ui, 80, 14));
+}
+
+#[test]
+fn the_settings_editor() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/settings");
+    insta::assert_snapshot!("settings", render(&ui, 80, 18));
+}
+
+#[test]
+fn session_hotkeys_and_an_unknown_command() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/nosuch thing");
+    command(&mut ui, &app, "/session");
+    let screen = render(&ui, 80, 20);
+    // The id is new every run.
+    let id = app.session_stats().session_id;
+    insta::assert_snapshot!("session_and_unknown", screen.replace(&id, "<id>"));
+    command(&mut ui, &app, "/hotkeys");
+    let hotkeys = ui
+        .transcript
+        .items()
+        .last()
+        .map(|item| format!("{item:?}"))
+        .unwrap_or_default();
+    assert!(
+        hotkeys.contains("app.interrupt") && hotkeys.contains("escape"),
+        "{hotkeys}"
+    );
+    assert!(
+        hotkeys.contains("tui.editor.undo") && hotkeys.contains("ctrl+-"),
+        "{hotkeys}"
+    );
+}
