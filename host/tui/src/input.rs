@@ -338,7 +338,9 @@ impl Ui {
         }
         let before = self.editor.text().to_owned();
         let action = self.binding(key, app);
-        if self.editor.text() != before && self.picker.is_none() {
+        let choosing =
+            self.picker.is_some() || matches!(self.popup, Some((_, PopupKind::Rewind(_))));
+        if self.editor.text() != before && !choosing {
             self.offer_completion();
         }
         action

@@ -1070,3 +1070,34 @@ fn tui_scoped_models_editor_sets_what_ctrl_p_cycles_through() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_fork_starts_a_new_session_file_from_an_earlier_prompt() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("First answer."));
+    pi.mock.push(Turn::text("Second answer."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.type_text("first question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("First answer.");
+    tmux.type_text("second question");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Second answer.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+    assert_eq!(pi.session_files().len(), 1);
+    tmux.type_text("/fork");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Fork from which prompt?");
+    tmux.keys(&["Down"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_text("│first question");
+    assert!(!screen.contains("First answer."), "{screen}");
+    tmux.keys(&["C-u"]);
+    pi.mock.push(Turn::text("Forked answer."));
+    tmux.type_text("first question, again");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Forked answer.");
+    assert_eq!(pi.session_files().len(), 2, "the fork is a file of its own");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}

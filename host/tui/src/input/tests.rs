@@ -193,3 +193,11 @@ fn session_hotkeys_and_an_unknown_command() {
         "{hotkeys}"
     );
 }
+
+#[test]
+fn the_fork_selector_lists_earlier_prompts_newest_first() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/fork");
+    insta::assert_snapshot!("fork_selector", render(&ui, 60, 12));
+}
