@@ -82,8 +82,10 @@ pub struct App {
     auth: Arc<AuthStorage>,
     api_key: Option<String>,
     scoped: Mutex<Vec<ScopedModel>>,
-    skills: SkillRegistry,
-    templates: PromptTemplates,
+    skills: Mutex<SkillRegistry>,
+    templates: Mutex<PromptTemplates>,
+    /// How start-up found them, to look again (`/reload`); `None` for an App built by hand.
+    resource_search: Option<crate::startup::ResourceSearch>,
     queue_modes: Mutex<(QueueMode, QueueMode)>,
     shared: Arc<Shared>,
     bash: bash::BashSlot,
@@ -213,6 +215,7 @@ impl App {
             system_prompt,
             skills,
             templates,
+            resource_search,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -238,6 +241,7 @@ impl App {
         let mut app =
             App::from_session(session, registry, auth, api_key, scoped, skills, templates);
         app.renderers = base.extensions.renderers.clone();
+        app.resource_search = Some(resource_search);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
         app
@@ -268,8 +272,9 @@ impl App {
             auth,
             api_key,
             scoped: Mutex::new(scoped),
-            skills,
-            templates,
+            skills: Mutex::new(skills),
+            templates: Mutex::new(templates),
+            resource_search: None,
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
             shared,
             bash: bash::BashSlot::default(),
@@ -294,6 +299,18 @@ impl App {
             }
         });
         self.shared.report_entries(&self.session);
+    }
+
+    /// `/reload`: finds the skills, prompt templates and context files again and rebuilds the
+    /// system prompt from them (extensions stay as they were loaded); returns how many skills
+    /// and templates there are now. `None` for an App not built from start-up.
+    pub fn reload_resources(&self) -> Option<(usize, usize)> {
+        let found = self.resource_search.as_ref()?.load();
+        let counts = (found.skills.skills.len(), found.templates.templates.len());
+        *lock(&self.skills) = found.skills;
+        *lock(&self.templates) = found.templates;
+        self.session.agent().set_system_prompt(found.system_prompt);
+        Some(counts)
     }
 
     /// The extensions' renderers of custom messages and tool results.
@@ -336,12 +353,11 @@ impl App {
     /// `/skill:name args` and `/template args` expanded (pi's prompt step 4).
     pub fn expand_input(&self, text: &str) -> Result<String, AppError> {
         if text.starts_with(pi_session::skills::SKILL_COMMAND_PREFIX) {
-            return self
-                .skills
+            return lock(&self.skills)
                 .expand_command(text)
                 .map_err(|e| AppError::Skill(e.to_string()));
         }
-        Ok(self.templates.expand(text))
+        Ok(lock(&self.templates).expand(text))
     }
 
     /// Runs one prompt until the session is settled (retries, recovery, compaction).

@@ -203,6 +203,8 @@ pub struct Prepared {
     pub tool_names: Vec<String>,
     pub prompt_options: SystemPromptOptions,
     pub system_prompt: String,
+    /// How to find the skills, templates and context files again (`/reload`).
+    pub resource_search: ResourceSearch,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -228,10 +230,13 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
     );
     let (tool_names, tool_warnings) = enabled_tools(opts, &base.extensions.tool_names());
     base.warnings.extend(tool_warnings);
-    let skills = load_skills(opts, &base);
-    let templates = load_templates(opts, &base);
-    let prompt_options = prompt_options(opts, &base, &tool_names, &skills);
-    let system_prompt = build_system_prompt(&prompt_options);
+    let resource_search = ResourceSearch::new(opts, &base, &tool_names);
+    let Resources {
+        skills,
+        templates,
+        prompt_options,
+        system_prompt,
+    } = resource_search.load();
     Ok(Prepared {
         api_key: opts.api_key.clone(),
         base,
@@ -244,6 +249,7 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         tool_names,
         prompt_options,
         system_prompt,
+        resource_search,
     })
 }
 
@@ -451,50 +457,82 @@ fn settings_paths(values: Vec<String>, agent_dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn load_skills(opts: &StartupOptions, base: &Base) -> SkillRegistry {
-    let settings_paths = settings_paths(base.settings.skills(), &base.env.agent_dir);
-    discover(&SkillSearch {
-        agent_dir: &base.env.agent_dir,
-        home_dir: base.env.home_dir.as_deref(),
-        cwd: &base.env.cwd,
-        project_trusted: base.trusted,
-        no_skills: opts.no_skills,
-        settings_paths: &settings_paths,
-        package_dirs: &base.extensions.skill_dirs,
-        cli_paths: &opts.skills,
-    })
+/// Where skills, prompt templates and context files are found, kept so `/reload` can look
+/// again with what start-up resolved (flags, trust, package folders, the enabled tools).
+#[derive(Debug, Clone)]
+pub struct ResourceSearch {
+    opts: StartupOptions,
+    env: StartupEnv,
+    trusted: bool,
+    skill_paths: Vec<PathBuf>,
+    template_paths: Vec<PathBuf>,
+    package_skill_dirs: Vec<PathBuf>,
+    tools: Vec<ToolDescription>,
 }
 
-fn load_templates(opts: &StartupOptions, base: &Base) -> PromptTemplates {
-    let mut extra = settings_paths(base.settings.prompts(), &base.env.agent_dir);
-    extra.extend(base.extensions.prompt_dirs.iter().cloned());
-    PromptTemplates::discover(&TemplateSearch {
-        agent_dir: &base.env.agent_dir,
-        cwd: &base.env.cwd,
-        project_trusted: base.trusted,
-        no_templates: opts.no_prompt_templates,
-        extra_paths: &extra,
-        cli_paths: &opts.prompt_templates,
-    })
+/// What one look found.
+pub struct Resources {
+    pub skills: SkillRegistry,
+    pub templates: PromptTemplates,
+    pub prompt_options: SystemPromptOptions,
+    pub system_prompt: String,
 }
 
-fn prompt_options(
-    opts: &StartupOptions,
-    base: &Base,
-    tool_names: &[String],
-    skills: &SkillRegistry,
-) -> SystemPromptOptions {
-    let mut options = SystemPromptOptions::new(&base.env.cwd, &base.env.agent_dir);
-    options.project_trusted = base.trusted;
-    options.system_prompt = opts.system_prompt.clone();
-    options.append_system_prompt = opts.append_system_prompt.clone();
-    options.no_context_files = opts.no_context_files;
-    options.skills = skills.skills.clone();
-    options.tools = tool_names
-        .iter()
-        .filter_map(|name| prompt_tool(name, &base.extensions))
-        .collect();
-    options
+impl ResourceSearch {
+    fn new(opts: &StartupOptions, base: &Base, tool_names: &[String]) -> Self {
+        let mut template_paths = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+        template_paths.extend(base.extensions.prompt_dirs.iter().cloned());
+        ResourceSearch {
+            opts: opts.clone(),
+            env: base.env.clone(),
+            trusted: base.trusted,
+            skill_paths: settings_paths(base.settings.skills(), &base.env.agent_dir),
+            template_paths,
+            package_skill_dirs: base.extensions.skill_dirs.clone(),
+            tools: tool_names
+                .iter()
+                .filter_map(|name| prompt_tool(name, &base.extensions))
+                .collect(),
+        }
+    }
+
+    /// Skills, prompt templates and the system prompt (with the context files) as the disk has
+    /// them now.
+    pub fn load(&self) -> Resources {
+        let (opts, env) = (&self.opts, &self.env);
+        let skills = discover(&SkillSearch {
+            agent_dir: &env.agent_dir,
+            home_dir: env.home_dir.as_deref(),
+            cwd: &env.cwd,
+            project_trusted: self.trusted,
+            no_skills: opts.no_skills,
+            settings_paths: &self.skill_paths,
+            package_dirs: &self.package_skill_dirs,
+            cli_paths: &opts.skills,
+        });
+        let templates = PromptTemplates::discover(&TemplateSearch {
+            agent_dir: &env.agent_dir,
+            cwd: &env.cwd,
+            project_trusted: self.trusted,
+            no_templates: opts.no_prompt_templates,
+            extra_paths: &self.template_paths,
+            cli_paths: &opts.prompt_templates,
+        });
+        let mut options = SystemPromptOptions::new(&env.cwd, &env.agent_dir);
+        options.project_trusted = self.trusted;
+        options.system_prompt = opts.system_prompt.clone();
+        options.append_system_prompt = opts.append_system_prompt.clone();
+        options.no_context_files = opts.no_context_files;
+        options.skills = skills.skills.clone();
+        options.tools = self.tools.clone();
+        let system_prompt = build_system_prompt(&options);
+        Resources {
+            skills,
+            templates,
+            prompt_options: options,
+            system_prompt,
+        }
+    }
 }
 
 /// What the system prompt says about one enabled tool (the extension's when it provides it).

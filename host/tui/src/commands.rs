@@ -6,7 +6,11 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 22] = [
+pub const BUILTIN: [(&str, &str); 23] = [
+    (
+        "reload",
+        "Read skills, prompt templates, context files, keybindings and the theme again",
+    ),
     ("scoped-models", "Choose the models Ctrl+P cycles through"),
     ("import", "Continue a session from a JSONL file"),
     ("settings", "Change the common settings"),
@@ -79,6 +83,8 @@ pub enum Command {
     Import(String),
     /// `/scoped-models`: choose the models Ctrl+P cycles through.
     ScopedModels,
+    /// `/reload`: skills, prompt templates, context files, keybindings and the theme again.
+    Reload,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -114,6 +120,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
         "scoped-models" => Command::ScopedModels,
+        "reload" => Command::Reload,
         "import" if rest.is_empty() => Command::Say("Usage: /import <file.jsonl>".into(), true),
         "import" => Command::Import(rest.to_owned()),
         "resume" => Command::PickSession,

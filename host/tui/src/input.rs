@@ -111,6 +111,7 @@ pub struct Ui {
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
     completer: Completer,
+    max_completions: usize,
     /// Ctrl+] (forward) or Ctrl+Alt+] was pressed: the next character is the jump target.
     pending_jump: Option<bool>,
     pub double_escape_action: String,
@@ -119,6 +120,9 @@ pub struct Ui {
     ctrl_c_at: Option<Instant>,
     esc_at: Option<Instant>,
     branch_at: Option<Instant>,
+    /// What `/reload` reads again: keybindings.json, and where the theme came from.
+    keybindings_path: Option<std::path::PathBuf>,
+    theme_spec: (String, Vec<std::path::PathBuf>, Vec<std::path::PathBuf>),
     cwd: std::path::PathBuf,
     agent_dir: std::path::PathBuf,
 }
@@ -135,13 +139,7 @@ impl Ui {
             })
             .collect();
         transcript.prepend(header);
-        let skills = crate::commands::skill_commands(app);
-        let commands = app
-            .commands()
-            .into_iter()
-            .filter(|c| skills || !c.name.starts_with("skill:"))
-            .map(|c| (c.name, c.description))
-            .collect();
+        let commands = commands_of(app);
         let mut ui = Ui {
             transcript,
             editor: Editor::default(),
@@ -170,6 +168,7 @@ impl Ui {
             popup: None,
             popup_rows: Vec::new(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),
+            max_completions: options.max_completions,
             pending_jump: None,
             double_escape_action: options.double_escape_action.clone(),
             renderers: app.renderers().to_vec(),
@@ -177,21 +176,57 @@ impl Ui {
             ctrl_c_at: None,
             esc_at: None,
             branch_at: None,
+            keybindings_path: options.keybindings.clone(),
+            theme_spec: (
+                options.theme.clone(),
+                options.theme_dirs.clone(),
+                options.theme_files.clone(),
+            ),
             cwd: options.cwd.clone(),
             agent_dir: options.agent_dir.clone(),
         };
-        let choice =
-            crate::theme::choose(&options.theme, &options.theme_dirs, &options.theme_files);
+        ui.load_theme();
+        ui.refresh_footer(app);
+        ui
+    }
+
+    /// The theme the options name (warnings go to the transcript); its file is watched.
+    fn load_theme(&mut self) {
+        let (name, dirs, files) = &self.theme_spec;
+        let choice = crate::theme::choose(name, dirs, files);
         for warning in choice.warnings {
-            ui.transcript.notice(warning, true);
+            self.transcript.notice(warning, true);
         }
-        ui.theme = choice.theme;
-        ui.theme_file = choice.path.map(|p| {
+        self.theme = choice.theme;
+        self.theme_file = choice.path.map(|p| {
             let modified = modified(&p);
             (p, modified)
         });
-        ui.refresh_footer(app);
-        ui
+    }
+
+    /// `/reload`: skills, prompt templates and context files (through the App), then the
+    /// keybindings, the theme and the commands offered after `/`.
+    fn reload(&mut self, app: &App) {
+        let counts = app.reload_resources();
+        if let Some(path) = &self.keybindings_path {
+            let (keymap, warnings) = Keymap::load(path);
+            self.keymap = keymap;
+            for warning in warnings {
+                self.transcript.notice(warning, true);
+            }
+        }
+        self.load_theme();
+        self.completer = Completer::new(&self.cwd, commands_of(app), self.max_completions);
+        let what = match counts {
+            Some((skills, templates)) => {
+                format!("skills ({skills}), prompt templates ({templates}), context files")
+            }
+            None => "nothing from disk".to_owned(),
+        };
+        self.transcript.notice(
+            format!("Reloaded {what}, keybindings and the theme (extensions load at start-up)."),
+            false,
+        );
     }
 
     /// Loads the theme again when its file changed (checked once a second); whether it did.
@@ -748,6 +783,10 @@ impl Ui {
                 Action::None
             }
             Command::Import(file) => return Some(self.import(&file)),
+            Command::Reload => {
+                self.reload(app);
+                Action::None
+            }
             Command::ScopedModels => {
                 self.open_scoped_models(app, 0);
                 Action::None
@@ -794,6 +833,16 @@ fn shorten_home(cwd: &str) -> String {
         },
         None => cwd.to_owned(),
     }
+}
+
+/// The session's commands offered after `/` (skills only while `enableSkillCommands`).
+fn commands_of(app: &App) -> Vec<(String, String)> {
+    let skills = crate::commands::skill_commands(app);
+    app.commands()
+        .into_iter()
+        .filter(|c| skills || !c.name.starts_with("skill:"))
+        .map(|c| (c.name, c.description))
+        .collect()
 }
 
 fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {

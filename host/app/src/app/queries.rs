@@ -4,6 +4,7 @@
 
 use super::{App, queue_mode_name};
 use pi_ai::Model;
+use pi_ai::lock;
 use pi_session::messages::AgentMessage as SessionMessage;
 use pi_session::session::{EntryKind, SessionEntry, SessionManager, SessionTree};
 use serde::Serialize;
@@ -207,13 +208,15 @@ impl App {
 
     /// The slash commands of this session: prompt templates, then skills.
     pub fn commands(&self) -> Vec<Command> {
-        let templates = self.templates.templates.iter().map(|t| Command {
+        let templates = lock(&self.templates);
+        let skills = lock(&self.skills);
+        let templates = templates.templates.iter().map(|t| Command {
             name: t.name.clone(),
             description: t.description.clone(),
             source: CommandSource::Prompt,
             path: t.file_path.clone(),
         });
-        let skills = self.skills.skills.iter().map(|s| Command {
+        let skills = skills.skills.iter().map(|s| Command {
             name: format!("skill:{}", s.name),
             description: s.description.clone(),
             source: CommandSource::Skill,

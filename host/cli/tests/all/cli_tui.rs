@@ -1101,3 +1101,32 @@ fn tui_fork_starts_a_new_session_file_from_an_earlier_prompt() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_reload_picks_up_a_skill_added_while_running() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("Used the new skill."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    let skill = pi.agent_dir().join("skills").join("fresh");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: fresh\ndescription: Added later.\n---\nSay FRESH-SKILL-BODY.\n",
+    )
+    .unwrap();
+    tmux.type_text("/skill:fresh now");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Unknown command: /skill:fresh");
+    tmux.type_text("/reload");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Reloaded skills (1)");
+    tmux.type_text("/skill:fresh now");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Used the new skill.");
+    let body = pi.mock.requests()[0].body.to_string();
+    assert!(body.contains("FRESH-SKILL-BODY"), "{body}");
+    // The system prompt lists it too.
+    assert!(body.contains("fresh"), "{body}");
+    tmux.keys(&["C-d"]);
+    tmux.wait_text("[pi exited 0]");
+}
