@@ -245,6 +245,7 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         resume: args.resume,
         agent_dir: env.agent_dir.clone(),
         theme: args.use_theme.clone().unwrap_or_else(|| settings.theme()),
+        detect_theme: args.use_theme.is_none() && settings.get("theme").is_none(),
         theme_dirs: if args.no_themes {
             Vec::new()
         } else {

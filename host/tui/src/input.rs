@@ -190,6 +190,12 @@ impl Ui {
         ui
     }
 
+    /// Switches to the theme called `name`.
+    pub fn use_theme(&mut self, name: &str) {
+        self.theme_spec.0 = name.to_owned();
+        self.load_theme();
+    }
+
     /// The theme the options name (warnings go to the transcript); its file is watched.
     fn load_theme(&mut self) {
         let (name, dirs, files) = &self.theme_spec;

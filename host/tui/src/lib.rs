@@ -88,6 +88,9 @@ pub struct TuiOptions {
     /// (`--theme`).
     pub theme_dirs: Vec<PathBuf>,
     pub theme_files: Vec<PathBuf>,
+    /// No theme is set yet (the first run): choose dark or light by the terminal's background
+    /// and remember the choice in settings.json.
+    pub detect_theme: bool,
 }
 
 /// Why the UI could not run.
@@ -99,6 +102,8 @@ pub enum TuiError {
 
 /// Frames are drawn at most this often.
 const FRAME: Duration = Duration::from_millis(30);
+/// How long the first run waits for the terminal to say its background colour.
+const THEME_QUERY_WAIT: Duration = Duration::from_millis(100);
 /// Lines printed to the scrollback in one go (the regular layout).
 const SCROLLBACK_CHUNK: usize = 200;
 
@@ -130,6 +135,15 @@ pub async fn run(
     }
     let mut guard =
         terminal::TerminalGuard::enter(options.fullscreen, |rows| (rows / 2).max(10).min(rows))?;
+    if options.detect_theme {
+        // Asked before input is read, so the answer is not taken for keys.
+        let light = terminal::background_is_light(THEME_QUERY_WAIT);
+        let name = if light == Some(true) { "light" } else { "dark" };
+        ui.use_theme(name);
+        if let Err(error) = app.save_setting("theme", serde_json::Value::String(name.into())) {
+            tracing::warn!("cannot remember the theme: {error}");
+        }
+    }
     let mut input = terminal::Input::spawn();
     let (errors_tx, mut errors) = mpsc::unbounded_channel::<String>();
     let (bash_tx, mut bash_done) = mpsc::unbounded_channel::<Result<pi_app::BashOutcome, String>>();

@@ -135,15 +135,99 @@ pub fn restore() {
     };
 }
 
-/// Puts `text` on the clipboard through the terminal (OSC 52): works over ssh and, with
-/// `set-clipboard on`, inside tmux.
+/// Puts `text` on the clipboard: the system's (`wl-copy`, `xclip`, `xsel`, `pbcopy`) where one
+/// is installed and a display is there, and through the terminal (OSC 52) always, which
+/// works over ssh and, with `set-clipboard on`, inside tmux.
 pub fn copy_to_clipboard(text: &str) {
+    let display = std::env::var_os("WAYLAND_DISPLAY").is_some()
+        || std::env::var_os("DISPLAY").is_some()
+        || cfg!(target_os = "macos");
+    let native: [(&str, &[&str]); 4] = [
+        ("wl-copy", &[]),
+        ("xclip", &["-selection", "clipboard"]),
+        ("xsel", &["--clipboard", "--input"]),
+        ("pbcopy", &[]),
+    ];
+    for (program, args) in native.iter().filter(|_| display) {
+        let child = std::process::Command::new(program)
+            .args(*args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn();
+        if let Ok(mut child) = child {
+            use std::io::Write as _;
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(text.as_bytes());
+            }
+            if child.wait().is_ok_and(|s| s.success()) {
+                break;
+            }
+        }
+    }
+    osc52(text);
+}
+
+fn osc52(text: &str) {
     use base64::Engine as _;
     use std::io::Write as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(text);
     let mut out = stdout();
     let _ = write!(out, "\x1b]52;c;{encoded}\x07");
     let _ = out.flush();
+}
+
+/// Whether the terminal's background is light, from its answer to OSC 11 (waiting at most
+/// `wait`); `None` when it does not answer. Called in raw mode, before the input thread starts,
+/// so the answer is not taken for keys.
+pub fn background_is_light(wait: Duration) -> Option<bool> {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use std::io::Write as _;
+    use std::os::fd::AsFd;
+    let mut out = stdout();
+    write!(out, "\x1b]11;?\x1b\\").ok()?;
+    out.flush().ok()?;
+    let stdin = std::io::stdin();
+    let fd = stdin.as_fd();
+    let deadline = std::time::Instant::now() + wait;
+    let mut answer = Vec::new();
+    while !(answer.ends_with(b"\x07") || answer.ends_with(b"\x1b\\")) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let timeout = Timespec {
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
+        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+        if poll(&mut fds, Some(&timeout)).ok()? == 0 {
+            return None;
+        }
+        let mut buf = [0u8; 64];
+        let n = rustix::io::read(fd, &mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        answer.extend_from_slice(&buf[..n]);
+    }
+    light_from_answer(&String::from_utf8_lossy(&answer))
+}
+
+/// `ESC ] 11 ; rgb:RRRR/GGGG/BBBB` → whether that colour is light (relative luminance).
+fn light_from_answer(answer: &str) -> Option<bool> {
+    let rgb = answer.split("rgb:").nth(1)?;
+    let mut parts = rgb
+        .split(['/', '\x07', '\x1b'])
+        .take(3)
+        .map(|p| u32::from_str_radix(p, 16).ok().map(|v| (v, p.len())));
+    let mut channel = || -> Option<f64> {
+        let (value, digits) = parts.next()??;
+        let max = (16u32.pow(digits as u32) - 1) as f64;
+        Some(value as f64 / max)
+    };
+    let (r, g, b) = (channel()?, channel()?, channel()?);
+    Some(0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5)
 }
 
 /// Terminal events, read on their own thread (crossterm's read blocks) and handed over.
@@ -228,4 +312,23 @@ fn install_panic_hook() {
             previous(info);
         }));
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::light_from_answer;
+
+    #[test]
+    fn reads_the_background_from_the_answer() {
+        assert_eq!(
+            light_from_answer("\x1b]11;rgb:ffff/ffff/ffff\x1b\\"),
+            Some(true)
+        );
+        assert_eq!(
+            light_from_answer("\x1b]11;rgb:1e1e/1e1e/2e2e\x07"),
+            Some(false)
+        );
+        assert_eq!(light_from_answer("\x1b]11;rgb:fd/f6/e3\x07"), Some(true));
+        assert_eq!(light_from_answer("garbage"), None);
+    }
 }

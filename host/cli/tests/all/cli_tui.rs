@@ -1130,3 +1130,21 @@ fn tui_reload_picks_up_a_skill_added_while_running() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("[pi exited 0]");
 }
+
+#[test]
+fn tui_first_run_picks_the_light_theme_on_a_light_terminal_and_remembers_it() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let tmux = Tmux::start_shell(&pi);
+    // tmux answers the background query with the pane's colour.
+    tmux.run(&["set", "-g", "window-style", "bg=#ffffff"]);
+    tmux.type_text(&format!("'{PI}' --model mock/mock-model"));
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("0%");
+    let settings: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(settings["theme"], "light");
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("the shell's prompt again", |s| s.trim_end().ends_with('$'));
+}
