@@ -467,6 +467,29 @@ impl Ui {
             }
             Binding::Search => self.search = Some(Search::default()),
             Binding::SelectModel => self.open_model_picker(app),
+            // The selectors' own keys: nothing outside a selector.
+            Binding::SelectUp
+            | Binding::SelectDown
+            | Binding::SelectPageUp
+            | Binding::SelectPageDown
+            | Binding::SelectConfirm
+            | Binding::SelectCancel
+            | Binding::ModelsSave
+            | Binding::ModelsEnableAll
+            | Binding::ModelsClearAll
+            | Binding::SessionTogglePath
+            | Binding::SessionRename
+            | Binding::SessionDelete
+            | Binding::TreeFoldOrUp
+            | Binding::TreeUnfoldOrDown
+            | Binding::TreeEditLabel
+            | Binding::TreeFilterDefault
+            | Binding::TreeFilterNoTools
+            | Binding::TreeFilterUserOnly
+            | Binding::TreeFilterLabeledOnly
+            | Binding::TreeFilterAll
+            | Binding::TreeFilterCycleForward
+            | Binding::TreeFilterCycleBackward => return None,
         }
         self.clamp_scroll();
         Some(Action::None)

@@ -86,6 +86,28 @@ bindings! {
     Bottom => "tui.altScreen.bottom", "", ["ctrl+end"];
     /// Our addition (not in pi): alt+s, because ctrl+f is already cursorRight.
     Search => "tui.altScreen.search", "", ["alt+s"];
+    SelectUp => "tui.select.up", "", ["up"];
+    SelectDown => "tui.select.down", "", ["down"];
+    SelectPageUp => "tui.select.pageUp", "", ["pageup"];
+    SelectPageDown => "tui.select.pageDown", "", ["pagedown"];
+    SelectConfirm => "tui.select.confirm", "", ["enter"];
+    SelectCancel => "tui.select.cancel", "", ["escape"];
+    ModelsSave => "app.models.save", "", ["ctrl+s"];
+    ModelsEnableAll => "app.models.enableAll", "", ["ctrl+a"];
+    ModelsClearAll => "app.models.clearAll", "", ["ctrl+x"];
+    SessionTogglePath => "app.session.togglePath", "", ["ctrl+p"];
+    SessionRename => "app.session.rename", "", ["ctrl+r"];
+    SessionDelete => "app.session.delete", "", ["ctrl+d"];
+    TreeFoldOrUp => "app.tree.foldOrUp", "", ["ctrl+left", "alt+left"];
+    TreeUnfoldOrDown => "app.tree.unfoldOrDown", "", ["ctrl+right", "alt+right"];
+    TreeEditLabel => "app.tree.editLabel", "", ["shift+l"];
+    TreeFilterDefault => "app.tree.filter.default", "", ["ctrl+d"];
+    TreeFilterNoTools => "app.tree.filter.noTools", "", ["ctrl+t"];
+    TreeFilterUserOnly => "app.tree.filter.userOnly", "", ["ctrl+u"];
+    TreeFilterLabeledOnly => "app.tree.filter.labeledOnly", "", ["ctrl+l"];
+    TreeFilterAll => "app.tree.filter.all", "", ["ctrl+a"];
+    TreeFilterCycleForward => "app.tree.filter.cycleForward", "", ["ctrl+o"];
+    TreeFilterCycleBackward => "app.tree.filter.cycleBackward", "", ["shift+ctrl+o"];
 }
 
 /// `Binding::ALL`, built from `TABLE` at compile time so the two cannot disagree.
@@ -642,9 +664,15 @@ mod tests {
     #[test]
     fn shared_chords_keep_all_bindings_in_order() {
         let map = Keymap::defaults();
+        // The editor's meanings first, then the selectors' (which only a selector asks for).
         assert_eq!(
             map.lookup(&ev("ctrl+d")),
-            [Binding::Exit, Binding::DeleteCharForward]
+            [
+                Binding::Exit,
+                Binding::DeleteCharForward,
+                Binding::SessionDelete,
+                Binding::TreeFilterDefault
+            ]
         );
         let top = [Binding::CursorLineStart, Binding::Top];
         assert_eq!(map.lookup(&ev("ctrl+home")), top);
@@ -667,7 +695,14 @@ mod tests {
         assert!(map.chords(Binding::Suspend).is_empty());
         assert!(map.lookup(&ev("ctrl+z")).is_empty());
         assert!(map.chords(Binding::Exit).is_empty());
-        assert_eq!(map.lookup(&ev("ctrl+d")), [Binding::DeleteCharForward]);
+        assert_eq!(
+            map.lookup(&ev("ctrl+d")),
+            [
+                Binding::DeleteCharForward,
+                Binding::SessionDelete,
+                Binding::TreeFilterDefault
+            ]
+        );
         assert_eq!(
             map.chords(Binding::CursorLeft),
             [chord("ctrl+h"), chord("left")]

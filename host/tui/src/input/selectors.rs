@@ -2,6 +2,7 @@
 //! out of, and the hidden API-key prompt.
 
 use super::{Action, Ui};
+use crate::keys::Binding;
 use crate::picker::{Entry, Outcome, Picker, Purpose};
 use pi_app::App;
 use pi_app::app::{TreeRow, TreeRowKind};
@@ -10,14 +11,11 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 impl Ui {
     /// A key while a selector is open: it takes every key.
     pub(super) fn picker_key(&mut self, key: &KeyEvent, app: &App) -> Action {
-        let Some(picker) = &mut self.picker else {
+        let Some(picker) = &self.picker else {
             return Action::None;
         };
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if picker.purpose == Purpose::Tree
-            && ctrl
-            && let KeyCode::Char(c) = key.code
-            && let Some(filter) = TreeFilter::for_key(c)
+            && let Some(filter) = self.tree_filter_for(key)
         {
             self.open_tree(app, filter);
             return Action::None;
@@ -25,43 +23,41 @@ impl Ui {
         if let Some(action) = self.entry_key(key, app) {
             return action;
         }
+        let keymap = self.keymap.clone();
+        let is = |binding| keymap.is(key, binding);
         let Some(picker) = &mut self.picker else {
             return Action::None;
         };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let outcome = match key.code {
-            KeyCode::Esc => Outcome::Closed,
-            KeyCode::Enter => picker.choose(),
-            KeyCode::Char('s') if ctrl && picker.purpose == Purpose::Model => picker.choose(),
-            KeyCode::Up => {
+        let outcome = if is(Binding::SelectCancel) {
+            Outcome::Closed
+        } else if is(Binding::SelectConfirm)
+            || (alt && key.code == KeyCode::Enter)
+            || (picker.purpose == Purpose::Model && is(Binding::ModelsSave))
+        {
+            picker.choose()
+        } else {
+            if is(Binding::SelectUp) {
                 picker.step(-1);
-                Outcome::Open
-            }
-            KeyCode::Down => {
+            } else if is(Binding::SelectDown) {
                 picker.step(1);
-                Outcome::Open
-            }
-            KeyCode::PageUp => {
+            } else if is(Binding::SelectPageUp) {
                 picker.step(-10);
-                Outcome::Open
-            }
-            KeyCode::PageDown => {
+            } else if is(Binding::SelectPageDown) {
                 picker.step(10);
-                Outcome::Open
-            }
-            KeyCode::Backspace => {
+            } else if key.code == KeyCode::Backspace {
                 picker.backspace();
-                Outcome::Open
-            }
-            KeyCode::Char(c) if !ctrl => {
+            } else if let KeyCode::Char(c) = key.code
+                && !ctrl
+            {
                 picker.type_char(c);
-                Outcome::Open
             }
-            _ => Outcome::Open,
+            Outcome::Open
         };
         let purpose = picker.purpose;
         // Ctrl+S in the model selector saves the default; Alt+Enter in the tree summarises.
-        let save = (ctrl && key.code == KeyCode::Char('s')) || (alt && key.code == KeyCode::Enter);
+        let save = is(Binding::ModelsSave) || (alt && key.code == KeyCode::Enter);
         match outcome {
             Outcome::Open => {
                 self.sync_picker_rows();
@@ -83,14 +79,36 @@ impl Ui {
     /// lists every directory's sessions.
     fn entry_key(&mut self, key: &KeyEvent, app: &App) -> Option<Action> {
         let picker = self.picker.as_ref()?;
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let purpose = picker.purpose;
         let selected = match picker.choose() {
             Outcome::Chosen(entry) => Some(entry),
             _ => None,
         };
-        match (purpose, key.code, ctrl) {
-            (Purpose::ScopedModels, KeyCode::Char('s'), true) => {
+        let keymap = self.keymap.clone();
+        let is = |binding| keymap.is(key, binding);
+        let fold = is(Binding::TreeFoldOrUp);
+        match purpose {
+            Purpose::ScopedModels
+                if is(Binding::ModelsEnableAll) || is(Binding::ModelsClearAll) =>
+            {
+                let models = if is(Binding::ModelsEnableAll) {
+                    app.all_available_models()
+                        .into_iter()
+                        .map(|model| pi_app::model_select::ScopedModel {
+                            model,
+                            thinking: None,
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                if let Err(error) = app.set_scoped_models(models, false) {
+                    self.notice(error.to_string());
+                }
+                self.close_picker();
+                self.open_scoped_models(app, 0);
+            }
+            Purpose::ScopedModels if is(Binding::ModelsSave) => {
                 self.close_picker();
                 let models = app.scoped_models();
                 match app.set_scoped_models(models, true) {
@@ -101,11 +119,9 @@ impl Ui {
                     Err(error) => self.notice(error.to_string()),
                 }
             }
-            (Purpose::Tree, KeyCode::Left | KeyCode::Right, _)
-                if ctrl || key.modifiers.contains(KeyModifiers::ALT) =>
-            {
+            Purpose::Tree if fold || is(Binding::TreeUnfoldOrDown) => {
                 let entry = selected?;
-                if key.code == KeyCode::Left {
+                if fold {
                     self.tree_folds.insert(entry.value.clone());
                 } else {
                     self.tree_folds.remove(&entry.value);
@@ -118,17 +134,17 @@ impl Ui {
                     self.sync_picker_rows();
                 }
             }
-            (Purpose::Tree, KeyCode::Char('L'), false) => {
+            Purpose::Tree if is(Binding::TreeEditLabel) => {
                 let entry = selected?;
                 self.close_picker();
                 self.prompt = Some(TextPrompt::new(Asks::Label(entry.value)));
             }
-            (Purpose::Session, KeyCode::Char('r'), true) => {
+            Purpose::Session if is(Binding::SessionRename) => {
                 let entry = selected?;
                 self.close_picker();
                 self.prompt = Some(TextPrompt::new(Asks::SessionName(entry.value.into())));
             }
-            (Purpose::Session, KeyCode::Char('d'), true) => {
+            Purpose::Session if is(Binding::SessionDelete) => {
                 let entry = selected?;
                 let all = self.all_sessions;
                 match trash(std::path::Path::new(&entry.value), &self.agent_dir) {
@@ -142,7 +158,7 @@ impl Ui {
                 self.all_sessions = all;
                 self.open_session_picker(app);
             }
-            (Purpose::Session, KeyCode::Char('p'), true) => {
+            Purpose::Session if is(Binding::SessionTogglePath) => {
                 self.all_sessions = !self.all_sessions;
                 self.close_picker();
                 self.open_session_picker(app);
@@ -286,6 +302,28 @@ impl Ui {
                 .notice(format!("No credential of {provider} is stored."), false),
             Err(error) => self.notice(error.to_string()),
         }
+    }
+
+    /// The filter a key asks for in the tree navigator.
+    fn tree_filter_for(&self, key: &KeyEvent) -> Option<TreeFilter> {
+        let is = |binding| self.keymap.is(key, binding);
+        Some(if is(Binding::TreeFilterDefault) {
+            TreeFilter::Default
+        } else if is(Binding::TreeFilterNoTools) {
+            TreeFilter::NoTools
+        } else if is(Binding::TreeFilterUserOnly) {
+            TreeFilter::UserOnly
+        } else if is(Binding::TreeFilterLabeledOnly) {
+            TreeFilter::LabeledOnly
+        } else if is(Binding::TreeFilterAll) {
+            TreeFilter::All
+        } else if is(Binding::TreeFilterCycleForward) {
+            self.tree_filter.step(false)
+        } else if is(Binding::TreeFilterCycleBackward) {
+            self.tree_filter.step(true)
+        } else {
+            return None;
+        })
     }
 
     /// `/tree`: every entry of the session, the current branch marked, through `filter`.
@@ -702,15 +740,19 @@ pub enum TreeFilter {
 }
 
 impl TreeFilter {
-    fn for_key(c: char) -> Option<TreeFilter> {
-        Some(match c {
-            'd' => TreeFilter::Default,
-            't' => TreeFilter::NoTools,
-            'u' => TreeFilter::UserOnly,
-            'l' => TreeFilter::LabeledOnly,
-            'a' => TreeFilter::All,
-            _ => return None,
-        })
+    /// In the order the cycle keys step through.
+    const ALL: [TreeFilter; 5] = [
+        TreeFilter::Default,
+        TreeFilter::NoTools,
+        TreeFilter::UserOnly,
+        TreeFilter::LabeledOnly,
+        TreeFilter::All,
+    ];
+
+    fn step(self, back: bool) -> TreeFilter {
+        let at = TreeFilter::ALL.iter().position(|f| *f == self).unwrap_or(0);
+        let n = TreeFilter::ALL.len();
+        TreeFilter::ALL[if back { (at + n - 1) % n } else { (at + 1) % n }]
     }
 
     fn name(self) -> &'static str {

@@ -201,3 +201,33 @@ fn the_fork_selector_lists_earlier_prompts_newest_first() {
     command(&mut ui, &app, "/fork");
     insta::assert_snapshot!("fork_selector", render(&ui, 60, 12));
 }
+
+#[test]
+fn selector_keys_follow_keybindings_json() {
+    let app = app();
+    let mut ui = ui(&app);
+    let (keymap, warnings) = Keymap::from_json(
+        r#"{"app.tree.filter.userOnly": "alt+u", "tui.select.cancel": "ctrl+q"}"#,
+    );
+    assert!(warnings.is_empty(), "{warnings:?}");
+    ui.keymap = keymap;
+    command(&mut ui, &app, "/tree");
+    key(&mut ui, &app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert!(
+        ui.screen()
+            .hint
+            .unwrap_or_default()
+            .contains("Tree, default")
+    );
+    key(&mut ui, &app, KeyCode::Char('u'), KeyModifiers::ALT);
+    assert!(
+        ui.screen()
+            .hint
+            .unwrap_or_default()
+            .contains("Tree, user only")
+    );
+    key(&mut ui, &app, KeyCode::Esc, KeyModifiers::NONE);
+    assert!(ui.picker.is_some(), "Esc no longer closes it");
+    key(&mut ui, &app, KeyCode::Char('q'), KeyModifiers::CONTROL);
+    assert!(ui.picker.is_none());
+}
