@@ -17,13 +17,16 @@ use pi_app::App;
 use ratatui::crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };
-use selectors::TreeFilter;
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
+use tree::TreeFilter;
 
+mod dispatch;
 mod selectors;
+mod settings;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 /// Two Ctrl+C within this long exit; two Esc within it run `doubleEscapeAction`.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
@@ -139,7 +142,7 @@ impl Ui {
             })
             .collect();
         transcript.prepend(header);
-        let commands = commands_of(app);
+        let commands = dispatch::commands_of(app);
         let mut ui = Ui {
             transcript,
             editor: Editor::default(),
@@ -188,76 +191,6 @@ impl Ui {
         ui.load_theme();
         ui.refresh_footer(app);
         ui
-    }
-
-    /// Switches to the theme called `name`.
-    pub fn use_theme(&mut self, name: &str) {
-        self.theme_spec.0 = name.to_owned();
-        self.load_theme();
-    }
-
-    /// The theme the options name (warnings go to the transcript); its file is watched.
-    fn load_theme(&mut self) {
-        let (name, dirs, files) = &self.theme_spec;
-        let choice = crate::theme::choose(name, dirs, files);
-        for warning in choice.warnings {
-            self.transcript.notice(warning, true);
-        }
-        self.theme = choice.theme;
-        self.theme_file = choice.path.map(|p| {
-            let modified = modified(&p);
-            (p, modified)
-        });
-    }
-
-    /// `/reload`: skills, prompt templates and context files (through the App), then the
-    /// keybindings, the theme and the commands offered after `/`.
-    fn reload(&mut self, app: &App) {
-        let counts = app.reload_resources();
-        if let Some(path) = &self.keybindings_path {
-            let (keymap, warnings) = Keymap::load(path);
-            self.keymap = keymap;
-            for warning in warnings {
-                self.transcript.notice(warning, true);
-            }
-        }
-        self.load_theme();
-        self.completer = Completer::new(&self.cwd, commands_of(app), self.max_completions);
-        let what = match counts {
-            Some((skills, templates)) => {
-                format!("skills ({skills}), prompt templates ({templates}), context files")
-            }
-            None => "nothing from disk".to_owned(),
-        };
-        self.transcript.notice(
-            format!("Reloaded {what}, keybindings and the theme (extensions load at start-up)."),
-            false,
-        );
-    }
-
-    /// Loads the theme again when its file changed (checked once a second); whether it did.
-    pub fn reload_theme(&mut self) -> bool {
-        if self
-            .theme_checked
-            .is_some_and(|at| at.elapsed() < Duration::from_secs(1))
-        {
-            return false;
-        }
-        self.theme_checked = Some(Instant::now());
-        let Some((path, seen)) = &mut self.theme_file else {
-            return false;
-        };
-        let now = modified(path);
-        if now == *seen {
-            return false;
-        }
-        *seen = now;
-        let choice = crate::theme::load(path);
-        for warning in choice.warnings {
-            self.transcript.notice(warning, true);
-        }
-        self.theme = choice.theme;
-        true
     }
 
     /// What the frame is drawn from.
@@ -785,71 +718,6 @@ impl Ui {
         }
         Action::None
     }
-
-    /// The commands this UI runs itself; `None` for text to send.
-    fn command(&mut self, text: &str, app: &App) -> Option<Action> {
-        use crate::commands::Command;
-        Some(match crate::commands::parse(text, app) {
-            Command::NotMine => return None,
-            Command::Say(text, error) => {
-                self.transcript.notice(text, error);
-                Action::None
-            }
-            Command::Quit => Action::Exit,
-            Command::Compact(focus) => Action::Compact(focus),
-            Command::Reloaded(done) => Action::Reload(done),
-            Command::PickPrompt(fork) => {
-                self.open_rewind(app, fork);
-                Action::None
-            }
-            Command::Bash { command, exclude } => Action::Bash { command, exclude },
-            Command::CopyLastAnswer => {
-                self.copy_last_answer(app);
-                Action::None
-            }
-            Command::PickModel => {
-                self.open_model_picker(app);
-                Action::None
-            }
-            Command::Import(file) => return Some(self.import(&file)),
-            Command::Reload => {
-                self.reload(app);
-                Action::None
-            }
-            Command::ScopedModels => {
-                self.open_scoped_models(app, 0);
-                Action::None
-            }
-            Command::Tree => {
-                self.open_tree(app, TreeFilter::Default);
-                Action::None
-            }
-            Command::Settings => {
-                self.open_settings(app, 0);
-                Action::None
-            }
-            Command::Trust(trusted) => {
-                self.save_trust(trusted);
-                Action::None
-            }
-            Command::Login(provider) => {
-                self.login(provider, app);
-                Action::None
-            }
-            Command::Logout(provider) => {
-                self.logout(provider, app);
-                Action::None
-            }
-            Command::PickSession => {
-                self.open_session_picker(app);
-                Action::None
-            }
-            Command::Hotkeys => {
-                self.transcript.notice(self.keymap.describe(), false);
-                Action::None
-            }
-        })
-    }
 }
 
 /// `/home/me/src/x` → `~/src/x` when `$HOME` is `/home/me`.
@@ -862,18 +730,4 @@ fn shorten_home(cwd: &str) -> String {
         },
         None => cwd.to_owned(),
     }
-}
-
-/// The session's commands offered after `/` (skills only while `enableSkillCommands`).
-fn commands_of(app: &App) -> Vec<(String, String)> {
-    let skills = crate::commands::skill_commands(app);
-    app.commands()
-        .into_iter()
-        .filter(|c| skills || !c.name.starts_with("skill:"))
-        .map(|c| (c.name, c.description))
-        .collect()
-}
-
-fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }

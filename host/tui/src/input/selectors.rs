@@ -5,7 +5,6 @@ use super::{Action, Ui};
 use crate::keys::Binding;
 use crate::picker::{Entry, Outcome, Picker, Purpose};
 use pi_app::App;
-use pi_app::app::{TreeRow, TreeRowKind};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 impl Ui {
@@ -304,95 +303,6 @@ impl Ui {
         }
     }
 
-    /// The filter a key asks for in the tree navigator.
-    fn tree_filter_for(&self, key: &KeyEvent) -> Option<TreeFilter> {
-        let is = |binding| self.keymap.is(key, binding);
-        Some(if is(Binding::TreeFilterDefault) {
-            TreeFilter::Default
-        } else if is(Binding::TreeFilterNoTools) {
-            TreeFilter::NoTools
-        } else if is(Binding::TreeFilterUserOnly) {
-            TreeFilter::UserOnly
-        } else if is(Binding::TreeFilterLabeledOnly) {
-            TreeFilter::LabeledOnly
-        } else if is(Binding::TreeFilterAll) {
-            TreeFilter::All
-        } else if is(Binding::TreeFilterCycleForward) {
-            self.tree_filter.step(false)
-        } else if is(Binding::TreeFilterCycleBackward) {
-            self.tree_filter.step(true)
-        } else {
-            return None;
-        })
-    }
-
-    /// `/tree`: every entry of the session, the current branch marked, through `filter`.
-    pub(super) fn open_tree(&mut self, app: &App, filter: TreeFilter) {
-        self.tree_filter = filter;
-        let rows = app.tree_rows();
-        let leaf = rows.iter().find(|r| r.is_leaf).map(|r| r.id.clone());
-        let parents: std::collections::HashMap<&str, Option<&str>> = rows
-            .iter()
-            .map(|r| (r.id.as_str(), r.parent_id.as_deref()))
-            .collect();
-        // Hidden: anything under a folded entry.
-        let folded_above = |row: &TreeRow| {
-            let mut at = row.parent_id.as_deref();
-            while let Some(id) = at {
-                if self.tree_folds.contains(id) {
-                    return true;
-                }
-                at = parents.get(id).copied().flatten();
-            }
-            false
-        };
-        let has_children: std::collections::HashSet<&str> =
-            rows.iter().filter_map(|r| r.parent_id.as_deref()).collect();
-        let entries: Vec<Entry> = rows
-            .iter()
-            .filter(|row| filter.shows(row) && !folded_above(row))
-            .map(|row| {
-                let row = row.clone();
-                let mark = match (row.is_leaf, row.on_branch) {
-                    _ if self.tree_folds.contains(&row.id)
-                        && has_children.contains(row.id.as_str()) =>
-                    {
-                        "▸"
-                    }
-                    (true, _) => "●",
-                    (false, true) => "•",
-                    (false, false) => "·",
-                };
-                let who = match row.kind {
-                    TreeRowKind::User => "you: ",
-                    TreeRowKind::Assistant => "pi: ",
-                    TreeRowKind::ToolCalls | TreeRowKind::ToolResult | TreeRowKind::Other => "",
-                };
-                Entry {
-                    label: format!("{}{mark} {who}{}", "  ".repeat(row.depth), row.text),
-                    detail: row.label.map(|l| format!("[{l}]")).unwrap_or_default(),
-                    search_text: String::new(),
-                    value: row.id,
-                }
-            })
-            .collect();
-        if entries.is_empty() {
-            self.notice(format!("Nothing to show with the {} filter", filter.name()));
-            return;
-        }
-        let title = format!(
-            "Tree, {} (Enter: continue there, Alt+Enter: with a summary of the branch left; \
-             Ctrl+Left/Right: fold, unfold; Shift+L: label; Ctrl+D/T/U/L/A: default, no tools, \
-             user only, labeled, all)",
-            filter.name()
-        );
-        let mut picker = Picker::new(Purpose::Tree, title, entries);
-        if let Some(leaf) = leaf {
-            picker.select_value(&leaf);
-        }
-        self.open_picker(picker);
-    }
-
     /// `/scoped-models`: every model with credentials, marked when Ctrl+P cycles through it.
     pub(super) fn open_scoped_models(&mut self, app: &App, selected: usize) {
         let scoped = app.scoped_models();
@@ -448,61 +358,6 @@ impl Ui {
         self.open_scoped_models(app, at);
     }
 
-    /// `/settings`: the common settings with their values; Enter moves one to its next value
-    /// and saves it, the list staying open on it.
-    pub(super) fn open_settings(&mut self, app: &App, selected: usize) {
-        let entries = SETTINGS
-            .iter()
-            .map(|(path, values, what)| {
-                let value = current(app, path, values);
-                Entry {
-                    label: format!("{path}: {value}"),
-                    detail: (*what).to_owned(),
-                    search_text: String::new(),
-                    value: (*path).to_owned(),
-                }
-            })
-            .collect();
-        let mut picker = Picker::new(
-            Purpose::Settings,
-            "Settings (Enter: next value, saved at once; Esc: close)",
-            entries,
-        );
-        picker.step(selected as isize);
-        self.open_picker(picker);
-    }
-
-    /// Moves setting `path` to its next value, saves it and applies what applies now.
-    fn change_setting(&mut self, app: &App, path: &str) {
-        let Some((_, values, _)) = SETTINGS.iter().find(|(p, ..)| *p == path) else {
-            return;
-        };
-        let now = current(app, path, values);
-        let at = values
-            .iter()
-            .position(|v| *v == now)
-            .map_or(0, |i| (i + 1) % values.len());
-        let next = values[at];
-        let value = match next {
-            "true" => serde_json::Value::Bool(true),
-            "false" => serde_json::Value::Bool(false),
-            other => serde_json::Value::String(other.to_owned()),
-        };
-        if let Err(error) = app.save_setting(path, value) {
-            self.notice(error.to_string());
-            return;
-        }
-        match path {
-            "hideThinkingBlock" => self.show_thinking = next == "false",
-            "doubleEscapeAction" => self.double_escape_action = next.to_owned(),
-            "theme" => {
-                let choice = crate::theme::choose(next, &[], &[]);
-                self.theme = choice.theme;
-            }
-            _ => {}
-        }
-    }
-
     fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
         match purpose {
             Purpose::ScopedModels => {
@@ -514,10 +369,7 @@ impl Ui {
                 summarize: save,
             },
             Purpose::Settings => {
-                let at = SETTINGS
-                    .iter()
-                    .position(|(p, ..)| *p == entry.value)
-                    .unwrap_or(0);
+                let at = super::settings::position(&entry.value);
                 self.change_setting(app, &entry.value);
                 self.open_settings(app, at);
                 Action::None
@@ -553,18 +405,18 @@ impl Ui {
         }
     }
 
-    fn open_picker(&mut self, picker: Picker) {
+    pub(super) fn open_picker(&mut self, picker: Picker) {
         self.picker = Some(picker);
         self.sync_picker_rows();
     }
 
-    fn sync_picker_rows(&mut self) {
+    pub(super) fn sync_picker_rows(&mut self) {
         if let Some(picker) = &self.picker {
             self.popup_rows = picker.view().0;
         }
     }
 
-    fn close_picker(&mut self) {
+    pub(super) fn close_picker(&mut self) {
         self.picker = None;
         self.popup_rows.clear();
     }
@@ -726,111 +578,6 @@ fn rename_session(
     let mut session = pi_session::session::SessionManager::open(path, cwd)?;
     session.append_session_info((!name.is_empty()).then_some(name))?;
     Ok(())
-}
-
-/// Which entries the tree navigator lists (pi's filters and keys).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TreeFilter {
-    /// Everything but tool results.
-    Default,
-    NoTools,
-    UserOnly,
-    LabeledOnly,
-    All,
-}
-
-impl TreeFilter {
-    /// In the order the cycle keys step through.
-    const ALL: [TreeFilter; 5] = [
-        TreeFilter::Default,
-        TreeFilter::NoTools,
-        TreeFilter::UserOnly,
-        TreeFilter::LabeledOnly,
-        TreeFilter::All,
-    ];
-
-    fn step(self, back: bool) -> TreeFilter {
-        let at = TreeFilter::ALL.iter().position(|f| *f == self).unwrap_or(0);
-        let n = TreeFilter::ALL.len();
-        TreeFilter::ALL[if back { (at + n - 1) % n } else { (at + 1) % n }]
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            TreeFilter::Default => "default",
-            TreeFilter::NoTools => "no tools",
-            TreeFilter::UserOnly => "user only",
-            TreeFilter::LabeledOnly => "labeled",
-            TreeFilter::All => "all",
-        }
-    }
-
-    fn shows(self, row: &TreeRow) -> bool {
-        match self {
-            TreeFilter::Default => row.kind != TreeRowKind::ToolResult,
-            TreeFilter::NoTools => {
-                !matches!(row.kind, TreeRowKind::ToolResult | TreeRowKind::ToolCalls)
-            }
-            TreeFilter::UserOnly => row.kind == TreeRowKind::User,
-            TreeFilter::LabeledOnly => row.label.is_some(),
-            TreeFilter::All => true,
-        }
-    }
-}
-
-/// The settings `/settings` edits: (key, its values in order, what it does). The first value
-/// is the default.
-const SETTINGS: [(&str, &[&str], &str); 9] = [
-    (
-        "theme",
-        &["dark", "light"],
-        "Colours (JSON themes: the theme setting)",
-    ),
-    (
-        "hideThinkingBlock",
-        &["false", "true"],
-        "Start with thinking collapsed",
-    ),
-    (
-        "steeringMode",
-        &["one-at-a-time", "all"],
-        "How queued steering messages are sent",
-    ),
-    (
-        "followUpMode",
-        &["one-at-a-time", "all"],
-        "How queued follow-ups are sent",
-    ),
-    (
-        "compaction.enabled",
-        &["true", "false"],
-        "Compact when the context fills",
-    ),
-    ("retry.enabled", &["true", "false"], "Retry failed requests"),
-    (
-        "doubleEscapeAction",
-        &["tree", "fork", "none"],
-        "What Esc twice does",
-    ),
-    (
-        "tuiMode",
-        &["fullscreen", "regular"],
-        "The layout (from the next start)",
-    ),
-    (
-        "quietStartup",
-        &["false", "true"],
-        "Hide the start-up header (from the next start)",
-    ),
-];
-
-/// A setting's value as text, or its default.
-fn current(app: &App, path: &str, values: &[&str]) -> String {
-    match app.setting(path) {
-        Some(serde_json::Value::Bool(b)) => b.to_string(),
-        Some(serde_json::Value::String(s)) => s,
-        _ => values.first().copied().unwrap_or("").to_owned(),
-    }
 }
 
 fn provider_entries(names: Vec<String>) -> Vec<Entry> {
