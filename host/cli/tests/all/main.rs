@@ -15,3 +15,5 @@ mod cli_sessions;
 mod cli_support;
 mod cli_tools;
 mod cli_tui;
+mod cli_tui_commands;
+mod cli_tui_support;
