@@ -224,15 +224,8 @@ fn tui_sigterm_restores_the_terminal_and_the_unsent_text_comes_back() {
         .unwrap();
     assert!(killed.success());
     tmux.wait_text("[pi exited 143]");
-    let modes = tmux.run(&[
-        "display-message",
-        "-p",
-        "-t",
-        "0",
-        "#{alternate_on} #{cursor_flag}",
-    ]);
     assert_eq!(
-        modes.trim(),
+        modes(&tmux),
         "0 1",
         "alternate screen left and cursor shown"
     );

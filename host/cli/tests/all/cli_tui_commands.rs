@@ -99,10 +99,7 @@ fn tui_model_selector_switches_and_ctrl_s_saves_the_default() {
     tmux.submit("Who answers?");
     tmux.wait_text("From the other one.");
     assert_eq!(pi.mock.requests()[0].body["model"], "mock-other");
-    let settings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: serde_json::Value = settings_json(&pi);
     assert_eq!(settings["defaultProvider"], "mock");
     assert_eq!(settings["defaultModel"], "mock-other");
     tmux.exit();
@@ -258,10 +255,7 @@ fn tui_settings_editor_saves_each_change_at_once() {
     tmux.keys(&["Down"]);
     tmux.keys(&["Enter"]);
     tmux.wait_text("hideThinkingBlock: true");
-    let settings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: serde_json::Value = settings_json(&pi);
     assert_eq!(settings["theme"], "light");
     assert_eq!(settings["hideThinkingBlock"], true);
     tmux.keys(&["Escape"]);
@@ -411,10 +405,7 @@ fn tui_scoped_models_editor_sets_what_ctrl_p_cycles_through() {
     tmux.wait_text("[x] mock/mock-c");
     tmux.keys(&["C-s"]);
     tmux.wait_text("Saved the models Ctrl+P cycles through");
-    let settings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: serde_json::Value = settings_json(&pi);
     assert_eq!(
         settings["enabledModels"],
         json!(["mock/mock-a", "mock/mock-c"])
@@ -486,10 +477,7 @@ fn tui_first_run_picks_the_light_theme_on_a_light_terminal_and_remembers_it() {
     tmux.run(&["set", "-g", "window-style", "bg=#ffffff"]);
     tmux.submit(&format!("'{PI}' --model mock/mock-model"));
     tmux.wait_text("0%");
-    let settings: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings: serde_json::Value = settings_json(&pi);
     assert_eq!(settings["theme"], "light");
     tmux.keys(&["C-d"]);
     tmux.wait_for("the shell's prompt again", |s| s.trim_end().ends_with('$'));

@@ -167,3 +167,9 @@ pub fn pi_pid(tmux: &Tmux) -> String {
 
 /// A 16×8 orange PNG.
 pub const DOT_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAABAAAAAICAIAAAB/FOjAAAAAFElEQVR4nGP438BAEiJN9agGIhEAJ6W/gauzTuUAAAAASUVORK5CYII=";
+
+/// The global settings.json as it is on disk now.
+pub fn settings_json(pi: &PiEnv) -> serde_json::Value {
+    let text = std::fs::read_to_string(pi.agent_dir().join("settings.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
