@@ -30,7 +30,7 @@ mod tree;
 
 /// Two Ctrl+C within this long exit; two Esc within it run `doubleEscapeAction`.
 const DOUBLE_PRESS: Duration = Duration::from_secs(2);
-const DOUBLE_ESCAPE: Duration = Duration::from_millis(600);
+const DOUBLE_ESCAPE: Duration = Duration::from_millis(800);
 /// Lines one notch of the mouse wheel moves.
 const WHEEL: usize = 3;
 /// How often the footer looks at the git branch again.
@@ -617,8 +617,14 @@ impl Ui {
                 _ => return Action::None,
             };
             self.open_rewind(app, fork);
-        } else {
+        } else if self.double_escape_action != "none" {
             self.esc_at = Some(Instant::now());
+            let what = if self.double_escape_action == "fork" {
+                "fork from an earlier prompt"
+            } else {
+                "go back to an earlier prompt"
+            };
+            self.hint = Some(format!("Esc again to {what}"));
         }
         Action::None
     }

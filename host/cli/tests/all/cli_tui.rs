@@ -186,10 +186,11 @@ fn tui_double_escape_goes_back_to_an_earlier_prompt_and_search_finds_text() {
     tmux.type_text("needle");
     tmux.wait_text("Search: needle (1/1)");
     tmux.keys(&["Escape"]);
+    tmux.wait_for("the search closed", |s| !s.contains("Search: needle"));
 
     // Two presses, as two writes: one write of two ESC bytes reads as a single Esc.
     tmux.keys(&["Escape"]);
-    std::thread::sleep(Duration::from_millis(150));
+    tmux.wait_text("Esc again to go back to an earlier prompt");
     tmux.keys(&["Escape"]);
     tmux.wait_text("Go back to which prompt?");
     // Newest first: Down picks the first question.
