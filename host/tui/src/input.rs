@@ -106,8 +106,11 @@ pub struct Ui {
     prompt: Option<selectors::TextPrompt>,
     /// Where this directory's sessions are (the session picker lists them).
     sessions_dir: Option<std::path::PathBuf>,
-    /// The session picker lists every directory's sessions.
+    /// The session picker lists every directory's sessions; by name (else newest first);
+    /// only the named ones.
     all_sessions: bool,
+    sessions_by_name: bool,
+    named_only: bool,
     /// Tree entries folded in the navigator, and its filter.
     tree_folds: std::collections::HashSet<String>,
     tree_filter: TreeFilter,
@@ -166,6 +169,8 @@ impl Ui {
             prompt: None,
             sessions_dir: options.sessions_dir.clone(),
             all_sessions: false,
+            sessions_by_name: false,
+            named_only: false,
             tree_folds: std::collections::HashSet::new(),
             tree_filter: TreeFilter::Default,
             popup: None,
@@ -411,6 +416,8 @@ impl Ui {
             | Binding::ModelsEnableAll
             | Binding::ModelsClearAll
             | Binding::SessionTogglePath
+            | Binding::SessionToggleSort
+            | Binding::SessionToggleNamedFilter
             | Binding::SessionRename
             | Binding::SessionDelete
             | Binding::TreeFoldOrUp

@@ -96,6 +96,8 @@ bindings! {
     ModelsEnableAll => "app.models.enableAll", "", ["ctrl+a"];
     ModelsClearAll => "app.models.clearAll", "", ["ctrl+x"];
     SessionTogglePath => "app.session.togglePath", "", ["ctrl+p"];
+    SessionToggleSort => "app.session.toggleSort", "", ["ctrl+s"];
+    SessionToggleNamedFilter => "app.session.toggleNamedFilter", "", ["ctrl+n"];
     SessionRename => "app.session.rename", "", ["ctrl+r"];
     SessionDelete => "app.session.delete", "", ["ctrl+d"];
     TreeFoldOrUp => "app.tree.foldOrUp", "", ["ctrl+left", "alt+left"];

@@ -154,6 +154,18 @@ fn tui_resume_picker_continues_the_chosen_session() {
     tmux.wait_for("the new name", |s| {
         s.lines().any(|l| l.trim_start().starts_with("zebra talk"))
     });
+    tmux.keys(&["C-n"]);
+    let named = tmux.wait_text(", named only");
+    assert!(
+        named
+            .lines()
+            .any(|l| l.trim_start().starts_with("zebra talk")),
+        "{named}"
+    );
+    tmux.keys(&["C-s"]);
+    tmux.wait_text(", by name, named only");
+    tmux.keys(&["C-n"]);
+    tmux.wait_for("all sessions again", |s| !s.contains("named only ("));
     let before = pi.session_files().len();
     tmux.keys(&["C-d"]);
     tmux.wait_text("Moved the session to");

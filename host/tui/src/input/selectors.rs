@@ -157,6 +157,16 @@ impl Ui {
                 self.all_sessions = all;
                 self.open_session_picker(app);
             }
+            Purpose::Session if is(Binding::SessionToggleSort) => {
+                self.sessions_by_name = !self.sessions_by_name;
+                self.close_picker();
+                self.open_session_picker(app);
+            }
+            Purpose::Session if is(Binding::SessionToggleNamedFilter) => {
+                self.named_only = !self.named_only;
+                self.close_picker();
+                self.open_session_picker(app);
+            }
             Purpose::Session if is(Binding::SessionTogglePath) => {
                 self.all_sessions = !self.all_sessions;
                 self.close_picker();
@@ -472,34 +482,73 @@ impl Ui {
             .iter()
             .flat_map(|d| pi_session::session::list_sessions(d))
             .collect();
-        infos.sort_by_key(|info| std::cmp::Reverse(info.modified));
+        if self.sessions_by_name {
+            infos.sort_by_key(|info| {
+                let name = info
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| info.first_message.clone());
+                name.to_lowercase()
+            });
+        } else {
+            infos.sort_by_key(|info| std::cmp::Reverse(info.modified));
+        }
         let all = self.all_sessions;
+        let named_only = self.named_only;
         let entries: Vec<Entry> = infos
             .into_iter()
             .filter(|info| Some(&info.path) != current.as_ref())
-            .map(|info| Entry {
-                label: info
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| info.first_message.chars().take(60).collect()),
-                detail: format!(
+            .filter(|info| !named_only || info.name.is_some())
+            .map(|info| {
+                let mut detail = format!(
                     "{} messages · {}",
                     info.message_count,
                     age(now - info.modified)
-                ),
-                search_text: info.all_messages_text,
-                value: info.path.display().to_string(),
+                );
+                if all {
+                    detail.push_str(&format!(" · {}", info.cwd));
+                }
+                Entry {
+                    label: info
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| info.first_message.chars().take(60).collect()),
+                    detail,
+                    search_text: info.all_messages_text,
+                    value: info.path.display().to_string(),
+                }
             })
             .collect();
-        if entries.is_empty() {
+        if entries.is_empty() && !named_only {
             self.notice("No other session in this directory yet".into());
             return;
         }
-        let title = if all {
-            "Resume, all directories (Enter: open, Ctrl+P: this directory, Ctrl+R: rename, Ctrl+D: delete)"
-        } else {
-            "Resume (type to search, Enter: open, Ctrl+P: all directories, Ctrl+R: rename, Ctrl+D: delete)"
-        };
+        let title = format!(
+            "Resume{}{}{} (type to search; Enter: open, Ctrl+P: {}, Ctrl+S: sort by {}, Ctrl+N: {}, \
+             Ctrl+R: rename, Ctrl+D: delete)",
+            if all { ", all directories" } else { "" },
+            if self.sessions_by_name {
+                ", by name"
+            } else {
+                ""
+            },
+            if named_only { ", named only" } else { "" },
+            if all {
+                "this directory"
+            } else {
+                "all directories"
+            },
+            if self.sessions_by_name {
+                "date"
+            } else {
+                "name"
+            },
+            if named_only {
+                "all sessions"
+            } else {
+                "named only"
+            },
+        );
         self.open_picker(Picker::new(Purpose::Session, title, entries));
     }
 }
