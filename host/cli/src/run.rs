@@ -275,12 +275,9 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
 
 /// `path` relative to `cwd` when under it, else with `~` for the home directory.
 fn shorten(path: &std::path::Path, cwd: &std::path::Path) -> String {
-    if let Ok(rest) = path.strip_prefix(cwd) {
-        return rest.display().to_string();
-    }
-    match pi_session::paths::home_dir().and_then(|home| path.strip_prefix(home).ok()) {
-        Some(rest) => format!("~/{}", rest.display()),
-        None => path.display().to_string(),
+    match path.strip_prefix(cwd) {
+        Ok(rest) => rest.display().to_string(),
+        Err(_) => pi_session::paths::tilde(path),
     }
 }
 

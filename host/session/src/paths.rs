@@ -30,6 +30,16 @@ pub fn expand_tilde(path: &str) -> PathBuf {
     PathBuf::from(path)
 }
 
+/// `path` for showing: under the home directory as `~` or `~/rest` (the inverse of
+/// [`expand_tilde`]).
+pub fn tilde(path: &Path) -> String {
+    match home_dir().and_then(|home| path.strip_prefix(home).ok()) {
+        Some(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Some(rest) => format!("~/{}", rest.display()),
+        None => path.display().to_string(),
+    }
+}
+
 /// `~/.pi/agent`, or `$PI_CODING_AGENT_DIR` when set.
 pub fn agent_dir() -> PathBuf {
     agent_dir_from(std::env::var(ENV_AGENT_DIR).ok().as_deref())

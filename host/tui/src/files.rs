@@ -4,11 +4,12 @@
 //! The listing runs on its own thread so that opening the editor in a huge tree never
 //! waits for the disk; `search` works on whatever has been listed so far.
 
+use pi_ai::lock;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Acquire, Ordering::Release};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Entries the walker gathers before publishing them, so the lock is taken rarely.
@@ -55,12 +56,6 @@ pub struct FileMatch {
     pub path: String, // relative, `/`-separated, directories end with `/`
     pub score: i64,
     pub positions: Vec<usize>, // byte offsets in `path` of the matched chars, for highlighting
-}
-
-/// Locks, recovering the data if another thread panicked while holding the lock: the
-/// chunk list is only ever appended to, so it is never left half-changed.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl FileIndex {

@@ -258,7 +258,7 @@ impl Ui {
             }
         };
         self.footer = Footer {
-            cwd: shorten_home(&cwd),
+            cwd: pi_session::paths::tilde(std::path::Path::new(&cwd)),
             branch,
             session_name: name,
             model: format!("{}/{}", model.provider, model.id),
@@ -730,17 +730,5 @@ impl Ui {
             Err(error) => self.notice(error.to_string()),
         }
         Action::None
-    }
-}
-
-/// `/home/me/src/x` → `~/src/x` when `$HOME` is `/home/me`.
-fn shorten_home(cwd: &str) -> String {
-    match pi_session::paths::home_dir() {
-        Some(home) => match std::path::Path::new(cwd).strip_prefix(&home) {
-            Ok(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
-            Ok(rest) => format!("~/{}", rest.display()),
-            Err(_) => cwd.to_owned(),
-        },
-        None => cwd.to_owned(),
     }
 }

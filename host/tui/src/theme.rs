@@ -13,6 +13,7 @@ macro_rules! tokens {
     ($($variant:ident => $name:literal, $dark:expr, $light:expr;)*) => {
         /// A colour role, by pi's token name.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[repr(usize)]
         pub enum Token { $($variant,)* }
 
         /// Every token with its name and its colour in the dark and the light theme.
@@ -124,8 +125,9 @@ impl Theme {
 
     /// The colour of `token`; `None` is the terminal's own.
     pub fn get(&self, token: Token) -> Option<Color> {
-        let index = TOKENS.iter().position(|(t, ..)| *t == token)?;
-        self.colors.get(index).copied().flatten()
+        // `TOKENS` lists the tokens in declaration order, so a token's number is its row (this
+        // runs for every styled span drawn).
+        self.colors.get(token as usize).copied().flatten()
     }
 
     /// The colour of a token given by its name (what renderer components use); `None` when
@@ -179,17 +181,18 @@ fn color(raw: &Value, vars: Option<&serde_json::Map<String, Value>>) -> Option<O
             Some(Some(Color::Indexed(index)))
         }
         Value::String(s) if s.is_empty() => Some(None),
-        Value::String(s) => match s.strip_prefix('#') {
-            Some(hex) if hex.len() == 6 => {
-                let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
-                Some(Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?)))
-            }
-            Some(_) => None,
-            // A var may not name another var: one level, as pi resolves them.
-            None => color(vars?.get(s)?, None),
-        },
+        Value::String(s) if s.starts_with('#') => hex(s).map(Some),
+        // A var may not name another var: one level, as pi resolves them.
+        Value::String(s) => color(vars?.get(s)?, None),
         _ => None,
     }
+}
+
+/// `#rrggbb` as a colour.
+pub fn hex(text: &str) -> Option<Color> {
+    let hex = text.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?))
 }
 
 /// Where a theme is looked for, and what was chosen.
@@ -292,6 +295,13 @@ mod tests {
         assert!(warnings[1].contains("\"warning\""));
         assert_eq!(theme.by_name("accent"), Some(Some(Color::Rgb(255, 136, 0))));
         assert_eq!(theme.by_name("nope"), None);
+    }
+
+    #[test]
+    fn every_token_is_its_own_row() {
+        for (i, (token, ..)) in TOKENS.iter().enumerate() {
+            assert_eq!(*token as usize, i);
+        }
     }
 
     #[test]

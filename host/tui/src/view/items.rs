@@ -102,9 +102,8 @@ fn styled_line(line: StyledLine, palette: &Palette, width: usize) -> Line<'stati
 
 /// A renderer's colour: a theme token's name or `#rrggbb`.
 fn theme_color(palette: &Palette, name: &str) -> Option<Color> {
-    if let Some(hex) = name.strip_prefix('#').filter(|h| h.len() == 6) {
-        let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
-        return Some(Color::Rgb(byte(0)?, byte(2)?, byte(4)?));
+    if name.starts_with('#') {
+        return crate::theme::hex(name);
     }
     palette.theme.by_name(name).flatten()
 }
