@@ -1,12 +1,14 @@
 //! Builds the guest workspace `builtin-tools/components` for wasm32-wasip2 (release) and
 //! writes `components.rs`, which embeds each tool's component with `include_bytes!` (the
-//! wasmtime test-programs pattern). The inner cargo runs through `pi-guest-build`, in its own
-//! target dir beside the host's profile dirs: shared by the debug and release host builds, and
-//! never the outer build's (whose lock it would wait on).
+//! wasmtime test-programs pattern). The inner cargo runs through `pi-guest-build`, in the guest
+//! target dir beside the host's profile dirs: shared by the debug and release host builds and
+//! the test components, never the outer build's (whose lock it would wait on).
 
 use std::fmt::Write as _;
 
-use pi_guest_build::{Options, build_guests, env_dir, rerun_if_changed, shared_target_dir};
+use pi_guest_build::{
+    GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
+};
 use sha2::{Digest, Sha256};
 
 fn main() {
@@ -35,7 +37,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     };
     let wasm_dir = build_guests(
         &guests,
-        &shared_target_dir(&out_dir, "builtin-tools-components"),
+        &shared_target_dir(&out_dir, GUESTS_TARGET_DIR),
         &options,
     )?;
     let mut code = String::new();

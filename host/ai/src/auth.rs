@@ -5,6 +5,7 @@
 //! `apiKey`. A stored credential owns its provider: when it is unusable the answer is an error,
 //! never a quiet fallback to a different key from the environment.
 
+use crate::file_lock::FileLock;
 use crate::sync::lock;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -234,7 +235,10 @@ impl AuthStorage {
             change(&mut lock(&self.entries));
             return Ok(());
         };
-        let _lock = FileLock::acquire(path)?;
+        let _lock = FileLock::acquire(path).map_err(|source| AuthError::Write {
+            path: crate::file_lock::lock_path(path),
+            source,
+        })?;
         let mut entries = read_auth_file(path)?;
         change(&mut entries);
         write_auth_file(path, &entries)?;
@@ -312,39 +316,6 @@ fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
         options.mode(0o600);
     }
     options.open(path)
-}
-
-/// An exclusive advisory lock on `<auth file>.lock`, held while a change is read-modify-written.
-/// The lock is on a side file because the auth file itself is replaced by rename.
-struct FileLock(std::fs::File);
-
-impl FileLock {
-    fn acquire(path: &Path) -> Result<Self, AuthError> {
-        let lock_path = sibling(path, ".lock");
-        let write_error = |source| AuthError::Write {
-            path: lock_path.clone(),
-            source,
-        };
-        if let Some(dir) = lock_path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(write_error)?;
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let file = options.open(&lock_path).map_err(write_error)?;
-        file.lock().map_err(write_error)?;
-        Ok(FileLock(file))
-    }
-}
-
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        let _ = self.0.unlock();
-    }
 }
 
 /// The API key (or OAuth access token) to use for `provider`, by pi's precedence:

@@ -8,6 +8,7 @@ pub mod api_registry;
 pub mod auth;
 pub mod classify;
 pub mod event;
+pub mod file_lock;
 pub mod http;
 pub mod models;
 pub mod options;

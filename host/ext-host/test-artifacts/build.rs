@@ -1,11 +1,13 @@
 //! Builds the guest components of `host/ext-host/test-components` for wasm32-wasip2 (release) and
 //! writes their paths as constants (the wasmtime test-programs pattern). The inner cargo runs
-//! through `pi-guest-build`, in a target dir under OUT_DIR, so never the outer build's (whose
-//! lock it would wait on).
+//! through `pi-guest-build`, in the guest target dir the built-in tools use too (one build of
+//! the guests' host-side macros for both), never the outer build's (whose lock it would wait on).
 
 use std::fmt::Write as _;
 
-use pi_guest_build::{Options, build_guests, env_dir, rerun_if_changed};
+use pi_guest_build::{
+    GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
+};
 
 const COMPONENTS: [&str; 6] = [
     "tool",
@@ -31,7 +33,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         manifest_dir.join("../../../guest-sdk"),
         manifest_dir.join("../../../wit"),
     ]);
-    let wasm_dir = build_guests(&guests, &out_dir.join("guest-target"), &Options::default())?;
+    let wasm_dir = build_guests(
+        &guests,
+        &shared_target_dir(&out_dir, GUESTS_TARGET_DIR),
+        &Options::default(),
+    )?;
     let mut consts = String::new();
     for name in COMPONENTS {
         let path = wasm_dir.join(format!("test_{name}.wasm"));

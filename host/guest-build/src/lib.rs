@@ -176,6 +176,11 @@ pub fn env_dir(name: &'static str) -> Result<PathBuf, Error> {
         .ok_or(Error::MissingEnv(name))
 }
 
+/// The name of the target dir every guest workspace is built in (see [`shared_target_dir`]):
+/// one dir, so the guests' host-side build dependencies (wit-bindgen's macros) are built once.
+/// Each cargo run takes the dir's lock, so concurrent build scripts wait for each other.
+pub const GUESTS_TARGET_DIR: &str = "guests";
+
 /// `<dir>/<name>` where `<dir>` holds the outer build's profile directories (`debug`,
 /// `release`; cargo makes `out_dir` `<dir>/<profile>/build/<pkg>/out`), so the debug and
 /// release host builds share one guest build. Falls back to `<out_dir>/guest-target` when

@@ -304,14 +304,21 @@ impl SettingsManager {
         self.remerge();
     }
 
-    /// Writes the modified keys to the global file, atomically. The file is read again first
-    /// so keys changed elsewhere (and keys this version does not know) are kept.
+    /// Writes the modified keys to the global file, atomically and under the file's lock. The
+    /// file is read again under the lock, so keys another pi changed meanwhile (and keys this
+    /// version does not know) are kept.
     pub fn save(&mut self) -> Result<(), SettingsError> {
         if self.global_unreadable {
             return Err(SettingsError::RefuseOverwrite {
                 path: self.global_path.clone(),
             });
         }
+        let _lock = pi_ai::file_lock::FileLock::acquire(&self.global_path).map_err(|source| {
+            SettingsError::Io {
+                path: pi_ai::file_lock::lock_path(&self.global_path),
+                source,
+            }
+        })?;
         let mut on_disk = match read_settings_file(&self.global_path) {
             Ok(map) => map,
             Err(_) => {
