@@ -62,7 +62,10 @@ mod tests {
             })
         };
         // The waiter cannot get the lock while `first` is held: no message yet.
-        assert!(rx.recv_timeout(std::time::Duration::from_millis(200)).is_err());
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(200))
+                .is_err()
+        );
         drop(first);
         rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
         waiter.join().unwrap();
