@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use tree::TreeFilter;
 
 mod dispatch;
+mod scoped;
 mod selectors;
 mod settings;
 #[cfg(test)]
@@ -113,6 +114,8 @@ pub struct Ui {
     named_only: bool,
     /// Tree entries folded in the navigator, and its filter.
     tree_folds: std::collections::HashSet<String>,
+    /// Shift+T in the tree: labels show when they were set.
+    tree_label_times: bool,
     tree_filter: TreeFilter,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
@@ -172,6 +175,7 @@ impl Ui {
             sessions_by_name: false,
             named_only: false,
             tree_folds: std::collections::HashSet::new(),
+            tree_label_times: false,
             tree_filter: TreeFilter::Default,
             popup: None,
             popup_rows: Vec::new(),
@@ -415,14 +419,19 @@ impl Ui {
             | Binding::ModelsSave
             | Binding::ModelsEnableAll
             | Binding::ModelsClearAll
+            | Binding::ModelsToggleProvider
+            | Binding::ModelsReorderUp
+            | Binding::ModelsReorderDown
             | Binding::SessionTogglePath
             | Binding::SessionToggleSort
             | Binding::SessionToggleNamedFilter
             | Binding::SessionRename
             | Binding::SessionDelete
+            | Binding::SessionDeleteNoninvasive
             | Binding::TreeFoldOrUp
             | Binding::TreeUnfoldOrDown
             | Binding::TreeEditLabel
+            | Binding::TreeToggleLabelTimestamp
             | Binding::TreeFilterDefault
             | Binding::TreeFilterNoTools
             | Binding::TreeFilterUserOnly

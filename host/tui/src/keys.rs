@@ -95,14 +95,20 @@ bindings! {
     ModelsSave => "app.models.save", "", ["ctrl+s"];
     ModelsEnableAll => "app.models.enableAll", "", ["ctrl+a"];
     ModelsClearAll => "app.models.clearAll", "", ["ctrl+x"];
+    ModelsToggleProvider => "app.models.toggleProvider", "", ["ctrl+p"];
+    ModelsReorderUp => "app.models.reorderUp", "", ["alt+up"];
+    ModelsReorderDown => "app.models.reorderDown", "", ["alt+down"];
     SessionTogglePath => "app.session.togglePath", "", ["ctrl+p"];
     SessionToggleSort => "app.session.toggleSort", "", ["ctrl+s"];
     SessionToggleNamedFilter => "app.session.toggleNamedFilter", "", ["ctrl+n"];
     SessionRename => "app.session.rename", "", ["ctrl+r"];
     SessionDelete => "app.session.delete", "", ["ctrl+d"];
+    // Terminals without the kitty keyboard protocol send Ctrl+Backspace as ^H (Ctrl+H).
+    SessionDeleteNoninvasive => "app.session.deleteNoninvasive", "", ["ctrl+backspace", "ctrl+h"];
     TreeFoldOrUp => "app.tree.foldOrUp", "", ["ctrl+left", "alt+left"];
     TreeUnfoldOrDown => "app.tree.unfoldOrDown", "", ["ctrl+right", "alt+right"];
     TreeEditLabel => "app.tree.editLabel", "", ["shift+l"];
+    TreeToggleLabelTimestamp => "app.tree.toggleLabelTimestamp", "", ["shift+t"];
     TreeFilterDefault => "app.tree.filter.default", "", ["ctrl+d"];
     TreeFilterNoTools => "app.tree.filter.noTools", "", ["ctrl+t"];
     TreeFilterUserOnly => "app.tree.filter.userOnly", "", ["ctrl+u"];

@@ -77,6 +77,8 @@ pub struct TreeRow {
     /// The first line of what it says.
     pub text: String,
     pub label: Option<String>,
+    /// When the label was set (ISO 8601, as the session file has it).
+    pub label_timestamp: Option<String>,
     /// On the path from the root to the current leaf.
     pub on_branch: bool,
     pub is_leaf: bool,
@@ -155,11 +157,10 @@ impl App {
     pub fn tree(&self) -> (Vec<TreeNode>, Option<String>) {
         self.session.with_session(|session| {
             let tree = session.tree();
-            let roots = session
-                .entries()
+            let roots = tree
+                .roots
                 .iter()
-                .filter(|e| e.parent_id.is_none())
-                .map(|e| tree_node(session, &tree, &e.id))
+                .map(|id| tree_node(session, &tree, id))
                 .collect();
             (roots, session.leaf_id().map(str::to_owned))
         })
@@ -176,23 +177,20 @@ impl App {
                 .map(|e| e.id.clone())
                 .collect();
             let mut rows = Vec::new();
-            let mut stack: Vec<(String, usize)> = session
-                .entries()
-                .iter()
-                .filter(|e| e.parent_id.is_none())
-                .map(|e| (e.id.clone(), 0))
-                .rev()
-                .collect();
+            let mut stack: Vec<(String, usize)> =
+                tree.roots.iter().rev().map(|id| (id.clone(), 0)).collect();
             while let Some((id, depth)) = stack.pop() {
                 let Some(entry) = session.entry(&id) else {
                     continue;
                 };
                 let (kind, text) = row_text(&entry.kind);
+                let label = tree.labels.get(&id);
                 rows.push(TreeRow {
                     parent_id: entry.parent_id.clone(),
                     on_branch: branch.contains(&id),
                     is_leaf: leaf.as_deref() == Some(id.as_str()),
-                    label: session.label_of(&id),
+                    label: label.map(|l| l.label.clone()),
+                    label_timestamp: label.map(|l| l.timestamp.clone()),
                     id: id.clone(),
                     depth,
                     kind,
@@ -291,7 +289,7 @@ fn tree_node(session: &SessionManager, tree: &SessionTree, id: &str) -> TreeNode
     TreeNode {
         id: id.to_owned(),
         kind: session.entry(id).map(|e| e.kind.type_name().to_owned()),
-        label: session.label_of(id),
+        label: tree.labels.get(id).map(|l| l.label.clone()),
         children: tree
             .children_of(id)
             .iter()

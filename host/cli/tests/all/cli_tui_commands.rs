@@ -136,7 +136,10 @@ fn tui_resume_picker_continues_the_chosen_session() {
     tmux.exit();
     drop(tmux);
 
-    // The same list from /resume in a running UI.
+    // The same list from /resume in a running UI, with a second session in it.
+    pi.mock.push(Turn::text("Noted."));
+    let out = pi.run(&["--model", "mock/mock-model", "-p", "Another session"]);
+    assert!(out.status.success(), "{}", stderr(&out));
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
     tmux.submit("/resume");
     let screen = tmux.wait_text("Resume (type to search");
@@ -170,6 +173,22 @@ fn tui_resume_picker_continues_the_chosen_session() {
     tmux.keys(&["C-d"]);
     tmux.wait_text("Moved the session to");
     assert_eq!(pi.session_files().len(), before - 1);
+    // Ctrl+Backspace (^H in tmux) deletes only with an empty search: with text it leaves the
+    // search as it was, so typing goes on where it stopped.
+    tmux.type_text("another");
+    tmux.keys(&["C-h"]);
+    tmux.type_text(" session");
+    tmux.wait_text("› another session");
+    assert_eq!(pi.session_files().len(), before - 1);
+    for _ in 0.."another session".len() {
+        tmux.keys(&["BSpace"]);
+    }
+    tmux.wait_for("an empty search", |s| s.contains("›   ("));
+    tmux.keys(&["C-h"]);
+    tmux.wait_for("the second deletion", |s| {
+        s.matches("Moved the session to").count() == 2
+    });
+    assert_eq!(pi.session_files().len(), before - 2);
     tmux.keys(&["Escape"]);
     tmux.wait_for("the list closed", |s| !s.contains("Resume (type to search"));
     tmux.exit();

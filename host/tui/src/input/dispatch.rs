@@ -109,7 +109,7 @@ impl Ui {
                 Action::None
             }
             Command::ScopedModels => {
-                self.open_scoped_models(app, 0);
+                self.open_scoped_models(app, None);
                 Action::None
             }
             Command::Tree => {

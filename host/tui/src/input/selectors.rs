@@ -73,9 +73,10 @@ impl Ui {
         }
     }
 
-    /// The keys that act on the selected entry without choosing it: Shift+L labels a tree
-    /// entry; in the session picker Ctrl+R renames, Ctrl+D deletes (to the trash) and Ctrl+P
-    /// lists every directory's sessions.
+    /// The keys that act on the selected entry without choosing it: in the tree Shift+L labels
+    /// an entry and Shift+T shows label times; in the session picker Ctrl+R renames, Ctrl+D
+    /// (or Ctrl+Backspace with an empty search) deletes to the trash, and Ctrl+P lists every
+    /// directory's sessions. The scoped-models editor has its own (`scoped`).
     fn entry_key(&mut self, key: &KeyEvent, app: &App) -> Option<Action> {
         let picker = self.picker.as_ref()?;
         let purpose = picker.purpose;
@@ -83,41 +84,14 @@ impl Ui {
             Outcome::Chosen(entry) => Some(entry),
             _ => None,
         };
+        if purpose == Purpose::ScopedModels {
+            return self.scoped_models_key(key, app, selected);
+        }
+        let query_empty = picker.query.is_empty();
         let keymap = self.keymap.clone();
         let is = |binding| keymap.is(key, binding);
         let fold = is(Binding::TreeFoldOrUp);
         match purpose {
-            Purpose::ScopedModels
-                if is(Binding::ModelsEnableAll) || is(Binding::ModelsClearAll) =>
-            {
-                let models = if is(Binding::ModelsEnableAll) {
-                    app.all_available_models()
-                        .into_iter()
-                        .map(|model| pi_app::model_select::ScopedModel {
-                            model,
-                            thinking: None,
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                if let Err(error) = app.set_scoped_models(models, false) {
-                    self.notice(error.to_string());
-                }
-                self.close_picker();
-                self.open_scoped_models(app, 0);
-            }
-            Purpose::ScopedModels if is(Binding::ModelsSave) => {
-                self.close_picker();
-                let models = app.scoped_models();
-                match app.set_scoped_models(models, true) {
-                    Ok(()) => self.transcript.notice(
-                        "Saved the models Ctrl+P cycles through (enabledModels).".into(),
-                        false,
-                    ),
-                    Err(error) => self.notice(error.to_string()),
-                }
-            }
             Purpose::Tree if fold || is(Binding::TreeUnfoldOrDown) => {
                 let entry = selected?;
                 if fold {
@@ -125,13 +99,11 @@ impl Ui {
                 } else {
                     self.tree_folds.remove(&entry.value);
                 }
-                let filter = self.tree_filter;
-                self.close_picker();
-                self.open_tree(app, filter);
-                if let Some(picker) = &mut self.picker {
-                    picker.select_value(&entry.value);
-                    self.sync_picker_rows();
-                }
+                self.reopen_tree_at(app, Some(&entry.value));
+            }
+            Purpose::Tree if is(Binding::TreeToggleLabelTimestamp) => {
+                self.tree_label_times = !self.tree_label_times;
+                self.reopen_tree_at(app, selected.as_ref().map(|e| e.value.as_str()));
             }
             Purpose::Tree if is(Binding::TreeEditLabel) => {
                 let entry = selected?;
@@ -143,7 +115,12 @@ impl Ui {
                 self.close_picker();
                 self.prompt = Some(TextPrompt::new(Asks::SessionName(entry.value.into())));
             }
-            Purpose::Session if is(Binding::SessionDelete) => {
+            // Ctrl+Backspace deletes only while the search is empty, so it never takes a
+            // keystroke meant for editing the search.
+            Purpose::Session
+                if is(Binding::SessionDelete)
+                    || (is(Binding::SessionDeleteNoninvasive) && query_empty) =>
+            {
                 let entry = selected?;
                 let all = self.all_sessions;
                 match trash(std::path::Path::new(&entry.value), &self.agent_dir) {
@@ -313,65 +290,10 @@ impl Ui {
         }
     }
 
-    /// `/scoped-models`: every model with credentials, marked when Ctrl+P cycles through it.
-    pub(super) fn open_scoped_models(&mut self, app: &App, selected: usize) {
-        let scoped = app.scoped_models();
-        let entries: Vec<Entry> = app
-            .all_available_models()
-            .into_iter()
-            .map(|m| {
-                let id = format!("{}/{}", m.provider, m.id);
-                let on = scoped
-                    .iter()
-                    .any(|s| s.model.provider == m.provider && s.model.id == m.id);
-                Entry {
-                    label: format!("[{}] {id}", if on { "x" } else { " " }),
-                    detail: m.name.clone(),
-                    search_text: String::new(),
-                    value: id,
-                }
-            })
-            .collect();
-        let mut picker = Picker::new(
-            Purpose::ScopedModels,
-            "Scoped models (Enter: toggle, Ctrl+S: save as enabledModels, Esc: close; none marked: all)",
-            entries,
-        );
-        picker.step(selected as isize);
-        self.open_picker(picker);
-    }
-
-    /// Adds model `id` to the cycle, or takes it out; the list stays open on it.
-    fn toggle_scoped(&mut self, app: &App, id: &str) {
-        let mut scoped = app.scoped_models();
-        let before = scoped.len();
-        scoped.retain(|s| format!("{}/{}", s.model.provider, s.model.id) != id);
-        if scoped.len() == before
-            && let Some(model) = app
-                .all_available_models()
-                .into_iter()
-                .find(|m| format!("{}/{}", m.provider, m.id) == id)
-        {
-            scoped.push(pi_app::model_select::ScopedModel {
-                model,
-                thinking: None,
-            });
-        }
-        if let Err(error) = app.set_scoped_models(scoped, false) {
-            self.notice(error.to_string());
-        }
-        let at = app
-            .all_available_models()
-            .iter()
-            .position(|m| format!("{}/{}", m.provider, m.id) == id)
-            .unwrap_or(0);
-        self.open_scoped_models(app, at);
-    }
-
     fn chosen(&mut self, purpose: Purpose, entry: Entry, save: bool, app: &App) -> Action {
         match purpose {
             Purpose::ScopedModels => {
-                self.toggle_scoped(app, &entry.value);
+                self.edit_scoped(app, &entry.value, super::scoped::Edit::Toggle);
                 Action::None
             }
             Purpose::Tree => Action::Navigate {

@@ -20,7 +20,7 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use std::path::Path;
 use std::sync::Arc;
 
-fn model(id: &str, name: &str, window: u64) -> Model {
+pub(super) fn model(id: &str, name: &str, window: u64) -> Model {
     Model {
         id: id.into(),
         name: name.into(),
@@ -157,6 +157,51 @@ fn the_tree_navigator_filtered_and_folded() {
     typed(&mut ui, &app, "parser");
     key(&mut ui, &app, KeyCode::Left, KeyModifiers::CONTROL);
     insta::assert_snapshot!("tree_folded", render(&ui, 80, 14));
+}
+
+#[test]
+fn tree_labels_show_when_they_were_set_after_shift_t() {
+    let app = app();
+    let first = app.tree_rows()[0].id.clone();
+    app.set_label(&first, Some("start".into())).unwrap();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/tree");
+    let plain = render(&ui, 80, 14);
+    assert!(plain.contains("[start]"), "{plain}");
+    key(&mut ui, &app, KeyCode::Char('T'), KeyModifiers::SHIFT);
+    let timed = render(&ui, 80, 14);
+    let row = timed
+        .lines()
+        .find(|l| l.contains("[start · "))
+        .unwrap_or_else(|| panic!("no label time in\n{timed}"));
+    // `[start · YYYY-MM-DD HH:MM]`: the minute the label entry was written.
+    let stamp = row.split("[start · ").nth(1).unwrap();
+    let stamp = &stamp[..stamp.find(']').unwrap()];
+    assert_eq!(stamp.len(), 16, "{row}");
+    assert_eq!(&stamp[4..5], "-");
+    assert_eq!(&stamp[10..11], " ");
+    key(&mut ui, &app, KeyCode::Char('T'), KeyModifiers::SHIFT);
+    assert!(render(&ui, 80, 14).contains("[start]"));
+}
+
+#[test]
+fn the_scoped_models_editor_reorders_and_pins_thinking_levels() {
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/scoped-models");
+    // Both in (demo-model, then demo-large), demo-large moved first, demo-model pinned to off.
+    key(&mut ui, &app, KeyCode::Char('a'), KeyModifiers::CONTROL);
+    key(&mut ui, &app, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut ui, &app, KeyCode::Up, KeyModifiers::ALT);
+    key(&mut ui, &app, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut ui, &app, KeyCode::BackTab, KeyModifiers::SHIFT);
+    insta::assert_snapshot!("scoped_models_edited", render(&ui, 80, 12));
+    let cycle: Vec<String> = app
+        .scoped_models()
+        .iter()
+        .map(|s| format!("{}:{:?}", s.model.id, s.thinking))
+        .collect();
+    assert_eq!(cycle, ["demo-large:None", "demo-model:Some(Off)"]);
 }
 
 #[test]

@@ -74,7 +74,7 @@ impl Ui {
                 };
                 Entry {
                     label: format!("{}{mark} {who}{}", "  ".repeat(row.depth), row.text),
-                    detail: row.label.map(|l| format!("[{l}]")).unwrap_or_default(),
+                    detail: label_detail(&row, self.tree_label_times),
                     search_text: String::new(),
                     value: row.id,
                 }
@@ -86,8 +86,8 @@ impl Ui {
         }
         let title = format!(
             "Tree, {} (Enter: continue there, Alt+Enter: with a summary of the branch left; \
-             Ctrl+Left/Right: fold, unfold; Shift+L: label; Ctrl+D/T/U/L/A: default, no tools, \
-             user only, labeled, all)",
+             Ctrl+Left/Right: fold, unfold; Shift+L: label; Shift+T: label times; \
+             Ctrl+D/T/U/L/A: default, no tools, user only, labeled, all)",
             filter.name()
         );
         let mut picker = Picker::new(Purpose::Tree, title, entries);
@@ -95,6 +95,34 @@ impl Ui {
             picker.select_value(&leaf);
         }
         self.open_picker(picker);
+    }
+}
+
+impl Ui {
+    /// Opens the tree again (after a fold or a display change) with the cursor on `value`.
+    pub(super) fn reopen_tree_at(&mut self, app: &App, value: Option<&str>) {
+        let filter = self.tree_filter;
+        self.close_picker();
+        self.open_tree(app, filter);
+        if let (Some(picker), Some(value)) = (&mut self.picker, value) {
+            picker.select_value(value);
+            self.sync_picker_rows();
+        }
+    }
+}
+
+/// `[label]`, with the minute it was set when `times` is on (`[label · 2026-12-01 14:03]`, UTC
+/// as the file has it).
+fn label_detail(row: &TreeRow, times: bool) -> String {
+    let Some(label) = &row.label else {
+        return String::new();
+    };
+    match row.label_timestamp.as_deref().filter(|_| times) {
+        Some(stamp) => {
+            let minute: String = stamp.chars().take(16).collect();
+            format!("[{label} · {}]", minute.replace('T', " "))
+        }
+        None => format!("[{label}]"),
     }
 }
 
