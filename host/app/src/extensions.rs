@@ -1,8 +1,12 @@
 //! Third-party extensions of a `pi` run: WebAssembly packages (`pi-extension.toml` + components)
 //! found in the global `<agentDir>/extensions`, the trusted project's `.pi/extensions`, the
-//! settings' `extensions` list and `-e <path>`; `-e npm:pkg[@version]`, `-e git:host/user/repo[@ref]`
-//! and `-e <git URL>[@ref]` are installed to a temporary directory for the run (`source`).
-//! `--no-extensions` skips everything but `-e`.
+//! settings' `extensions` list, the packages `pi ext install` recorded (the `packages` key and
+//! the scope's lock file) and `-e <dir>` (the CLI fetches `-e npm:…`/`-e git:…` sources into a
+//! temporary directory first). `--no-extensions` skips everything but `-e`.
+//!
+//! An installed package gets only what its user approved: one whose manifest now asks for more
+//! (an edit, a new version) is not loaded until approved again, and a fetched one whose files
+//! no longer match their recorded hashes is refused.
 //!
 //! Discovery goes through the extension host's start-up index, so a warm start reads no
 //! manifest and compiles nothing: tool descriptions come from the cache and a component is
@@ -24,16 +28,13 @@
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 mod compactor;
-mod git;
 mod llm;
-mod npm;
 mod renderer;
-pub mod source;
-mod tarball;
 
 pub use compactor::ExtensionCompactor;
 
 use pi_ext_api::{MessageRenderer, ToolDescription};
+use pi_ext_host::lockfile::LockedPackage;
 use pi_ext_host::manifest::World;
 use pi_ext_host::{
     ComponentProvider, DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths,
@@ -51,8 +52,10 @@ pub struct ExtensionSearch<'a> {
     pub no_extensions: bool,
     /// Package directories from the settings' `extensions` list (already resolved).
     pub settings_paths: &'a [PathBuf],
-    /// `-e` arguments as given.
+    /// `-e` package directories (sources the CLI fetched are already directories).
     pub cli_paths: &'a [String],
+    /// Installed packages (`pi ext install`) the settings list, with what was approved.
+    pub packages: &'a [LockedPackage],
 }
 
 /// One tool served by an extension component, ready to be turned into an agent tool.
@@ -81,8 +84,8 @@ pub struct Extensions {
     pub prompt_dirs: Vec<PathBuf>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
-    /// `npm:`/`git:` sources installed for this run; their directories go when this drops.
-    pub installed: Vec<source::Installed>,
+    /// What `-e` packages were granted, one line each (shown on stderr: nobody approved it).
+    pub grants: Vec<String>,
 }
 
 impl Extensions {
@@ -98,37 +101,23 @@ impl Extensions {
     }
 }
 
-/// The search paths of `search`. An `npm:`, `git:` or URL source of `-e` is installed into a
-/// temporary directory for this run first (nothing is fetched unless one is given); one that
-/// cannot be parsed or installed is reported and skipped. The installed directory then loads
-/// like any `-e` directory.
+/// The search paths of `search`. An installed package whose files changed since it was
+/// installed is reported and skipped.
 fn search_paths(search: &ExtensionSearch, out: &mut Extensions) -> SearchPaths {
     let mut command_line: Vec<PathBuf> = Vec::new();
     if !search.no_extensions {
         command_line.extend(search.settings_paths.iter().cloned());
-    }
-    for arg in search.cli_paths {
-        let installed = source::parse(arg)
-            .map_err(|e| e.to_string())
-            .and_then(|parsed| source::install(&parsed).map_err(|e| e.to_string()));
-        match installed {
-            Ok(Some(installed)) => {
-                command_line.push(installed.dir.clone());
-                out.installed.push(installed);
+        for package in search.packages {
+            match package.verify() {
+                Ok(()) => command_line.push(package.path.clone()),
+                Err(error) => out.warnings.push(format!(
+                    "Warning: extension \"{}\" not loaded: {error}",
+                    package.name
+                )),
             }
-            Ok(None) => {
-                let path = paths::expand_tilde(arg);
-                command_line.push(if path.is_absolute() {
-                    path
-                } else {
-                    search.cwd.join(path)
-                });
-            }
-            Err(error) => out
-                .warnings
-                .push(format!("Warning: extension \"{arg}\" not loaded: {error}")),
         }
     }
+    command_line.extend(cli_dirs(search));
     let (global, project) = if search.no_extensions {
         (None, None)
     } else {
@@ -160,21 +149,70 @@ pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
             .push(format!("Warning: extension not loaded: {error}"));
     }
     for package in &packages {
-        open_package(host, package, search.cwd, &mut out);
+        if let Some(grant) = allowed(package, search, &mut out) {
+            open_package(host, package, grant, &mut out);
+        }
     }
     out
+}
+
+/// The `-e` directories, resolved against the working directory.
+fn cli_dirs<'a>(search: &'a ExtensionSearch) -> impl Iterator<Item = PathBuf> + 'a {
+    search.cli_paths.iter().map(|arg| {
+        let path = paths::expand_tilde(arg);
+        if path.is_absolute() {
+            path
+        } else {
+            search.cwd.join(path)
+        }
+    })
+}
+
+/// The grant of a discovered package: an installed one gets what its manifest asks only when
+/// that is within what was approved (else it is skipped with a warning saying how to approve
+/// it); other packages (placed by hand, `-e`) get what they ask, and `-e` ones say so.
+fn allowed(
+    package: &DiscoveredExtension,
+    search: &ExtensionSearch,
+    out: &mut Extensions,
+) -> Option<Grant> {
+    let manifest = &package.manifest;
+    let asks = &manifest.capabilities;
+    let installed = search.packages.iter().find(|p| p.path == package.dir);
+    if let Some(installed) = installed {
+        let beyond = asks.beyond(&installed.approved);
+        if !beyond.is_empty() {
+            out.warnings.push(format!(
+                "Warning: extension \"{}\" not loaded: it now asks for more than was approved \
+                 ({}); run `pi ext update {}` to review and approve",
+                manifest.name,
+                beyond.join("; "),
+                manifest.name
+            ));
+            return None;
+        }
+    } else if cli_dirs(search).any(|dir| dir == package.dir) {
+        let words = asks.plain_words();
+        if !words.is_empty() {
+            out.grants.push(format!(
+                "Extension \"{}\" (-e {}) is granted: {}",
+                manifest.name,
+                package.dir.display(),
+                words.join("; ")
+            ));
+        }
+    }
+    Some(Grant::from_capabilities(asks, search.cwd))
 }
 
 fn open_package(
     host: &ExtensionHost,
     package: &DiscoveredExtension,
-    cwd: &Path,
+    grant: Grant,
     out: &mut Extensions,
 ) {
     let manifest = &package.manifest;
     let id = format!("{}@{}", manifest.name, manifest.version);
-    // Everything the manifest asks for: pi has no approval prompt, installing is consent.
-    let grant = Grant::from_capabilities(&manifest.capabilities, cwd);
     let loaded = match host.open(package, grant) {
         Ok(loaded) => loaded,
         Err(error) => {

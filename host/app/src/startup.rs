@@ -167,6 +167,7 @@ impl Base {
             .map_err(StartupError::ExtensionHost)?;
         let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
         warnings.append(&mut extensions.warnings);
+        warnings.append(&mut extensions.grants);
         // Extension providers first: models.json may configure them like built-in ones.
         let mut registry = ModelRegistry::load_with_providers(
             Some(&env.agent_dir.join("models.json")),
@@ -261,7 +262,9 @@ fn load_extensions(
     host: &pi_ext_host::ExtensionHost,
 ) -> Extensions {
     let settings_paths = settings_paths(settings.extensions(), &env.agent_dir);
-    crate::extensions::load(
+    let mut warnings = Vec::new();
+    let packages = installed_packages(env, trusted, &mut warnings);
+    let mut extensions = crate::extensions::load(
         host,
         &ExtensionSearch {
             agent_dir: &env.agent_dir,
@@ -270,8 +273,50 @@ fn load_extensions(
             no_extensions: opts.no_extensions,
             settings_paths: &settings_paths,
             cli_paths: &opts.extensions,
+            packages: &packages,
         },
-    )
+    );
+    extensions.warnings.splice(0..0, warnings);
+    extensions
+}
+
+/// The packages `pi ext install` recorded in a scope's lock file that its settings still list
+/// (`packages`): the user scope's, then the trusted project's, which load later and so win
+/// for the same package name.
+fn installed_packages(
+    env: &StartupEnv,
+    trusted: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<pi_ext_host::lockfile::LockedPackage> {
+    use pi_ext_host::lockfile::{LOCK_FILE, LockFile};
+    let mut scopes = vec![env.agent_dir.clone()];
+    if trusted {
+        scopes.push(env.cwd.join(".pi"));
+    }
+    let mut out = Vec::new();
+    for dir in scopes {
+        let settings = pi_session::settings::read_settings_file(&dir.join("settings.json"))
+            .unwrap_or_default();
+        let listed: Vec<&str> = settings
+            .get("packages")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(pi_session::settings::package_entry_source)
+            .collect();
+        if listed.is_empty() {
+            continue;
+        }
+        match LockFile::load(&dir.join(LOCK_FILE)) {
+            Ok(lock) => out.extend(
+                lock.packages
+                    .into_iter()
+                    .filter(|p| listed.contains(&p.source.as_str())),
+            ),
+            Err(error) => warnings.push(format!("Warning: packages not loaded: {error}")),
+        }
+    }
+    out
 }
 
 /// The session the flags ask for.

@@ -40,6 +40,9 @@ pub fn resolve_mode(args: &Args, stdin_tty: bool, stdout_tty: bool) -> Mode {
 
 /// Runs pi with `argv` (program name first) and returns the process exit code.
 pub fn main(argv: Vec<OsString>) -> i32 {
+    if argv.get(1).is_some_and(crate::ext::is_package_command) {
+        return crate::ext::main(argv);
+    }
     let args = match Args::try_parse_argv(argv) {
         Ok(args) => args,
         Err(error) => {
@@ -96,6 +99,9 @@ enum RunError {
 fn run(args: Args) -> Result<i32, RunError> {
     let env = StartupEnv::from_process().map_err(RunError::Cwd)?;
     let mut options = args.startup_options();
+    // `-e npm:…`/`-e git:…` are fetched for this run; their directories live as long as this.
+    let (cli_dirs, _fetched) = crate::ext::fetch_cli_sources(&options.extensions);
+    options.extensions = cli_dirs;
     let base = Base::load(&options, env)?;
     if let Some(search) = &args.list_models {
         print!(

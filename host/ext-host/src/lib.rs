@@ -19,6 +19,7 @@ pub mod error;
 pub mod grant;
 pub mod host;
 mod index;
+pub mod lockfile;
 pub mod manifest;
 mod process;
 pub mod provider;

@@ -97,8 +97,8 @@ impl World {
     }
 }
 
-/// Access to the workspace directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Access to the workspace directory, least first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FsAccess {
     #[default]
@@ -116,6 +116,62 @@ pub struct Capabilities {
     pub env: Vec<String>,
     pub process: bool,
     pub llm: bool,
+}
+
+impl Capabilities {
+    /// Each capability in plain words, for a consent prompt (empty: asks for nothing).
+    pub fn plain_words(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.filesystem {
+            FsAccess::None => {}
+            FsAccess::Read => out.push("read files in the working directory".to_owned()),
+            FsAccess::Write => out.push("read and write files in the working directory".to_owned()),
+        }
+        if self.temp {
+            out.push("use a private temporary directory".to_owned());
+        }
+        if !self.network.is_empty() {
+            out.push(format!("reach these hosts: {}", self.network.join(", ")));
+        }
+        if !self.env.is_empty() {
+            out.push(format!(
+                "read these environment variables: {}",
+                self.env.join(", ")
+            ));
+        }
+        if self.process {
+            out.push("run processes".to_owned());
+        }
+        if self.llm {
+            out.push("call models with your credentials".to_owned());
+        }
+        out
+    }
+
+    /// What `self` asks for beyond `approved`, in plain words (empty: covered).
+    pub fn beyond(&self, approved: &Capabilities) -> Vec<String> {
+        let extra = Capabilities {
+            filesystem: if self.filesystem > approved.filesystem {
+                self.filesystem
+            } else {
+                FsAccess::None
+            },
+            temp: self.temp && !approved.temp,
+            network: missing(&self.network, &approved.network),
+            env: missing(&self.env, &approved.env),
+            process: self.process && !approved.process,
+            llm: self.llm && !approved.llm,
+        };
+        extra.plain_words()
+    }
+}
+
+fn missing(asked: &[String], approved: &[String]) -> Vec<String> {
+    asked
+        .iter()
+        .filter(|a| !approved.contains(a))
+        .cloned()
+        .collect()
 }
 
 /// Folders of skills, prompt templates and themes shipped in the package (relative paths).

@@ -129,6 +129,16 @@ pub fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsErr
 }
 
 /// pi's settings migrations of old key names (applied in memory).
+/// The source an entry of the `packages` key names: pi writes a string, or an object with
+/// `source` and filters.
+pub fn package_entry_source(entry: &Value) -> Option<&str> {
+    match entry {
+        Value::String(source) => Some(source),
+        Value::Object(object) => object.get("source").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
 pub fn migrate_settings(map: &mut Map<String, Value>) {
     if let Some(mode) = map.shift_remove("queueMode") {
         map.entry("steeringMode").or_insert(mode);

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The test tool package as `name@version` in `dir/<name>`.
-fn package(dir: &Path, name: &str, version: &str) -> PathBuf {
+pub(super) fn package(dir: &Path, name: &str, version: &str) -> PathBuf {
     let package = install(dir, name);
     let manifest = package.join("pi-extension.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
@@ -65,7 +65,7 @@ fn leftovers(tmp: &Path) -> Vec<String> {
         .collect()
 }
 
-fn git(dir: &Path, args: &[&str]) {
+pub(super) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args(["-c", "user.name=pi", "-c", "user.email=pi@example.com"])
         .args(args)
@@ -75,7 +75,7 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
 }
 
-fn git_output(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git_output(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -93,13 +93,13 @@ fn free_port() -> u16 {
 }
 
 /// A `git daemon` exporting every repository under a base path; killed on drop.
-struct GitDaemon {
+pub(super) struct GitDaemon {
     child: Child,
-    port: u16,
+    pub(super) port: u16,
 }
 
 impl GitDaemon {
-    fn start(base: &Path) -> GitDaemon {
+    pub(super) fn start(base: &Path) -> GitDaemon {
         let port = free_port();
         let child = Command::new("git")
             .arg("daemon")

@@ -3,8 +3,8 @@
 //! downloaded, checked and unpacked. Start-up is synchronous, so the requests run on a small
 //! runtime of their own that exists only while a package is fetched.
 
-use super::source::NpmSpec;
-use super::tarball::{self, TarballError};
+use crate::source::NpmSpec;
+use crate::tarball::{self, TarballError};
 use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha512};

@@ -1,13 +1,9 @@
 //! `-e` sources that are not local directories: `npm:pkg[@version]`, `git:host/user/repo[@ref]`,
 //! `git:git@host:user/repo[@ref]` and the protocol URLs `https://`, `http://`, `ssh://`,
-//! `git://` (with an optional `@ref` after the repository path), as pi accepts them. Such a
-//! source is installed into a temporary directory that lives for the run (see [`install`]).
+//! `git://` (with an optional `@ref` after the repository path), as pi accepts them. `fetch`
+//! gets them.
 
-use super::{git, npm};
-use sha2::{Digest, Sha256};
 use std::fmt;
-use std::path::PathBuf;
-use tempfile::TempDir;
 
 /// What one `-e` argument names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,17 +43,6 @@ pub enum SourceError {
     GitSource(String),
     #[error("invalid git ref \"{0}\"")]
     GitRef(String),
-}
-
-/// Why a source could not be installed.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    #[error("cannot create a temporary directory: {0}")]
-    TempDir(#[source] std::io::Error),
-    #[error(transparent)]
-    Git(#[from] git::GitError),
-    #[error(transparent)]
-    Npm(#[from] npm::NpmError),
 }
 
 impl fmt::Display for Source {
@@ -193,54 +178,6 @@ fn valid_ref(reference: &str) -> bool {
         && reference
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-._/+".contains(c))
-}
-
-/// A source installed for this run: the package directory (its `pi-extension.toml` at the
-/// top) inside a temporary directory that is removed when this value drops.
-pub struct Installed {
-    pub dir: PathBuf,
-    _temp: TempDir,
-}
-
-/// A temporary directory named after the source, so that the extension host's start-up index
-/// and description records (kept per package path) are reused by the next run instead of
-/// piling up; a random name when that one is taken (another run of the same source).
-fn temp_dir(source: &Source) -> Result<TempDir, InstallError> {
-    let digest = Sha256::digest(source.to_string().as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    let stable = tempfile::Builder::new()
-        .prefix(&format!("pi-extension-{hex}"))
-        .rand_bytes(0)
-        .tempdir();
-    match stable {
-        Ok(dir) => Ok(dir),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => tempfile::Builder::new()
-            .prefix("pi-extension-")
-            .tempdir()
-            .map_err(InstallError::TempDir),
-        Err(error) => Err(InstallError::TempDir(error)),
-    }
-}
-
-/// Installs a non-local source into a fresh temporary directory; `None` for a local path.
-pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
-    let temp = || temp_dir(source);
-    let (temp, dir) = match source {
-        Source::Local(_) => return Ok(None),
-        Source::Git(spec) => {
-            let temp = temp()?;
-            let dir = temp.path().join("repo");
-            git::clone(spec, &dir)?;
-            (temp, dir)
-        }
-        Source::Npm(spec) => {
-            let temp = temp()?;
-            let dir = temp.path().join("package");
-            npm::install(spec, &dir)?;
-            (temp, dir)
-        }
-    };
-    Ok(Some(Installed { dir, _temp: temp }))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! passed as a list and the URL comes after `--`). Git never prompts (`GIT_TERMINAL_PROMPT=0`,
 //! ssh in batch mode) and a clone that takes too long is killed, so a run cannot hang on it.
 
-use super::source::GitSpec;
+use crate::source::GitSpec;
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::Path;
@@ -68,13 +68,28 @@ fn looks_like_commit(reference: &str) -> bool {
     (7..=40).contains(&reference.len()) && reference.chars().all(|c| c.is_ascii_hexdigit())
 }
 
+/// The commit checked out in the clone at `dir`.
+pub fn head(dir: &Path) -> Result<String, GitError> {
+    let out = output(
+        "rev-parse",
+        &["rev-parse".as_ref(), "HEAD".as_ref()],
+        Some(dir),
+    )?;
+    Ok(out.trim().to_owned())
+}
+
 /// Runs `git args` (in `cwd`), failing with the first lines of its stderr.
 fn run(command: &'static str, args: &[&OsStr], cwd: Option<&Path>) -> Result<(), GitError> {
+    output(command, args, cwd).map(drop)
+}
+
+/// [`run`], returning what git printed on stdout.
+fn output(command: &'static str, args: &[&OsStr], cwd: Option<&Path>) -> Result<String, GitError> {
     let mut cmd = Command::new("git");
     cmd.args(args)
         .env("GIT_TERMINAL_PROMPT", "0")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if std::env::var_os("GIT_SSH_COMMAND").is_none() {
         cmd.env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
@@ -83,14 +98,28 @@ fn run(command: &'static str, args: &[&OsStr], cwd: Option<&Path>) -> Result<(),
         cmd.current_dir(cwd);
     }
     let mut child = cmd.spawn().map_err(GitError::Spawn)?;
-    // Read stderr on the side so that a chatty git never blocks on a full pipe.
-    let reader = child.stderr.take().map(|mut stderr| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = stderr.read_to_string(&mut text);
-            text
+    // Read both pipes on the side so that a chatty git never blocks on a full pipe.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        pipe.map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = pipe.read_to_string(&mut text);
+                text
+            })
         })
-    });
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let reader = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
     let started = Instant::now();
     let status = loop {
         match child.try_wait().map_err(GitError::Spawn)? {
@@ -104,8 +133,9 @@ fn run(command: &'static str, args: &[&OsStr], cwd: Option<&Path>) -> Result<(),
         }
     };
     let stderr = reader.and_then(|r| r.join().ok()).unwrap_or_default();
+    let stdout = stdout.and_then(|r| r.join().ok()).unwrap_or_default();
     if status.success() {
-        return Ok(());
+        return Ok(stdout);
     }
     let mut first: Vec<&str> = stderr
         .lines()

@@ -1,0 +1,450 @@
+//! `pi ext install|remove|update|list|info` and pi 1.x's spellings (`pi install`, `pi remove`,
+//! `pi uninstall`, `pi update`, `pi list`). Dispatched before the normal flag parsing, so none of
+//! it ever reaches a model.
+
+use clap::{Parser, Subcommand};
+use pi_ext_host::lockfile::LockedPackage;
+use pi_ext_host::{Capabilities, FsAccess, Manifest};
+use pi_packages::scope::Scope;
+use pi_packages::{ConsentRequest, PackageError};
+use std::ffi::OsString;
+use std::io::{BufRead, IsTerminal, Write};
+
+/// The first arguments that start a package command.
+pub fn is_package_command(first: &OsString) -> bool {
+    ["ext", "install", "remove", "uninstall", "update", "list"]
+        .iter()
+        .any(|c| first == c)
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pi ext",
+    about = "Install, update, remove and inspect extension packages"
+)]
+struct ExtArgs {
+    #[command(subcommand)]
+    command: ExtCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ExtCommand {
+    /// Install a package: a local folder, git:host/owner/repo[@ref], a git URL, or npm:name[@version]
+    Install {
+        source: String,
+        /// Into this project (.pi/) instead of the user scope
+        #[arg(short = 'l', long)]
+        local: bool,
+        /// Approve every capability the package asks for
+        #[arg(short = 'y', long)]
+        yes: bool,
+        /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>
+        #[arg(long = "grant", value_name = "CAP")]
+        grants: Vec<String>,
+    },
+    /// Remove a package by name or source
+    #[command(alias = "uninstall")]
+    Remove {
+        package: String,
+        #[arg(short = 'l', long)]
+        local: bool,
+    },
+    /// Fetch a package (or, with none named, all) again; asks again only when it asks for more
+    Update {
+        package: Option<String>,
+        /// Every package of the scope (the default when none is named)
+        #[arg(long, conflicts_with = "package")]
+        all: bool,
+        #[arg(short = 'l', long)]
+        local: bool,
+        #[arg(short = 'y', long)]
+        yes: bool,
+        #[arg(long = "grant", value_name = "CAP")]
+        grants: Vec<String>,
+    },
+    /// List the installed packages
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one package: components and worlds, grants, source, resolved ref, hash, path
+    Info { package: String },
+}
+
+/// Runs a package command; `argv` is the program name and then the command (`ext install …` or
+/// `install …`). Returns the exit code.
+pub fn main(argv: Vec<OsString>) -> i32 {
+    let mut args: Vec<OsString> = argv;
+    // `pi install x` is `pi ext install x`.
+    if args.get(1).is_some_and(|a| a != "ext") {
+        args.insert(1, "ext".into());
+    }
+    let parsed = match ExtArgs::try_parse_from(args.into_iter().skip(1)) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let _ = error.print();
+            return error.exit_code();
+        }
+    };
+    let env = match pi_app::startup::StartupEnv::from_process() {
+        Ok(env) => env,
+        Err(error) => {
+            eprintln!("Error: cannot read the working directory: {error}");
+            return 1;
+        }
+    };
+    let scope = |local: bool| {
+        if local {
+            Scope::project(&env.cwd)
+        } else {
+            Scope::user(&env.agent_dir)
+        }
+    };
+    let result = match parsed.command {
+        ExtCommand::Install {
+            source,
+            local,
+            yes,
+            grants,
+        } => install(&source, &scope(local), &env, yes, &grants, None),
+        ExtCommand::Remove { package, local } => remove(&package, &scope(local)),
+        // `--all` only spells out the default.
+        ExtCommand::Update {
+            package,
+            all: _,
+            local,
+            yes,
+            grants,
+        } => update(package.as_deref(), &scope(local), &env, yes, &grants),
+        ExtCommand::List { json } => list(&env, json),
+        ExtCommand::Info { package } => info(&package, &env),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure::Refused(message)) => {
+            eprintln!("{message}");
+            2
+        }
+        Err(Failure::Declined) => {
+            eprintln!("Not installed.");
+            1
+        }
+        Err(Failure::Error(error)) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+enum Failure {
+    /// Nobody could be asked and the flags did not approve it (exit 2).
+    Refused(String),
+    /// The user said no.
+    Declined,
+    Error(String),
+}
+
+impl From<PackageError> for Failure {
+    fn from(error: PackageError) -> Self {
+        match error {
+            PackageError::Refused(message) if message == DECLINED => Failure::Declined,
+            PackageError::Refused(message) => Failure::Refused(message),
+            other => Failure::Error(other.to_string()),
+        }
+    }
+}
+
+const DECLINED: &str = "declined";
+
+/// Installs `source`; `previous` is the approval of the install being updated, which is kept
+/// without asking when the package asks for no more than it.
+fn install(
+    source: &str,
+    scope: &Scope,
+    env: &pi_app::startup::StartupEnv,
+    yes: bool,
+    grants: &[String],
+    previous: Option<&Capabilities>,
+) -> Result<(), Failure> {
+    let granted = parse_grants(grants).map_err(Failure::Error)?;
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    let mut consent = |request: &ConsentRequest| {
+        let asks = &request.manifest.capabilities;
+        if request.asks.is_empty()
+            || yes
+            || asks.beyond(&granted).is_empty()
+            || previous.is_some_and(|p| asks.beyond(p).is_empty())
+        {
+            return Ok(asks.clone());
+        }
+        if !interactive {
+            return Err(format!(
+                "{} asks to:\n{}\nNot installed: nobody was asked. Run again with --yes, or with \
+                 --grant for each capability.",
+                request.manifest.name,
+                bullets(&request.asks)
+            ));
+        }
+        if ask(request) {
+            Ok(asks.clone())
+        } else {
+            Err(DECLINED.to_owned())
+        }
+    };
+    let installed = pi_packages::install(source, scope, &env.cwd, &env.agent_dir, &mut consent)?;
+    let package = &installed.package;
+    println!(
+        "{} {} {} ({} scope) from {}",
+        if installed.replaced {
+            "Updated"
+        } else {
+            "Installed"
+        },
+        package.name,
+        package.version,
+        installed.scope.name(),
+        package.source
+    );
+    println!("  path: {}", package.path.display());
+    let words = package.approved.plain_words();
+    if !words.is_empty() {
+        println!("  granted: {}", words.join("; "));
+    }
+    Ok(())
+}
+
+/// The consent prompt on the terminal; true for yes.
+fn ask(request: &ConsentRequest) -> bool {
+    let manifest = request.manifest;
+    let mut err = std::io::stderr();
+    let _ = write!(
+        err,
+        "{} {} ({}) asks to:\n{}\nAllow and install? [y/N] ",
+        manifest.name,
+        manifest.version,
+        request.source,
+        bullets(&request.asks)
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+fn bullets(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("  - {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `--grant` values as capabilities.
+fn parse_grants(grants: &[String]) -> Result<Capabilities, String> {
+    let mut caps = Capabilities::default();
+    for grant in grants {
+        match grant.split_once(':') {
+            Some(("fs", "read")) => caps.filesystem = caps.filesystem.max(FsAccess::Read),
+            Some(("fs", "write")) => caps.filesystem = FsAccess::Write,
+            Some(("net", host)) if !host.is_empty() => caps.network.push(host.to_owned()),
+            Some(("env", name)) if !name.is_empty() => caps.env.push(name.to_owned()),
+            None if grant == "temp" => caps.temp = true,
+            None if grant == "process" => caps.process = true,
+            None if grant == "llm" => caps.llm = true,
+            _ => {
+                return Err(format!(
+                    "unknown --grant \"{grant}\": expected fs:read, fs:write, temp, process, \
+                     llm, net:<host> or env:<VAR>"
+                ));
+            }
+        }
+    }
+    Ok(caps)
+}
+
+fn remove(key: &str, scope: &Scope) -> Result<(), Failure> {
+    let removed = pi_packages::remove(key, scope)?;
+    println!(
+        "Removed {} {} ({} scope)",
+        removed.name,
+        removed.version,
+        scope.name()
+    );
+    Ok(())
+}
+
+fn update(
+    key: Option<&str>,
+    scope: &Scope,
+    env: &pi_app::startup::StartupEnv,
+    yes: bool,
+    grants: &[String],
+) -> Result<(), Failure> {
+    let installed = pi_packages::list(scope)?;
+    let chosen: Vec<&LockedPackage> = match key {
+        Some(key) => installed
+            .iter()
+            .filter(|p| p.name == key || p.source == key)
+            .collect(),
+        // Bare `update` is `--all`, as pi 0.7x's `pi update` was for packages.
+        None => installed.iter().collect(),
+    };
+    if chosen.is_empty() {
+        return match key {
+            Some(key) => Err(Failure::Error(format!(
+                "not installed: {key} (see `pi ext list`)"
+            ))),
+            None => {
+                println!("No packages installed.");
+                Ok(())
+            }
+        };
+    }
+    for package in chosen {
+        // A local source is recorded relative to the scope's directory.
+        let source = if package.fetched() {
+            package.source.clone()
+        } else {
+            package.path.to_string_lossy().into_owned()
+        };
+        install(&source, scope, env, yes, grants, Some(&package.approved))?;
+    }
+    Ok(())
+}
+
+/// Both scopes' packages (the project's only when it has a lock file).
+fn all_packages(env: &pi_app::startup::StartupEnv) -> Result<Vec<(Scope, LockedPackage)>, Failure> {
+    let mut out = Vec::new();
+    for scope in [Scope::user(&env.agent_dir), Scope::project(&env.cwd)] {
+        for package in pi_packages::list(&scope)? {
+            out.push((scope.clone(), package));
+        }
+    }
+    Ok(out)
+}
+
+fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
+    let packages = all_packages(env)?;
+    if json {
+        let entries: Vec<serde_json::Value> = packages
+            .iter()
+            .map(|(scope, p)| {
+                serde_json::json!({
+                    "scope": scope.name(),
+                    "name": p.name,
+                    "version": p.version,
+                    "source": p.source,
+                    "path": p.path,
+                    "resolved": p.resolved,
+                    "granted": p.approved.plain_words(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(entries));
+        return Ok(());
+    }
+    if packages.is_empty() {
+        println!("No packages installed.");
+        return Ok(());
+    }
+    for kind in ["user", "project"] {
+        let of_scope: Vec<&LockedPackage> = packages
+            .iter()
+            .filter(|(s, _)| s.name() == kind)
+            .map(|(_, p)| p)
+            .collect();
+        if of_scope.is_empty() {
+            continue;
+        }
+        println!("{}{} packages:", kind[..1].to_uppercase(), &kind[1..]);
+        for p in of_scope {
+            println!("  {} {}  {}", p.name, p.version, p.source);
+            println!("    {}", p.path.display());
+        }
+    }
+    Ok(())
+}
+
+fn info(key: &str, env: &pi_app::startup::StartupEnv) -> Result<(), Failure> {
+    let (scope, package) = all_packages(env)?
+        .into_iter()
+        .find(|(_, p)| p.name == key || p.source == key)
+        .ok_or_else(|| Failure::Error(format!("not installed: {key} (see `pi ext list`)")))?;
+    let manifest = Manifest::load(&package.path).map_err(|e| Failure::Error(e.to_string()))?;
+    println!("{} {}", package.name, package.version);
+    if !manifest.description.is_empty() {
+        println!("  {}", manifest.description);
+    }
+    println!("scope: {}", scope.name());
+    println!("source: {}", package.source);
+    if let Some(resolved) = &package.resolved {
+        println!("resolved: {resolved}");
+    }
+    println!("path: {}", package.path.display());
+    println!("wit: {}", manifest.wit);
+    println!("components:");
+    for component in &manifest.components {
+        println!(
+            "  {} ({})",
+            component.path.display(),
+            component.world.as_str()
+        );
+    }
+    let words = package.approved.plain_words();
+    println!(
+        "granted: {}",
+        if words.is_empty() {
+            "nothing".to_owned()
+        } else {
+            words.join("; ")
+        }
+    );
+    if package.fetched() {
+        println!("content hash: sha256:{}", content_hash(&package));
+        println!("files: {}", package.files.len());
+    } else {
+        println!("content hash: (a local folder, loaded as it is)");
+    }
+    Ok(())
+}
+
+/// One digest over the recorded file hashes (path and hash of each, in order).
+fn content_hash(package: &LockedPackage) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    for (path, hash) in &package.files {
+        digest.update(path.as_bytes());
+        digest.update([0]);
+        digest.update(hash.as_bytes());
+        digest.update([b'\n']);
+    }
+    digest
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Fetches the `npm:`/`git:` sources of `-e` into temporary directories for this run and
+/// returns the arguments as directories; the guard keeps them until it drops. A source that
+/// cannot be fetched is reported and left out.
+pub fn fetch_cli_sources(args: &[String]) -> (Vec<String>, Vec<pi_packages::fetch::Installed>) {
+    let mut dirs = Vec::new();
+    let mut guards = Vec::new();
+    for arg in args {
+        let installed = pi_packages::source::parse(arg)
+            .map_err(|e| e.to_string())
+            .and_then(|parsed| pi_packages::fetch::install(&parsed).map_err(|e| e.to_string()));
+        match installed {
+            Ok(Some(installed)) => {
+                dirs.push(installed.dir.to_string_lossy().into_owned());
+                guards.push(installed);
+            }
+            Ok(None) => dirs.push(arg.clone()),
+            Err(error) => eprintln!("Warning: extension \"{arg}\" not loaded: {error}"),
+        }
+    }
+    (dirs, guards)
+}

@@ -1,0 +1,256 @@
+//! `pi ext` end to end through the `pi` binary: installs from a local folder and from a real
+//! `git daemon` on 127.0.0.1, consent refused without a terminal, grants held to what was
+//! approved, tampering refused, update and remove; the installed tool is then offered to the
+//! mock LLM in a print-mode run.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::cli_extension_sources::{GitDaemon, git, git_output, package};
+use super::cli_extensions::offered;
+use super::cli_support::*;
+use pi_mock_llm::{Api, Turn};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Output;
+
+/// A print-mode run; returns its stderr and whether `echo` (the package's tool) was offered.
+fn echo_offered(pi: &PiEnv) -> (bool, String) {
+    pi.mock.push(Turn::text("ok"));
+    let out = pi.run(&["--no-session", "-p", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let last = pi.mock.requests().len() - 1;
+    (offered(pi, last).contains(&"echo".to_owned()), stderr(&out))
+}
+
+fn ext(pi: &PiEnv, args: &[&str]) -> Output {
+    let mut all = vec!["ext"];
+    all.extend_from_slice(args);
+    pi.run(&all)
+}
+
+fn settings(pi: &PiEnv) -> Value {
+    let path = pi.agent_dir().join("settings.json");
+    std::fs::read_to_string(path)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null)
+}
+
+fn ask_for(dir: &Path, capabilities: &str) {
+    let manifest = dir.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let base = text.split("\n[capabilities]").next().unwrap().to_owned();
+    std::fs::write(
+        &manifest,
+        format!("{base}\n[capabilities]\n{capabilities}\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_local_folder_is_approved_recorded_held_to_its_grant_and_removed() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = package(&pi.root.path().join("src"), "localext", "0.1.0");
+    ask_for(&dir, "filesystem = \"read\"");
+    let path = dir.to_str().unwrap();
+
+    // No terminal to ask on and no --yes: refused with exit 2, nothing written.
+    let out = ext(&pi, &["install", path]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("read files in the working directory"), "{err}");
+    assert!(err.contains("--yes"), "{err}");
+    assert_eq!(settings(&pi), Value::Null);
+    assert!(!pi.agent_dir().join("packages.lock.json").exists());
+    // A --grant that does not cover it is refused the same way; one that does, installs.
+    let out = ext(&pi, &["install", path, "--grant", "temp"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = ext(&pi, &["install", path, "--grant", "fs:read"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Installed localext 0.1.0 (user scope)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("granted: read files in the working directory"));
+
+    // Recorded relative to the settings file, as pi does; listed; loaded.
+    let recorded = settings(&pi)["packages"][0].as_str().unwrap().to_owned();
+    assert!(recorded.starts_with("../"), "{recorded}");
+    let out = ext(&pi, &["list", "--json"]);
+    let listed: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(listed[0]["name"], "localext");
+    assert_eq!(listed[0]["scope"], "user");
+    let out = pi.run(&["list"]);
+    assert!(
+        stdout(&out).contains("User packages:\n  localext 0.1.0"),
+        "{}",
+        stdout(&out)
+    );
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+
+    // The author edits the manifest to ask for more: not loaded until approved again.
+    ask_for(&dir, "filesystem = \"read\"\nprocess = true");
+    let (offered, err) = echo_offered(&pi);
+    assert!(!offered);
+    assert!(
+        err.contains("now asks for more than was approved (run processes)"),
+        "{err}"
+    );
+    let out = ext(&pi, &["update", "localext"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = ext(&pi, &["update", "localext", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Updated localext"),
+        "{}",
+        stdout(&out)
+    );
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+    let out = ext(&pi, &["info", "localext"]);
+    let info = stdout(&out);
+    assert!(info.contains("tool.wasm (tool)"), "{info}");
+    assert!(info.contains("granted: read files in the working directory; run processes"));
+
+    // `pi remove` (pi 1.x's spelling): out of settings and the lock; the folder stays.
+    let out = pi.run(&["remove", "localext"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(settings(&pi)["packages"], serde_json::json!([]));
+    assert!(dir.join("tool.wasm").exists());
+    assert_eq!(stdout(&pi.run(&["list"])), "No packages installed.\n");
+    let (offered, _) = echo_offered(&pi);
+    assert!(!offered);
+    let out = pi.run(&["remove", "localext"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not installed: localext"));
+}
+
+#[test]
+fn a_bad_package_is_refused_naming_the_file_and_nothing_is_written() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = package(&pi.root.path().join("src"), "badext", "0.1.0");
+    std::fs::write(dir.join("tool.wasm"), b"not a component").unwrap();
+    let out = ext(&pi, &["install", dir.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("tool.wasm"), "{}", stderr(&out));
+    assert_eq!(settings(&pi), Value::Null);
+    let out = ext(&pi, &["install", "/no/such/dir"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("/no/such/dir"), "{}", stderr(&out));
+    let out = ext(&pi, &["install", "npm:Bad Name"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("invalid npm package name"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ext(&pi, &["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_git_package_is_pinned_hashed_and_a_changed_byte_is_refused_until_updated() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let root = pi.root.path();
+    let work = package(&root.join("src"), "gitpkg", "1.0.0");
+    git(&work, &["init", "-q", "-b", "main"]);
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "-q", "-m", "v1"]);
+    git(&work, &["tag", "v1"]);
+    let v1 = git_output(&work, &["rev-parse", "HEAD"]);
+    let manifest = work.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("1.0.0", "2.0.0")).unwrap();
+    git(&work, &["commit", "-q", "-am", "v2"]);
+    git(&work, &["tag", "v2"]);
+    let served = root.join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    git(
+        &served,
+        &["clone", "-q", "--bare", work.to_str().unwrap(), "repo.git"],
+    );
+    let daemon = GitDaemon::start(&served);
+    let source = format!("git://127.0.0.1:{}/repo.git@v1", daemon.port);
+
+    let out = pi.run(&["install", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ext(&pi, &["info", "gitpkg"]);
+    let info = stdout(&out);
+    assert!(info.contains("gitpkg 1.0.0"), "{info}");
+    assert!(info.contains(&format!("resolved: {v1}")), "{info}");
+    assert!(info.contains("content hash: sha256:"), "{info}");
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+
+    // One changed byte in the installed component: refused at start, with the way out.
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    let installed = Path::new(listed[0]["path"].as_str().unwrap()).to_owned();
+    let wasm = installed.join("tool.wasm");
+    let mut bytes = std::fs::read(&wasm).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&wasm, bytes).unwrap();
+    let (offered, err) = echo_offered(&pi);
+    assert!(!offered);
+    assert!(
+        err.contains("tool.wasm changed since it was installed"),
+        "{err}"
+    );
+    assert!(err.contains("pi ext update gitpkg"), "{err}");
+
+    // Update fetches the pinned tag again into a new directory; the old one is gone.
+    let out = ext(&pi, &["update", "gitpkg"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!installed.exists());
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+
+    // Another tag of the same repository is another source: v2 next to v1.
+    let v2 = format!("git://127.0.0.1:{}/repo.git@v2", daemon.port);
+    let out = ext(&pi, &["install", &v2]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("gitpkg 2.0.0"), "{}", stdout(&out));
+    let out = ext(&pi, &["remove", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["version"], "2.0.0");
+}
+
+#[test]
+fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_installed() {
+    use super::cli_tui_support::Tmux;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = package(&pi.root.path().join("src"), "askext", "0.1.0");
+    ask_for(&dir, "network = [\"api.example.com\"]\nenv = [\"HOME\"]");
+    let tmux = Tmux::start_shell(&pi);
+    let command = format!("'{PI}' ext install '{}'", dir.display());
+    tmux.submit(&command);
+    let screen = tmux.wait_text("Allow and install? [y/N]");
+    assert!(
+        screen.contains("reach these hosts: api.example.com"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("read these environment variables: HOME"),
+        "{screen}"
+    );
+    tmux.submit("n");
+    tmux.wait_text("Not installed.");
+    assert!(!pi.agent_dir().join("packages.lock.json").exists());
+    tmux.submit(&command);
+    tmux.wait_for("the second question", |s| {
+        s.matches("Allow and install?").count() == 2
+    });
+    tmux.submit("y");
+    tmux.wait_text("Installed askext 0.1.0 (user scope)");
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    assert_eq!(
+        listed[0]["granted"],
+        serde_json::json!([
+            "reach these hosts: api.example.com",
+            "read these environment variables: HOME"
+        ])
+    );
+}

@@ -1,0 +1,86 @@
+//! Getting a git or npm source: into a temporary directory for one run (`-e`), or into a
+//! staging directory for an install.
+
+use crate::source::Source;
+use crate::{git, npm};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// Why a source could not be installed.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("cannot create a temporary directory: {0}")]
+    TempDir(#[source] std::io::Error),
+    #[error(transparent)]
+    Git(#[from] git::GitError),
+    #[error(transparent)]
+    Npm(#[from] npm::NpmError),
+}
+
+/// A source installed for this run: the package directory (its `pi-extension.toml` at the
+/// top) inside a temporary directory that is removed when this value drops.
+pub struct Installed {
+    pub dir: PathBuf,
+    _temp: TempDir,
+}
+
+/// A temporary directory named after the source, so that the extension host's start-up index
+/// and description records (kept per package path) are reused by the next run instead of
+/// piling up; a random name when that one is taken (another run of the same source).
+fn temp_dir(source: &Source) -> Result<TempDir, InstallError> {
+    let digest = Sha256::digest(source.to_string().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let stable = tempfile::Builder::new()
+        .prefix(&format!("pi-extension-{hex}"))
+        .rand_bytes(0)
+        .tempdir();
+    match stable {
+        Ok(dir) => Ok(dir),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => tempfile::Builder::new()
+            .prefix("pi-extension-")
+            .tempdir()
+            .map_err(InstallError::TempDir),
+        Err(error) => Err(InstallError::TempDir(error)),
+    }
+}
+
+/// Installs a non-local source into a fresh temporary directory; `None` for a local path.
+pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
+    let temp = || temp_dir(source);
+    let (temp, dir) = match source {
+        Source::Local(_) => return Ok(None),
+        Source::Git(spec) => {
+            let temp = temp()?;
+            let dir = temp.path().join("repo");
+            git::clone(spec, &dir)?;
+            (temp, dir)
+        }
+        Source::Npm(spec) => {
+            let temp = temp()?;
+            let dir = temp.path().join("package");
+            npm::install(spec, &dir)?;
+            (temp, dir)
+        }
+    };
+    Ok(Some(Installed { dir, _temp: temp }))
+}
+
+/// Fetches a git or npm source into `into`: the package directory and what it resolved to (a
+/// commit, an npm version). A git clone loses its `.git`: the install is a snapshot, hashed.
+pub(crate) fn fetch(parsed: &Source, into: &Path) -> Result<(PathBuf, String), InstallError> {
+    let dir = into.join("package");
+    match parsed {
+        Source::Git(spec) => {
+            git::clone(spec, &dir)?;
+            let commit = git::head(&dir)?;
+            let _ = std::fs::remove_dir_all(dir.join(".git"));
+            Ok((dir, commit))
+        }
+        Source::Npm(spec) => {
+            npm::install(spec, &dir)?;
+            Ok((dir, spec.version.clone().unwrap_or_else(|| "latest".into())))
+        }
+        Source::Local(_) => Ok((dir, String::new())),
+    }
+}

@@ -1,0 +1,252 @@
+//! pi-packages: `pi ext install|remove|list|info`. A package comes from a local folder (loaded
+//! in place), git or npm; it is validated (manifest, every component against its world, which
+//! also precompiles it into the component cache) before anything is written, the user approves
+//! what it asks for, and the approval is recorded in the scope's lock file with a hash of every
+//! fetched file. Start-up (pi-app) grants a package only what was approved.
+//!
+//! A fetched package goes into a fresh directory `<scope>/packages/<name>/<id>`; the lock file's
+//! rename is the commit point, so an install that fails, is interrupted or killed at any step
+//! leaves the previous install in use. Old directories are removed after the commit.
+
+pub mod fetch;
+mod git;
+mod npm;
+pub mod scope;
+pub mod source;
+mod tarball;
+
+use fetch::{InstallError, fetch};
+use pi_ext_host::lockfile::{LockError, LockFile, LockedPackage, hash_files};
+use pi_ext_host::{Capabilities, ExtensionHost, Grant, Manifest, ManifestError};
+use scope::Scope;
+use source::{Source, SourceError};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    #[error("invalid source \"{arg}\": {error}")]
+    Source { arg: String, error: SourceError },
+    #[error("cannot fetch {arg}: {error}")]
+    Fetch { arg: String, error: InstallError },
+    #[error("{0} is not a directory")]
+    NotADirectory(PathBuf),
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error("{path}: {message}")]
+    Component { path: PathBuf, message: String },
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Settings(String),
+    #[error("not installed: {0} (see `pi ext list`)")]
+    NotInstalled(String),
+    #[error("not installed: {0}")]
+    Refused(String),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PackageError + '_ {
+    move |source| PackageError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// What the user is asked to approve.
+pub struct ConsentRequest<'a> {
+    pub manifest: &'a Manifest,
+    pub source: &'a str,
+    /// What it asks for, in plain words (empty: nothing).
+    pub asks: Vec<String>,
+}
+
+/// The user's answer: the capabilities approved (normally all it asks for), or a refusal.
+pub type Consent<'a> = dyn FnMut(&ConsentRequest) -> Result<Capabilities, String> + 'a;
+
+/// A finished install.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    pub package: LockedPackage,
+    pub scope: Scope,
+    /// Whether an earlier install of the same source was replaced.
+    pub replaced: bool,
+}
+
+/// Installs `arg` into `scope`: fetch, validate, ask `consent`, commit.
+pub fn install(
+    arg: &str,
+    scope: &Scope,
+    cwd: &Path,
+    agent_dir: &Path,
+    consent: &mut Consent,
+) -> Result<Installed, PackageError> {
+    let parsed = source::parse(arg).map_err(|error| PackageError::Source {
+        arg: arg.to_owned(),
+        error,
+    })?;
+    let staging = scope.staging_dir();
+    let (dir, recorded, resolved, fetched) = match &parsed {
+        Source::Local(path) => {
+            let dir = pi_session::paths::expand_tilde(path);
+            let dir = if dir.is_absolute() {
+                dir
+            } else {
+                cwd.join(dir)
+            };
+            let dir = std::fs::canonicalize(&dir).map_err(io_error(&dir))?;
+            if !dir.is_dir() {
+                return Err(PackageError::NotADirectory(dir));
+            }
+            let recorded = scope.record_local(&dir);
+            (dir, recorded, None, None)
+        }
+        Source::Git(_) | Source::Npm(_) => {
+            std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
+            let temp = tempfile::Builder::new()
+                .prefix("fetch-")
+                .tempdir_in(&staging)
+                .map_err(io_error(&staging))?;
+            let (dir, resolved) =
+                fetch(&parsed, temp.path()).map_err(|error| PackageError::Fetch {
+                    arg: arg.to_owned(),
+                    error,
+                })?;
+            (dir, parsed.to_string(), Some(resolved), Some(temp))
+        }
+    };
+    let manifest = validate(&dir, agent_dir)?;
+    let asks = manifest.capabilities.plain_words();
+    let approved = consent(&ConsentRequest {
+        manifest: &manifest,
+        source: &recorded,
+        asks,
+    })
+    .map_err(PackageError::Refused)?;
+    let refused = manifest.capabilities.beyond(&approved);
+    if !refused.is_empty() {
+        return Err(PackageError::Refused(format!(
+            "{} asks for more than was granted: {}",
+            manifest.name,
+            refused.join("; ")
+        )));
+    }
+    let (path, files) = match fetched {
+        None => (dir, Default::default()),
+        Some(temp) => {
+            let files = hash_files(&dir)?;
+            let final_dir = scope.packages_dir().join(&manifest.name).join(format!(
+                "{}-{}",
+                manifest.version,
+                fastrand::u64(..)
+            ));
+            let parent = final_dir.parent().unwrap_or(&final_dir).to_owned();
+            std::fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+            std::fs::rename(&dir, &final_dir).map_err(io_error(&final_dir))?;
+            drop(temp);
+            (final_dir, files)
+        }
+    };
+    let package = LockedPackage {
+        source: recorded,
+        name: manifest.name.clone(),
+        version: manifest.version.clone(),
+        path,
+        resolved,
+        approved,
+        files,
+    };
+    let replaced = commit(scope, package.clone())?;
+    Ok(Installed {
+        package,
+        scope: scope.clone(),
+        replaced,
+    })
+}
+
+/// The manifest of the package in `dir`, after every component was loaded against its world
+/// under the manifest's own capabilities (which compiles it into the component cache, so the
+/// first run after the install starts warm).
+pub fn validate(dir: &Path, agent_dir: &Path) -> Result<Manifest, PackageError> {
+    let manifest = Manifest::load(dir)?;
+    let host =
+        ExtensionHost::new(pi_app::startup::component_cache_dir(agent_dir)).map_err(|message| {
+            PackageError::Component {
+                path: dir.to_owned(),
+                message,
+            }
+        })?;
+    let extension = Arc::new(pi_ext_host::ExtensionId {
+        name: manifest.name.clone(),
+        version: manifest.version.clone(),
+    });
+    let grant = Arc::new(Grant::from_capabilities(&manifest.capabilities, dir));
+    for entry in &manifest.components {
+        let path = dir.join(&entry.path);
+        let component = host.component(extension.clone(), path.clone(), entry.world, grant.clone());
+        component.get().map_err(|error| PackageError::Component {
+            path: path.clone(),
+            message: error.to_string(),
+        })?;
+    }
+    Ok(manifest)
+}
+
+/// Records `package` in the scope's lock file and settings (under the lock file's lock), then
+/// removes the directory of the install it replaced. Returns whether one was replaced.
+fn commit(scope: &Scope, package: LockedPackage) -> Result<bool, PackageError> {
+    let lock_path = scope.lock_file();
+    let _guard = pi_ai::file_lock::FileLock::acquire(&lock_path).map_err(io_error(&lock_path))?;
+    let mut lock = LockFile::load(&lock_path)?;
+    let previous = lock.find(&package.source).cloned();
+    let source = package.source.clone();
+    lock.upsert(package.clone());
+    lock.save(&lock_path)?;
+    scope.add_to_settings(&source)?;
+    if let Some(old) = &previous
+        && old.fetched()
+        && old.path != package.path
+    {
+        remove_install_dir(scope, &old.path);
+    }
+    Ok(previous.is_some())
+}
+
+/// Removes the package named `key` (a name or a source) from `scope`.
+pub fn remove(key: &str, scope: &Scope) -> Result<LockedPackage, PackageError> {
+    let lock_path = scope.lock_file();
+    let _guard = pi_ai::file_lock::FileLock::acquire(&lock_path).map_err(io_error(&lock_path))?;
+    let mut lock = LockFile::load(&lock_path)?;
+    let source = lock
+        .find_by_name_or_source(key)
+        .map(|p| p.source.clone())
+        .ok_or_else(|| PackageError::NotInstalled(key.to_owned()))?;
+    let removed = lock
+        .remove(&source)
+        .ok_or_else(|| PackageError::NotInstalled(key.to_owned()))?;
+    lock.save(&lock_path)?;
+    scope.remove_from_settings(&source)?;
+    if removed.fetched() {
+        remove_install_dir(scope, &removed.path);
+    }
+    Ok(removed)
+}
+
+/// Deletes an install directory, but only one inside the scope's packages dir (never a local
+/// folder, never anything a hand-edited lock file points at).
+fn remove_install_dir(scope: &Scope, dir: &Path) {
+    if dir.starts_with(scope.packages_dir())
+        && let Err(error) = std::fs::remove_dir_all(dir)
+    {
+        tracing::warn!("cannot remove {}: {error}", dir.display());
+    }
+}
+
+/// The installed packages of `scope`.
+pub fn list(scope: &Scope) -> Result<Vec<LockedPackage>, PackageError> {
+    Ok(LockFile::load(&scope.lock_file())?.packages)
+}
