@@ -35,12 +35,8 @@ enum ExtCommand {
         /// Into this project (.pi/) instead of the user scope
         #[arg(short = 'l', long)]
         local: bool,
-        /// Approve every capability the package asks for
-        #[arg(short = 'y', long)]
-        yes: bool,
-        /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>
-        #[arg(long = "grant", value_name = "CAP")]
-        grants: Vec<String>,
+        #[command(flatten)]
+        approval: Approval,
     },
     /// Remove a package by name or source
     #[command(alias = "uninstall")]
@@ -57,10 +53,8 @@ enum ExtCommand {
         all: bool,
         #[arg(short = 'l', long)]
         local: bool,
-        #[arg(short = 'y', long)]
-        yes: bool,
-        #[arg(long = "grant", value_name = "CAP")]
-        grants: Vec<String>,
+        #[command(flatten)]
+        approval: Approval,
     },
     /// List the installed packages
     List {
@@ -69,6 +63,17 @@ enum ExtCommand {
     },
     /// Show one package: components and worlds, grants, source, resolved ref, hash, path
     Info { package: String },
+}
+
+/// What the flags approve without asking.
+#[derive(Debug, clap::Args)]
+struct Approval {
+    /// Approve every capability the package asks for
+    #[arg(short = 'y', long)]
+    yes: bool,
+    /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>
+    #[arg(long = "grant", value_name = "CAP")]
+    grants: Vec<String>,
 }
 
 /// Runs a package command; `argv` is the program name and then the command (`ext install …` or
@@ -104,18 +109,16 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         ExtCommand::Install {
             source,
             local,
-            yes,
-            grants,
-        } => install(&source, &scope(local), &env, yes, &grants, None),
+            approval,
+        } => install(&source, &scope(local), &env, &approval, None),
         ExtCommand::Remove { package, local } => remove(&package, &scope(local)),
         // `--all` only spells out the default.
         ExtCommand::Update {
             package,
             all: _,
             local,
-            yes,
-            grants,
-        } => update(package.as_deref(), &scope(local), &env, yes, &grants),
+            approval,
+        } => update(package.as_deref(), &scope(local), &env, &approval),
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
     };
@@ -162,11 +165,11 @@ fn install(
     source: &str,
     scope: &Scope,
     env: &pi_app::startup::StartupEnv,
-    yes: bool,
-    grants: &[String],
+    approval: &Approval,
     previous: Option<&Capabilities>,
 ) -> Result<(), Failure> {
-    let granted = parse_grants(grants).map_err(Failure::Error)?;
+    let granted = parse_grants(&approval.grants).map_err(Failure::Error)?;
+    let yes = approval.yes;
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut consent = |request: &ConsentRequest| {
         let asks = &request.manifest.capabilities;
@@ -279,8 +282,7 @@ fn update(
     key: Option<&str>,
     scope: &Scope,
     env: &pi_app::startup::StartupEnv,
-    yes: bool,
-    grants: &[String],
+    approval: &Approval,
 ) -> Result<(), Failure> {
     let installed = pi_packages::list(scope)?;
     let chosen: Vec<&LockedPackage> = match key {
@@ -309,7 +311,7 @@ fn update(
         } else {
             package.path.to_string_lossy().into_owned()
         };
-        install(&source, scope, env, yes, grants, Some(&package.approved))?;
+        install(&source, scope, env, approval, Some(&package.approved))?;
     }
     Ok(())
 }

@@ -65,7 +65,7 @@ fn leftovers(tmp: &Path) -> Vec<String> {
         .collect()
 }
 
-pub(super) fn git(dir: &Path, args: &[&str]) {
+fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args(["-c", "user.name=pi", "-c", "user.email=pi@example.com"])
         .args(args)
@@ -75,7 +75,7 @@ pub(super) fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
 }
 
-pub(super) fn git_output(dir: &Path, args: &[&str]) -> String {
+fn git_output(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -90,6 +90,29 @@ fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// A bare repository `<root>/served/repo.git` of package `name`: tag `v1` (its commit is
+/// returned) is version 1.0.0, tag `v2` and `main` are 2.0.0. Returns the `served` dir.
+pub(super) fn tagged_repo(root: &Path, name: &str) -> (PathBuf, String) {
+    let work = package(&root.join("src"), name, "1.0.0");
+    git(&work, &["init", "-q", "-b", "main"]);
+    git(&work, &["add", "."]);
+    git(&work, &["commit", "-q", "-m", "v1"]);
+    git(&work, &["tag", "v1"]);
+    let v1_commit = git_output(&work, &["rev-parse", "HEAD"]);
+    let manifest = work.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("1.0.0", "2.0.0")).unwrap();
+    git(&work, &["commit", "-q", "-am", "v2"]);
+    git(&work, &["tag", "v2"]);
+    let served = root.join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    git(
+        &served,
+        &["clone", "-q", "--bare", work.to_str().unwrap(), "repo.git"],
+    );
+    (served, v1_commit)
 }
 
 /// A `git daemon` exporting every repository under a base path; killed on drop.
@@ -151,23 +174,7 @@ fn git_sources_are_cloned_for_the_run() {
     let root = pi.root.path();
     let tmp = root.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    // A repository whose tag v1 is version 1.0.0 of the package and whose main is 2.0.0.
-    let work = package(&root.join("src"), "gitext", "1.0.0");
-    git(&work, &["init", "-q", "-b", "main"]);
-    git(&work, &["add", "."]);
-    git(&work, &["commit", "-q", "-m", "v1"]);
-    git(&work, &["tag", "v1"]);
-    let v1_commit = git_output(&work, &["rev-parse", "HEAD"]);
-    let manifest = work.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("1.0.0", "2.0.0")).unwrap();
-    git(&work, &["commit", "-q", "-am", "v2"]);
-    let served = root.join("served");
-    std::fs::create_dir_all(&served).unwrap();
-    git(
-        &served,
-        &["clone", "-q", "--bare", work.to_str().unwrap(), "repo.git"],
-    );
+    let (served, v1_commit) = tagged_repo(root, "gitext");
     let daemon = GitDaemon::start(&served);
     let url = format!("git://127.0.0.1:{}/repo.git", daemon.port);
 

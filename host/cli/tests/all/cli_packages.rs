@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::cli_extension_sources::{GitDaemon, git, git_output, package};
+use super::cli_extension_sources::{GitDaemon, package, tagged_repo};
 use super::cli_extensions::offered;
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
@@ -153,23 +153,7 @@ fn a_bad_package_is_refused_naming_the_file_and_nothing_is_written() {
 fn a_git_package_is_pinned_hashed_and_a_changed_byte_is_refused_until_updated() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let root = pi.root.path();
-    let work = package(&root.join("src"), "gitpkg", "1.0.0");
-    git(&work, &["init", "-q", "-b", "main"]);
-    git(&work, &["add", "."]);
-    git(&work, &["commit", "-q", "-m", "v1"]);
-    git(&work, &["tag", "v1"]);
-    let v1 = git_output(&work, &["rev-parse", "HEAD"]);
-    let manifest = work.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("1.0.0", "2.0.0")).unwrap();
-    git(&work, &["commit", "-q", "-am", "v2"]);
-    git(&work, &["tag", "v2"]);
-    let served = root.join("served");
-    std::fs::create_dir_all(&served).unwrap();
-    git(
-        &served,
-        &["clone", "-q", "--bare", work.to_str().unwrap(), "repo.git"],
-    );
+    let (served, v1) = tagged_repo(root, "gitpkg");
     let daemon = GitDaemon::start(&served);
     let source = format!("git://127.0.0.1:{}/repo.git@v1", daemon.port);
 
