@@ -9,6 +9,7 @@
 
 mod bash;
 mod queries;
+mod reload;
 mod session_ops;
 
 pub use bash::BashOutcome;
@@ -85,12 +86,14 @@ pub struct App {
     skills: Mutex<SkillRegistry>,
     templates: Mutex<PromptTemplates>,
     /// How start-up found them, to look again (`/reload`); `None` for an App built by hand.
-    resource_search: Option<crate::startup::ResourceSearch>,
+    resource_search: Mutex<Option<crate::startup::ResourceSearch>>,
+    /// Runs the extension components; kept to load them again (`/reload`).
+    host: Option<pi_ext_host::ExtensionHost>,
     queue_modes: Mutex<(QueueMode, QueueMode)>,
     shared: Arc<Shared>,
     bash: bash::BashSlot,
     /// The extensions' renderers, for the interactive UI.
-    renderers: Vec<Arc<dyn pi_ext_api::MessageRenderer>>,
+    renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
 }
 
 /// What the session's event forwarder and the commands both update.
@@ -232,16 +235,12 @@ impl App {
         options.api_key = api_key.clone();
         options.registry = Some(Arc::clone(&registry));
         let session = AgentSession::new(options);
-        for component in &base.extensions.compactors {
-            session.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
-                Arc::clone(component),
-                session.downgrade(),
-            )));
-        }
+        session.set_compactors(reload::compactors(&base.extensions, &session));
         let mut app =
             App::from_session(session, registry, auth, api_key, scoped, skills, templates);
-        app.renderers = base.extensions.renderers.clone();
-        app.resource_search = Some(resource_search);
+        app.renderers = Mutex::new(base.extensions.renderers.clone());
+        app.resource_search = Mutex::new(Some(resource_search));
+        app.host = Some(base.host);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
         app
@@ -274,11 +273,12 @@ impl App {
             scoped: Mutex::new(scoped),
             skills: Mutex::new(skills),
             templates: Mutex::new(templates),
-            resource_search: None,
+            resource_search: Mutex::new(None),
+            host: None,
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
             shared,
             bash: bash::BashSlot::default(),
-            renderers: Vec::new(),
+            renderers: Mutex::new(Vec::new()),
         }
     }
 
@@ -301,21 +301,9 @@ impl App {
         self.shared.report_entries(&self.session);
     }
 
-    /// `/reload`: finds the skills, prompt templates and context files again and rebuilds the
-    /// system prompt from them (extensions stay as they were loaded); returns how many skills
-    /// and templates there are now. `None` for an App not built from start-up.
-    pub fn reload_resources(&self) -> Option<(usize, usize)> {
-        let found = self.resource_search.as_ref()?.load();
-        let counts = (found.skills.skills.len(), found.templates.templates.len());
-        *lock(&self.skills) = found.skills;
-        *lock(&self.templates) = found.templates;
-        self.session.agent().set_system_prompt(found.system_prompt);
-        Some(counts)
-    }
-
     /// The extensions' renderers of custom messages and tool results.
-    pub fn renderers(&self) -> &[Arc<dyn pi_ext_api::MessageRenderer>] {
-        &self.renderers
+    pub fn renderers(&self) -> Vec<Arc<dyn pi_ext_api::MessageRenderer>> {
+        lock(&self.renderers).clone()
     }
 
     // ---- events ----------------------------------------------------------------------------

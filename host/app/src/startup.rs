@@ -254,7 +254,7 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
     })
 }
 
-fn load_extensions(
+pub(crate) fn load_extensions(
     opts: &StartupOptions,
     env: &StartupEnv,
     settings: &SettingsManager,
@@ -511,6 +511,8 @@ pub struct ResourceSearch {
     trusted: bool,
     skill_paths: Vec<PathBuf>,
     template_paths: Vec<PathBuf>,
+    /// The prompt-template folders packages ship (also in `template_paths`).
+    package_prompt_dirs: Vec<PathBuf>,
     package_skill_dirs: Vec<PathBuf>,
     tools: Vec<ToolDescription>,
 }
@@ -533,12 +535,33 @@ impl ResourceSearch {
             trusted: base.trusted,
             skill_paths: settings_paths(base.settings.skills(), &base.env.agent_dir),
             template_paths,
+            package_prompt_dirs: base.extensions.prompt_dirs.clone(),
             package_skill_dirs: base.extensions.skill_dirs.clone(),
             tools: tool_names
                 .iter()
                 .filter_map(|name| prompt_tool(name, &base.extensions))
                 .collect(),
         }
+    }
+
+    /// Start-up's view of the command line, the directories and trust.
+    pub(crate) fn startup(&self) -> (&StartupOptions, &StartupEnv, bool) {
+        (&self.opts, &self.env, self.trusted)
+    }
+
+    /// Takes in what reloaded extensions ship and the tools now enabled, for the next
+    /// [`load`](Self::load).
+    pub(crate) fn set_extensions(&mut self, extensions: &Extensions, tool_names: &[String]) {
+        self.template_paths
+            .retain(|p| !self.package_prompt_dirs.contains(p));
+        self.package_prompt_dirs = extensions.prompt_dirs.clone();
+        self.template_paths
+            .extend(self.package_prompt_dirs.iter().cloned());
+        self.package_skill_dirs = extensions.skill_dirs.clone();
+        self.tools = tool_names
+            .iter()
+            .filter_map(|name| prompt_tool(name, extensions))
+            .collect();
     }
 
     /// Skills, prompt templates and the system prompt (with the context files) as the disk has

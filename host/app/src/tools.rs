@@ -53,14 +53,30 @@ pub fn tools(
 /// The tools of a prepared run (built-in and extension components, see [`tools`]), with pi's `PI_*`
 /// variables for `bash` commands.
 pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
-    let session = &prepared.session;
+    tools(
+        &prepared.tool_names,
+        &prepared.base.env.cwd,
+        &prepared.base.host,
+        &prepared.base.extensions,
+        prepared.session.session_id(),
+        command_env(&prepared.session, &prepared.model, prepared.thinking),
+        &prepared.base.settings,
+    )
+}
+
+/// pi's `PI_*` variables of `bash` commands: the session, its file, the model and the level.
+pub(crate) fn command_env(
+    session: &pi_session::session::SessionManager,
+    model: &pi_ai::Model,
+    thinking: pi_ai::ThinkingLevel,
+) -> Vec<(String, String)> {
     let mut env = vec![
         ("PI_SESSION_ID".to_owned(), session.session_id().to_owned()),
-        ("PI_PROVIDER".to_owned(), prepared.model.provider.clone()),
-        ("PI_MODEL".to_owned(), prepared.model.id.clone()),
+        ("PI_PROVIDER".to_owned(), model.provider.clone()),
+        ("PI_MODEL".to_owned(), model.id.clone()),
         (
             "PI_REASONING_LEVEL".to_owned(),
-            prepared.thinking.as_str().to_owned(),
+            thinking.as_str().to_owned(),
         ),
     ];
     if let Some(file) = session.session_file() {
@@ -69,13 +85,5 @@ pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTo
             file.to_string_lossy().into_owned(),
         ));
     }
-    tools(
-        &prepared.tool_names,
-        &prepared.base.env.cwd,
-        &prepared.base.host,
-        &prepared.base.extensions,
-        session.session_id(),
-        env,
-        &prepared.base.settings,
-    )
+    env
 }

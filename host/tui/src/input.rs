@@ -183,7 +183,7 @@ impl Ui {
             max_completions: options.max_completions,
             pending_jump: None,
             double_escape_action: options.double_escape_action.clone(),
-            renderers: app.renderers().to_vec(),
+            renderers: app.renderers(),
             hint: None,
             ctrl_c_at: None,
             esc_at: None,

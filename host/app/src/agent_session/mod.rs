@@ -378,6 +378,11 @@ impl AgentSession {
         lock(&self.inner.compactors).push(compactor);
     }
 
+    /// Replaces the registered compactors (`/reload` of extensions).
+    pub fn set_compactors(&self, compactors: Vec<Arc<dyn CompactionOverride>>) {
+        *lock(&self.inner.compactors) = compactors;
+    }
+
     // ---- state ------------------------------------------------------------------------------
 
     /// The agent (state, queues, tools).

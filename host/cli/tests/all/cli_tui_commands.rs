@@ -476,7 +476,7 @@ fn tui_fork_starts_a_new_session_file_from_an_earlier_prompt() {
 }
 
 #[test]
-fn tui_reload_picks_up_a_skill_added_while_running() {
+fn tui_reload_picks_up_a_skill_and_an_extension_added_while_running() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.mock.push(Turn::text("Used the new skill."));
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
@@ -489,14 +489,27 @@ fn tui_reload_picks_up_a_skill_added_while_running() {
     .unwrap();
     tmux.submit("/skill:fresh now");
     tmux.wait_text("Unknown command: /skill:fresh");
+    // An extension package placed meanwhile: its tool is offered after the reload.
+    super::cli_extensions::install(&pi.agent_dir().join("extensions"), "lateext");
     tmux.submit("/reload");
-    tmux.wait_text("Reloaded skills (1)");
+    tmux.wait_text("Reloaded extensions (lateext@0.1.0), skills (1)");
     tmux.submit("/skill:fresh now");
     tmux.wait_text("Used the new skill.");
     let body = pi.mock.requests()[0].body.to_string();
     assert!(body.contains("FRESH-SKILL-BODY"), "{body}");
     // The system prompt lists it too.
     assert!(body.contains("fresh"), "{body}");
+    let tools = super::cli_extensions::offered(&pi, 0);
+    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    // And once it is gone, a reload takes its tool away.
+    std::fs::remove_dir_all(pi.agent_dir().join("extensions/lateext")).unwrap();
+    tmux.submit("/reload");
+    tmux.wait_text("Reloaded extensions (none)");
+    pi.mock.push(Turn::text("Without it."));
+    tmux.submit("again");
+    tmux.wait_text("Without it.");
+    let tools = super::cli_extensions::offered(&pi, 1);
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
     tmux.exit();
 }
 

@@ -28,10 +28,11 @@ impl Ui {
         });
     }
 
-    /// `/reload`: skills, prompt templates and context files (through the App), then the
-    /// keybindings, the theme and the commands offered after `/`.
+    /// `/reload`: extensions, skills, prompt templates and context files (through the App),
+    /// then the keybindings, the theme and the commands offered after `/`.
     pub(super) fn reload(&mut self, app: &App) {
-        let counts = app.reload_resources();
+        let reloaded = app.reload();
+        self.renderers = app.renderers();
         if let Some(path) = &self.keybindings_path {
             let (keymap, warnings) = Keymap::load(path);
             self.keymap = keymap;
@@ -41,14 +42,25 @@ impl Ui {
         }
         self.load_theme();
         self.completer = Completer::new(&self.cwd, commands_of(app), self.max_completions);
-        let what = match counts {
-            Some((skills, templates)) => {
-                format!("skills ({skills}), prompt templates ({templates}), context files")
+        let what = match reloaded {
+            Some(found) => {
+                for warning in &found.warnings {
+                    self.transcript.notice(warning.clone(), true);
+                }
+                let extensions = if found.extensions.is_empty() {
+                    "none".to_owned()
+                } else {
+                    found.extensions.join(", ")
+                };
+                format!(
+                    "extensions ({extensions}), skills ({}), prompt templates ({}), context files",
+                    found.skills, found.templates
+                )
             }
             None => "nothing from disk".to_owned(),
         };
         self.transcript.notice(
-            format!("Reloaded {what}, keybindings and the theme (extensions load at start-up)."),
+            format!("Reloaded {what}, keybindings and the theme."),
             false,
         );
     }
