@@ -56,10 +56,9 @@ pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
             git::clone(spec, &dir)?;
             (temp, dir)
         }
-        Source::Npm(spec) => {
+        Source::Npm(_) | Source::Url(_) => {
             let temp = temp()?;
-            let dir = temp.path().join("package");
-            npm::install(spec, &dir)?;
+            let (dir, _) = fetch(source, temp.path())?;
             (temp, dir)
         }
     };
@@ -80,6 +79,15 @@ pub(crate) fn fetch(parsed: &Source, into: &Path) -> Result<(PathBuf, String), I
         Source::Npm(spec) => {
             npm::install(spec, &dir)?;
             Ok((dir, spec.version.clone().unwrap_or_else(|| "latest".into())))
+        }
+        Source::Url(url) => {
+            let bytes = npm::download(url)?;
+            crate::tarball::unpack(&bytes, &dir).map_err(npm::NpmError::from)?;
+            let digest: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            Ok((dir, format!("sha256:{digest}")))
         }
         Source::Local(_) => Ok((dir, String::new())),
     }

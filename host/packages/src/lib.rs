@@ -1,5 +1,5 @@
 //! pi-packages: `pi ext install|remove|list|info`. A package comes from a local folder (loaded
-//! in place), git or npm; it is validated (manifest, every component against its world, which
+//! in place), git, npm or the URL of a `.tar.gz`; it is validated (manifest, every component against its world, which
 //! also precompiles it into the component cache) before anything is written, the user approves
 //! what it asks for, and the approval is recorded in the scope's lock file with a hash of every
 //! fetched file. Start-up (pi-app) grants a package only what was approved.
@@ -105,7 +105,7 @@ pub fn install(
             let recorded = scope.record_local(&dir);
             (dir, recorded, None, None)
         }
-        Source::Git(_) | Source::Npm(_) => {
+        Source::Git(_) | Source::Npm(_) | Source::Url(_) => {
             std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
             let temp = tempfile::Builder::new()
                 .prefix("fetch-")
@@ -213,7 +213,38 @@ fn commit(scope: &Scope, package: LockedPackage) -> Result<bool, PackageError> {
     {
         remove_install_dir(scope, &old.path);
     }
+    collect_garbage(scope, &lock);
     Ok(previous.is_some())
+}
+
+/// How old a directory no lock entry names must be before it is removed: younger ones may be
+/// another install's, between its move into place and its commit.
+const GARBAGE_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes what killed installs left: fetches in the staging dir and install directories no
+/// lock entry names, once they are older than [`GARBAGE_AGE`]. Called under the lock.
+fn collect_garbage(scope: &Scope, lock: &LockFile) {
+    let old = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > GARBAGE_AGE)
+    };
+    let children = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let packages = scope.packages_dir();
+    for name_dir in children(&packages) {
+        for install in children(&name_dir) {
+            let named = lock.packages.iter().any(|p| p.path == install);
+            if !named && old(&install) {
+                remove_install_dir(scope, &install);
+            }
+        }
+    }
 }
 
 /// Removes the package named `key` (a name or a source) from `scope`.
@@ -249,4 +280,52 @@ fn remove_install_dir(scope: &Scope, dir: &Path) {
 /// The installed packages of `scope`.
 pub fn list(scope: &Scope) -> Result<Vec<LockedPackage>, PackageError> {
     Ok(LockFile::load(&scope.lock_file())?.packages)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn aged(path: &Path) {
+        std::fs::create_dir_all(path).unwrap();
+        let two_hours = std::time::SystemTime::now() - 2 * GARBAGE_AGE;
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(two_hours)
+            .unwrap();
+    }
+
+    #[test]
+    fn leftovers_of_killed_installs_go_once_old_and_unnamed() {
+        let dir = tempfile::tempdir().unwrap();
+        let scope = Scope::user(dir.path());
+        let packages = scope.packages_dir();
+        let named = packages.join("a/1.0.0-1");
+        for path in [
+            &named,
+            &packages.join("a/1.0.0-2"),
+            &scope.staging_dir().join("fetch-x"),
+        ] {
+            aged(path);
+        }
+        let young = packages.join("a/1.0.0-3");
+        std::fs::create_dir_all(&young).unwrap();
+        let lock = LockFile {
+            packages: vec![LockedPackage {
+                source: "git:h/o/a".into(),
+                name: "a".into(),
+                version: "1.0.0".into(),
+                path: named.clone(),
+                resolved: None,
+                approved: Capabilities::default(),
+                files: [("x".to_owned(), "y".to_owned())].into(),
+            }],
+        };
+        collect_garbage(&scope, &lock);
+        assert!(named.exists());
+        assert!(young.exists());
+        assert!(!packages.join("a/1.0.0-2").exists());
+        assert!(!scope.staging_dir().join("fetch-x").exists());
+    }
 }

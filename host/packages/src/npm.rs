@@ -48,23 +48,38 @@ pub fn install(spec: &NpmSpec, dest: &Path) -> Result<(), NpmError> {
 }
 
 fn install_from(spec: &NpmSpec, dest: &Path, registry: &str) -> Result<(), NpmError> {
-    let download = || {
+    let bytes = block_on(fetch(spec, registry))?;
+    tarball::unpack(&bytes, dest)?;
+    Ok(())
+}
+
+/// The body of `url` (a package tarball), at most the tarball size limit.
+pub fn download(url: &str) -> Result<Vec<u8>, NpmError> {
+    block_on(async {
+        let client = client(url)?;
+        get(&client, url, "application/octet-stream").await
+    })
+}
+
+/// Runs a download to completion on a runtime of its own. A runtime cannot be blocked on
+/// inside another one: if a caller already runs one, the download gets a thread of its own.
+fn block_on<F>(download: F) -> Result<Vec<u8>, NpmError>
+where
+    F: std::future::Future<Output = Result<Vec<u8>, NpmError>> + Send,
+{
+    let run = || {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(NpmError::Runtime)?
-            .block_on(fetch(spec, registry))
+            .block_on(download)
     };
-    // A runtime cannot be blocked on inside another one: if a caller already runs one, the
-    // download gets a thread of its own.
-    let bytes = if tokio::runtime::Handle::try_current().is_ok() {
-        std::thread::scope(|scope| scope.spawn(download).join())
-            .map_err(|_| NpmError::Runtime(std::io::Error::other("download thread panicked")))??
+    if tokio::runtime::Handle::try_current().is_ok() {
+        std::thread::scope(|scope| scope.spawn(run).join())
+            .map_err(|_| NpmError::Runtime(std::io::Error::other("download thread panicked")))?
     } else {
-        download()?
-    };
-    tarball::unpack(&bytes, dest)?;
-    Ok(())
+        run()
+    }
 }
 
 /// The registry: `npm_config_registry` (as npm reads it, either case), else `registry=` in
@@ -104,15 +119,19 @@ fn metadata_url(registry: &str, name: &str) -> String {
     format!("{registry}/{}", name.replace('/', "%2f"))
 }
 
-async fn fetch(spec: &NpmSpec, registry: &str) -> Result<Vec<u8>, NpmError> {
-    let client = reqwest::Client::builder()
+fn client(url: &str) -> Result<reqwest::Client, NpmError> {
+    reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .timeout(REQUEST_TIMEOUT)
         .build()
         .map_err(|e| NpmError::Http {
-            url: registry.to_owned(),
+            url: url.to_owned(),
             message: e.to_string(),
-        })?;
+        })
+}
+
+async fn fetch(spec: &NpmSpec, registry: &str) -> Result<Vec<u8>, NpmError> {
+    let client = client(registry)?;
     let url = metadata_url(registry, &spec.name);
     let document = get(&client, &url, "application/json").await?;
     let document: Value = serde_json::from_slice(&document).map_err(|e| NpmError::Metadata {

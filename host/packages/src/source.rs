@@ -12,6 +12,8 @@ pub enum Source {
     Local(String),
     Npm(NpmSpec),
     Git(GitSpec),
+    /// An `https://` (or loopback `http://`) URL of a `.tar.gz` / `.tgz` package.
+    Url(String),
 }
 
 /// `npm:<name>[@<version or dist-tag>]`.
@@ -43,12 +45,14 @@ pub enum SourceError {
     GitSource(String),
     #[error("invalid git ref \"{0}\"")]
     GitRef(String),
+    #[error("\"{0}\": plain http is allowed for 127.0.0.1, ::1 and localhost only; use https")]
+    InsecureUrl(String),
 }
 
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Source::Local(path) => f.write_str(path),
+            Source::Local(path) | Source::Url(path) => f.write_str(path),
             Source::Npm(spec) => match &spec.version {
                 Some(version) => write!(f, "npm:{}@{version}", spec.name),
                 None => write!(f, "npm:{}", spec.name),
@@ -68,6 +72,9 @@ pub fn parse(arg: &str) -> Result<Source, SourceError> {
     if let Some(rest) = arg.strip_prefix("npm:") {
         return parse_npm(rest).map(Source::Npm);
     }
+    if is_tarball_url(arg) {
+        return tarball_url(arg).map(Source::Url);
+    }
     // Before `git:`, which `git://` also starts with.
     if URL_SCHEMES.iter().any(|s| arg.starts_with(s)) {
         return parse_git(arg).map(Source::Git);
@@ -76,6 +83,27 @@ pub fn parse(arg: &str) -> Result<Source, SourceError> {
         return parse_git(rest).map(Source::Git);
     }
     Ok(Source::Local(arg.to_owned()))
+}
+
+fn is_tarball_url(arg: &str) -> bool {
+    (arg.starts_with("https://") || arg.starts_with("http://"))
+        && [".tar.gz", ".tgz"].iter().any(|end| arg.ends_with(end))
+}
+
+/// An `http://` URL must stay on this machine: a package fetched in the clear from elsewhere
+/// could be anything by the time it arrives.
+fn tarball_url(arg: &str) -> Result<String, SourceError> {
+    if let Some(rest) = arg.strip_prefix("http://") {
+        let host = rest.split('/').next().unwrap_or("");
+        let host = match host.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or(""),
+            None => host.split(':').next().unwrap_or(""),
+        };
+        if !["127.0.0.1", "localhost", "::1"].contains(&host) {
+            return Err(SourceError::InsecureUrl(arg.to_owned()));
+        }
+    }
+    Ok(arg.to_owned())
 }
 
 fn parse_npm(spec: &str) -> Result<NpmSpec, SourceError> {
@@ -196,6 +224,31 @@ mod tests {
             url: url.to_owned(),
             reference: reference.map(str::to_owned),
         })
+    }
+
+    #[test]
+    fn tarball_urls_need_https_unless_on_this_machine() {
+        for ok in [
+            "https://example.com/p-1.0.0.tar.gz",
+            "http://127.0.0.1:8080/p.tgz",
+            "http://localhost/p.tgz",
+            "http://[::1]:9/p.tar.gz",
+        ] {
+            assert_eq!(parse(ok), Ok(Source::Url(ok.to_owned())), "{ok}");
+        }
+        assert_eq!(
+            parse("http://example.com/p.tgz"),
+            Err(SourceError::InsecureUrl("http://example.com/p.tgz".into()))
+        );
+        assert!(matches!(
+            parse("http://127.0.0.1.evil.com/p.tgz"),
+            Err(SourceError::InsecureUrl(_))
+        ));
+        // A repository URL is still git.
+        assert!(matches!(
+            parse("https://github.com/u/r"),
+            Ok(Source::Git(_))
+        ));
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub enum TarballError {
     Read(#[source] std::io::Error),
     #[error("tarball entry \"{0}\" points outside the package")]
     UnsafePath(String),
+    #[error("tarball entry \"{0}\" is a link; packages hold regular files only")]
+    Link(String),
     #[error("the package unpacks to more than {} MB", MAX_UNPACKED / (1024 * 1024))]
     TooLarge,
     #[error("cannot write {path}: {source}")]
@@ -24,8 +26,9 @@ pub enum TarballError {
     },
 }
 
-/// Unpacks the `.tgz` bytes into `dest` (created), dropping each entry's top folder. Links
-/// and special files are skipped: a package of WebAssembly components needs none.
+/// Unpacks the `.tgz` bytes into `dest` (created), dropping each entry's top folder. A link is
+/// refused (it could point out of the package); other special files are skipped: a package of
+/// WebAssembly components needs none.
 pub fn unpack(tgz: &[u8], dest: &Path) -> Result<(), TarballError> {
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
@@ -45,6 +48,9 @@ pub fn unpack(tgz: &[u8], dest: &Path) -> Result<(), TarballError> {
         if kind.is_dir() {
             std::fs::create_dir_all(&target).map_err(write_err(&target))?;
             continue;
+        }
+        if kind.is_symlink() || kind.is_hard_link() {
+            return Err(TarballError::Link(raw.display().to_string()));
         }
         if !kind.is_file() {
             tracing::debug!("tarball entry {} skipped ({kind:?})", raw.display());
@@ -147,7 +153,7 @@ mod tests {
     }
 
     #[test]
-    fn skips_links() {
+    fn refuses_links() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("out");
         let mut builder = tar::Builder::new(Vec::new());
@@ -160,7 +166,10 @@ mod tests {
         let tar = builder.into_inner().unwrap();
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         std::io::Write::write_all(&mut gz, &tar).unwrap();
-        unpack(&gz.finish().unwrap(), &dest).unwrap();
+        assert!(matches!(
+            unpack(&gz.finish().unwrap(), &dest),
+            Err(TarballError::Link(name)) if name == "package/link"
+        ));
         assert!(std::fs::symlink_metadata(dest.join("link")).is_err());
     }
 

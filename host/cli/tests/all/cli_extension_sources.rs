@@ -222,14 +222,14 @@ fn git_sources_are_cloned_for_the_run() {
 type Routes = Mutex<HashMap<String, (u16, Vec<u8>)>>;
 
 /// A minimal npm registry: fixed answers per path, each request logged.
-struct Registry {
+pub(super) struct Registry {
     port: u16,
     routes: Arc<Routes>,
     log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Registry {
-    fn start() -> Registry {
+    pub(super) fn start() -> Registry {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let routes: Arc<Routes> = Arc::default();
@@ -245,11 +245,11 @@ impl Registry {
         Registry { port, routes, log }
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn route(&self, path: &str, status: u16, body: Vec<u8>) {
+    pub(super) fn route(&self, path: &str, status: u16, body: Vec<u8>) {
         self.routes
             .lock()
             .unwrap()
@@ -323,7 +323,7 @@ fn serve(mut stream: TcpStream, routes: &Routes, log: &Mutex<Vec<String>>) {
 
 /// An npm tarball: every file of `dir` under `package/`, plus raw `extra` entries whose
 /// names are written as given (so a hostile `../evil` can be built).
-fn tgz(dir: &Path, extra: &[(&str, &[u8])]) -> Vec<u8> {
+pub(super) fn tgz(dir: &Path, extra: &[(&str, &[u8])]) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
     builder.append_dir_all("package", dir).unwrap();
     for (name, data) in extra {

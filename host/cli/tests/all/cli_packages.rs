@@ -238,3 +238,86 @@ fn on_a_terminal_the_user_is_asked_and_no_means_nothing_is_installed() {
         ])
     );
 }
+
+#[test]
+fn a_tarball_url_installs_and_truncated_escaping_or_linked_tarballs_are_refused() {
+    use super::cli_extension_sources::{Registry, tgz};
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = package(&pi.root.path().join("src"), "urlext", "3.0.0");
+    let good = tgz(&dir, &[]);
+    let server = Registry::start();
+    server.route("/urlext-3.0.0.tgz", 200, good.clone());
+    server.route("/short.tgz", 200, good[..good.len() / 2].to_vec());
+    server.route("/escape.tgz", 200, tgz(&dir, &[("../evil.txt", b"x")]));
+    server.route("/missing.tgz", 404, b"no".to_vec());
+    let linked = {
+        let mut builder = tar::Builder::new(Vec::new());
+        builder.append_dir_all("package", &dir).unwrap();
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Symlink);
+        header.set_size(0);
+        builder
+            .append_link(&mut header, "package/secrets", "/etc")
+            .unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &builder.into_inner().unwrap()).unwrap();
+        gz.finish().unwrap()
+    };
+    server.route("/linked.tgz", 200, linked);
+    let url = |path: &str| format!("{}{path}", server.url());
+    for (path, expected) in [
+        ("/short.tgz", "cannot read the tarball"),
+        ("/escape.tgz", "points outside the package"),
+        ("/linked.tgz", "is a link"),
+        ("/missing.tgz", "404"),
+    ] {
+        let out = ext(&pi, &["install", &url(path), "--yes"]);
+        assert_eq!(out.status.code(), Some(1), "{path}: {}", stderr(&out));
+        assert!(stderr(&out).contains(expected), "{path}: {}", stderr(&out));
+        assert!(
+            !pi.agent_dir().join("packages.lock.json").exists(),
+            "{path}"
+        );
+        assert!(!pi.root.path().join("evil.txt").exists());
+    }
+    // Plain http to another machine is refused before anything is fetched.
+    let out = ext(&pi, &["install", "http://example.com/p.tgz"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("use https"), "{}", stderr(&out));
+
+    let out = ext(&pi, &["install", &url("/urlext-3.0.0.tgz")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info = stdout(&ext(&pi, &["info", "urlext"]));
+    assert!(info.contains("resolved: sha256:"), "{info}");
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+    // No half-fetched leftovers in the staging area.
+    let staging = pi.agent_dir().join("packages/.staging");
+    assert_eq!(std::fs::read_dir(&staging).unwrap().count(), 0);
+}
+
+#[test]
+fn an_install_killed_at_any_point_leaves_the_previous_one_working() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let (served, _) = tagged_repo(pi.root.path(), "killpkg");
+    let daemon = GitDaemon::start(&served);
+    let v1 = format!("git://127.0.0.1:{}/repo.git@v1", daemon.port);
+    let out = ext(&pi, &["install", &v1]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // Update (fetch again, hash, move into place, commit the lock), killed after a growing
+    // delay: whatever was reached, the next start loads the package without a warning.
+    for delay_ms in [0, 2, 5, 10, 20, 40, 80, 160, 320] {
+        let mut child = pi.command(&["ext", "update", "killpkg"]).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let (offered, err) = echo_offered(&pi);
+        assert!(offered, "killed after {delay_ms} ms: {err}");
+        assert!(
+            !err.contains("Warning"),
+            "killed after {delay_ms} ms: {err}"
+        );
+        let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+        assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    }
+}
