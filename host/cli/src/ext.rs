@@ -29,7 +29,8 @@ struct ExtArgs {
 
 #[derive(Debug, Subcommand)]
 enum ExtCommand {
-    /// Install a package: a local folder, git:host/owner/repo[@ref], a git URL, or npm:name[@version]
+    /// Install a package: a folder, a .wasm component, git:host/owner/repo[@ref], a git URL,
+    /// npm:name[@version], an https URL of a .tar.gz, or oci://registry/repository:tag|@digest
     Install {
         source: String,
         /// Into this project (.pi/) instead of the user scope
@@ -63,6 +64,11 @@ enum ExtCommand {
     },
     /// Show one package: components and worlds, grants, source, resolved ref, hash, path
     Info { package: String },
+    /// Validate the package in a folder and push it to an OCI registry (oci://host/repo:tag)
+    Publish {
+        dir: std::path::PathBuf,
+        target: String,
+    },
 }
 
 /// What the flags approve without asking.
@@ -121,6 +127,7 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         } => update(package.as_deref(), &scope(local), &env, &approval),
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
+        ExtCommand::Publish { dir, target } => publish(&env.cwd.join(dir), &target, &env),
     };
     match result {
         Ok(()) => 0,
@@ -265,6 +272,20 @@ fn parse_grants(grants: &[String]) -> Result<Capabilities, String> {
         }
     }
     Ok(caps)
+}
+
+fn publish(
+    dir: &std::path::Path,
+    target: &str,
+    env: &pi_app::startup::StartupEnv,
+) -> Result<(), Failure> {
+    let (manifest, digest) = pi_packages::publish(dir, target, &env.agent_dir)?;
+    println!(
+        "Published {} {} to {target}",
+        manifest.name, manifest.version
+    );
+    println!("  digest: {digest}");
+    Ok(())
 }
 
 fn remove(key: &str, scope: &Scope) -> Result<(), Failure> {

@@ -293,6 +293,32 @@ fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<
     }
 }
 
+/// The world a component implements, from its exports (a component published on its own, as
+/// wkg does, comes without a manifest). Compiles it to read its type, so `engine` is the
+/// compiling engine ([`crate::engine::compiler`]).
+pub fn world_of(engine: &Engine, bytes: &[u8]) -> Result<World, String> {
+    let component =
+        Component::new(engine, bytes).map_err(|e| format!("not a valid component: {e:#}"))?;
+    let ty = component.component_type();
+    let exports: Vec<String> = ty
+        .exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    World::ALL
+        .into_iter()
+        .find(|w| exports.iter().any(|e| e == w.export_interface()))
+        .ok_or_else(|| {
+            format!(
+                "the component implements no pi world (it exports: {})",
+                if exports.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    exports.join(", ")
+                }
+            )
+        })
+}
+
 fn check_world(
     engine: &Engine,
     component: &Component,

@@ -16,6 +16,17 @@ pub enum InstallError {
     Git(#[from] git::GitError),
     #[error(transparent)]
     Npm(#[from] npm::NpmError),
+    #[error(transparent)]
+    Oci(#[from] crate::oci::OciError),
+    #[error(transparent)]
+    Tarball(#[from] crate::tarball::TarballError),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Component(String),
 }
 
 /// A source installed for this run: the package directory (its `pi-extension.toml` at the
@@ -56,7 +67,7 @@ pub fn install(source: &Source) -> Result<Option<Installed>, InstallError> {
             git::clone(spec, &dir)?;
             (temp, dir)
         }
-        Source::Npm(_) | Source::Url(_) => {
+        Source::Npm(_) | Source::Url(_) | Source::Oci(_) | Source::Wasm(_) => {
             let temp = temp()?;
             let (dir, _) = fetch(source, temp.path())?;
             (temp, dir)
@@ -82,13 +93,64 @@ pub(crate) fn fetch(parsed: &Source, into: &Path) -> Result<(PathBuf, String), I
         }
         Source::Url(url) => {
             let bytes = npm::download(url)?;
-            crate::tarball::unpack(&bytes, &dir).map_err(npm::NpmError::from)?;
-            let digest: String = Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            Ok((dir, format!("sha256:{digest}")))
+            crate::tarball::unpack(&bytes, &dir)?;
+            Ok((dir, format!("sha256:{}", hex(&Sha256::digest(&bytes)))))
+        }
+        Source::Oci(reference) => {
+            let pulled = crate::oci::pull(&crate::oci::parse(reference)?)?;
+            match pulled.artifact {
+                crate::oci::Artifact::Package(bytes) => crate::tarball::unpack(&bytes, &dir)?,
+                crate::oci::Artifact::Component(bytes) => {
+                    let version = pulled.tag.as_deref().unwrap_or("0.0.0");
+                    one_component_package(&bytes, &pulled.name, version, &dir)?;
+                }
+            }
+            Ok((dir, pulled.digest))
+        }
+        Source::Wasm(path) => {
+            let path = Path::new(path);
+            let bytes = std::fs::read(path).map_err(|source| InstallError::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            let name = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().replace('_', "-"))
+                .unwrap_or_else(|| "component".into());
+            one_component_package(&bytes, &name, "0.0.0", &dir)?;
+            Ok((dir, format!("sha256:{}", hex(&Sha256::digest(&bytes)))))
         }
         Source::Local(_) => Ok((dir, String::new())),
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A package of one component (`component.wasm`) with a manifest naming the world its exports
+/// implement; it asks for no capabilities (nobody wrote down what it needs).
+fn one_component_package(
+    bytes: &[u8],
+    name: &str,
+    version: &str,
+    dir: &Path,
+) -> Result<(), InstallError> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| InstallError::Io { path, source }
+    };
+    let engine = pi_ext_host::engine::compiler().map_err(InstallError::Component)?;
+    let world = pi_ext_host::component::world_of(engine, bytes).map_err(InstallError::Component)?;
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let wasm = dir.join("component.wasm");
+    std::fs::write(&wasm, bytes).map_err(io(&wasm))?;
+    let version = version.trim_start_matches('v');
+    let manifest = format!(
+        "[package]\nname = {name:?}\nversion = {version:?}\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"component.wasm\"\nworld = \"{}\"\n",
+        world.as_str()
+    );
+    let path = dir.join(pi_ext_host::manifest::MANIFEST_FILE);
+    std::fs::write(&path, manifest).map_err(io(&path))
 }

@@ -11,6 +11,8 @@
 pub mod fetch;
 mod git;
 mod npm;
+pub mod oci;
+mod runtime;
 pub mod scope;
 pub mod source;
 mod tarball;
@@ -85,10 +87,17 @@ pub fn install(
     agent_dir: &Path,
     consent: &mut Consent,
 ) -> Result<Installed, PackageError> {
-    let parsed = source::parse(arg).map_err(|error| PackageError::Source {
-        arg: arg.to_owned(),
-        error,
-    })?;
+    let parsed = match source::parse(arg) {
+        // Recorded absolute, so `update` finds it from anywhere.
+        Ok(Source::Wasm(path)) => Source::Wasm(cwd.join(path).to_string_lossy().into_owned()),
+        Ok(parsed) => parsed,
+        Err(error) => {
+            return Err(PackageError::Source {
+                arg: arg.to_owned(),
+                error,
+            });
+        }
+    };
     let staging = scope.staging_dir();
     let (dir, recorded, resolved, fetched) = match &parsed {
         Source::Local(path) => {
@@ -105,7 +114,7 @@ pub fn install(
             let recorded = scope.record_local(&dir);
             (dir, recorded, None, None)
         }
-        Source::Git(_) | Source::Npm(_) | Source::Url(_) => {
+        Source::Git(_) | Source::Npm(_) | Source::Url(_) | Source::Oci(_) | Source::Wasm(_) => {
             std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
             let temp = tempfile::Builder::new()
                 .prefix("fetch-")
@@ -194,6 +203,44 @@ pub fn validate(dir: &Path, agent_dir: &Path) -> Result<Manifest, PackageError> 
         })?;
     }
     Ok(manifest)
+}
+
+/// `pi ext publish`: validates the package in `dir` and pushes it to the OCI registry
+/// `target` names (`oci://registry/repository:tag`); returns its manifest and the digest.
+pub fn publish(
+    dir: &Path,
+    target: &str,
+    agent_dir: &Path,
+) -> Result<(Manifest, String), PackageError> {
+    let reference = target
+        .strip_prefix("oci://")
+        .ok_or_else(|| {
+            PackageError::Settings(format!("{target}: expected oci://registry/repository:tag"))
+        })
+        .and_then(|r| oci::parse(r).map_err(|e| PackageError::Settings(e.to_string())))?;
+    let manifest = validate(dir, agent_dir)?;
+    // Also refuses symbolic links, which an install would refuse anyway.
+    hash_files(dir)?;
+    let tarball = pack(dir).map_err(io_error(dir))?;
+    let config = serde_json::json!({
+        "name": manifest.name,
+        "version": manifest.version,
+        "description": manifest.description,
+        "wit": manifest.wit,
+    });
+    let digest = oci::push(&reference, tarball, config.to_string().into_bytes())
+        .map_err(|e| PackageError::Settings(e.to_string()))?;
+    Ok((manifest, digest))
+}
+
+/// The package in `dir` as a gzipped tar with its files under `package/` (npm's layout, which
+/// every tarball source unpacks).
+fn pack(dir: &Path) -> std::io::Result<Vec<u8>> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let mut builder = tar::Builder::new(gz);
+    builder.follow_symlinks(false);
+    builder.append_dir_all("package", dir)?;
+    builder.into_inner()?.finish()
 }
 
 /// Records `package` in the scope's lock file and settings (under the lock file's lock), then

@@ -61,25 +61,11 @@ pub fn download(url: &str) -> Result<Vec<u8>, NpmError> {
     })
 }
 
-/// Runs a download to completion on a runtime of its own. A runtime cannot be blocked on
-/// inside another one: if a caller already runs one, the download gets a thread of its own.
 fn block_on<F>(download: F) -> Result<Vec<u8>, NpmError>
 where
     F: std::future::Future<Output = Result<Vec<u8>, NpmError>> + Send,
 {
-    let run = || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(NpmError::Runtime)?
-            .block_on(download)
-    };
-    if tokio::runtime::Handle::try_current().is_ok() {
-        std::thread::scope(|scope| scope.spawn(run).join())
-            .map_err(|_| NpmError::Runtime(std::io::Error::other("download thread panicked")))?
-    } else {
-        run()
-    }
+    crate::runtime::block_on(download).map_err(NpmError::Runtime)?
 }
 
 /// The registry: `npm_config_registry` (as npm reads it, either case), else `registry=` in

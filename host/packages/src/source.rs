@@ -14,6 +14,10 @@ pub enum Source {
     Git(GitSpec),
     /// An `https://` (or loopback `http://`) URL of a `.tar.gz` / `.tgz` package.
     Url(String),
+    /// `oci://registry/repository:tag` or `…@sha256:…` (kept without the scheme).
+    Oci(String),
+    /// A single component file: a package of one component, the world read from its exports.
+    Wasm(String),
 }
 
 /// `npm:<name>[@<version or dist-tag>]`.
@@ -45,6 +49,8 @@ pub enum SourceError {
     GitSource(String),
     #[error("invalid git ref \"{0}\"")]
     GitRef(String),
+    #[error("{0}")]
+    Oci(String),
     #[error("\"{0}\": plain http is allowed for 127.0.0.1, ::1 and localhost only; use https")]
     InsecureUrl(String),
 }
@@ -52,7 +58,8 @@ pub enum SourceError {
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Source::Local(path) | Source::Url(path) => f.write_str(path),
+            Source::Local(path) | Source::Url(path) | Source::Wasm(path) => f.write_str(path),
+            Source::Oci(reference) => write!(f, "oci://{reference}"),
             Source::Npm(spec) => match &spec.version {
                 Some(version) => write!(f, "npm:{}@{version}", spec.name),
                 None => write!(f, "npm:{}", spec.name),
@@ -71,6 +78,13 @@ const URL_SCHEMES: [&str; 4] = ["https://", "http://", "ssh://", "git://"];
 pub fn parse(arg: &str) -> Result<Source, SourceError> {
     if let Some(rest) = arg.strip_prefix("npm:") {
         return parse_npm(rest).map(Source::Npm);
+    }
+    if let Some(reference) = arg.strip_prefix("oci://") {
+        crate::oci::parse(reference).map_err(|e| SourceError::Oci(e.to_string()))?;
+        return Ok(Source::Oci(reference.to_owned()));
+    }
+    if arg.ends_with(".wasm") && !URL_SCHEMES.iter().any(|s| arg.starts_with(s)) {
+        return Ok(Source::Wasm(arg.to_owned()));
     }
     if is_tarball_url(arg) {
         return tarball_url(arg).map(Source::Url);

@@ -321,3 +321,183 @@ fn an_install_killed_at_any_point_leaves_the_previous_one_working() {
         assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
     }
 }
+
+/// A real OCI registry (Debian's `docker-registry`) on a free port of 127.0.0.1, storing in a
+/// temporary directory; stopped on drop.
+struct OciRegistry {
+    child: std::process::Child,
+    port: u16,
+    _storage: tempfile::TempDir,
+}
+
+impl OciRegistry {
+    fn start() -> OciRegistry {
+        let storage = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = storage.path().join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+                 http:\n  addr: 127.0.0.1:{port}\n",
+                storage.path().join("data").display()
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new("docker-registry")
+            .arg("serve")
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start docker-registry ({e}): install the Debian package docker-registry"
+                )
+            });
+        let registry = OciRegistry {
+            child,
+            port,
+            _storage: storage,
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "docker-registry did not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        registry
+    }
+
+    fn url(&self, repository: &str) -> String {
+        format!("oci://127.0.0.1:{}/{repository}", self.port)
+    }
+}
+
+impl Drop for OciRegistry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Pushes `wasm` as wkg publishes a component: one `application/wasm` layer.
+fn push_bare_component(reference: &str, wasm: Vec<u8>) {
+    use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
+    let reference: oci_client::Reference = reference.parse().unwrap();
+    let client = oci_client::Client::new(ClientConfig {
+        protocol: ClientProtocol::Http,
+        ..ClientConfig::default()
+    });
+    let layers = [ImageLayer::new(wasm, "application/wasm".into(), None)];
+    let config = Config::new(
+        br#"{"architecture":"wasm","os":"wasip2"}"#.to_vec(),
+        "application/vnd.wasm.config.v0+json".into(),
+        None,
+    );
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(client.push(
+            &reference,
+            &layers,
+            config,
+            &oci_client::secrets::RegistryAuth::Anonymous,
+            None,
+        ))
+        .unwrap();
+}
+
+#[test]
+fn oci_packages_are_published_and_installed_by_tag_and_digest_and_bare_components_too() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let registry = OciRegistry::start();
+    let dir = package(&pi.root.path().join("src"), "ociext", "1.0.0");
+    let tagged = registry.url("pi/ociext:1.0.0");
+    let out = ext(&pi, &["publish", dir.to_str().unwrap(), &tagged]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let published = stdout(&out);
+    assert!(published.contains("Published ociext 1.0.0"), "{published}");
+    let digest = published
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("digest: "))
+        .unwrap()
+        .to_owned();
+    assert!(digest.starts_with("sha256:"), "{digest}");
+
+    let out = ext(&pi, &["install", &tagged]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info = stdout(&ext(&pi, &["info", "ociext"]));
+    assert!(info.contains(&format!("resolved: {digest}")), "{info}");
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+
+    // By digest: the same artifact; a digest the registry does not have is refused.
+    let by_digest = registry.url(&format!("pi/ociext@{digest}"));
+    let out = ext(&pi, &["install", &by_digest]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let wrong = registry.url(&format!("pi/ociext@sha256:{}", "0".repeat(64)));
+    let out = ext(&pi, &["install", &wrong]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cannot fetch"), "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+
+    // A component published on its own (wkg's layout) becomes a one-component package.
+    let wasm = std::fs::read(pi_ext_test_artifacts::TOOL).unwrap();
+    let bare = format!("127.0.0.1:{}/pi/bare-tool:0.2.0", registry.port);
+    push_bare_component(&bare, wasm);
+    for source in [tagged.as_str(), by_digest.as_str()] {
+        let out = ext(&pi, &["remove", source]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let out = ext(&pi, &["install", &format!("oci://{bare}")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("bare-tool 0.2.0"), "{}", stdout(&out));
+    let info = stdout(&ext(&pi, &["info", "bare-tool"]));
+    assert!(info.contains("component.wasm (tool)"), "{info}");
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+    // Publishing to something that is not an OCI reference says so.
+    let out = ext(
+        &pi,
+        &["publish", dir.to_str().unwrap(), "https://example.com/x"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("oci://"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_single_component_file_installs_as_a_package_of_its_own() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let wasm = pi.root.path().join("my_tool.wasm");
+    std::fs::copy(pi_ext_test_artifacts::TOOL, &wasm).unwrap();
+    let out = ext(&pi, &["install", wasm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Installed my-tool 0.0.0"),
+        "{}",
+        stdout(&out)
+    );
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+    // Not a component: refused, naming the file's problem; nothing recorded.
+    let junk = pi.root.path().join("junk.wasm");
+    std::fs::write(&junk, b"\0asm junk").unwrap();
+    let out = ext(&pi, &["install", junk.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a valid component"),
+        "{}",
+        stderr(&out)
+    );
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+}
