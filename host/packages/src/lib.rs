@@ -130,9 +130,14 @@ pub fn install(
     };
     let manifest = validate(&dir, agent_dir)?;
     let asks = manifest.capabilities.plain_words();
+    // A folder is shown where it is, not as the settings record it (relative to them).
+    let shown = match &parsed {
+        Source::Local(_) => dir.display().to_string(),
+        _ => recorded.clone(),
+    };
     let approved = consent(&ConsentRequest {
         manifest: &manifest,
-        source: &recorded,
+        source: &shown,
         asks,
     })
     .map_err(PackageError::Refused)?;
@@ -219,9 +224,13 @@ pub fn publish(
         })
         .and_then(|r| oci::parse(r).map_err(|e| PackageError::Settings(e.to_string())))?;
     let manifest = validate(dir, agent_dir)?;
-    // Also refuses symbolic links, which an install would refuse anyway.
-    hash_files(dir)?;
-    let tarball = pack(dir).map_err(io_error(dir))?;
+    // Refuses symbolic links, which an install would refuse anyway; a repository's `.git` is
+    // the author's, not the package's.
+    let files: Vec<String> = hash_files(dir)?
+        .into_keys()
+        .filter(|f| !f.starts_with(".git/"))
+        .collect();
+    let tarball = pack(dir, &files).map_err(io_error(dir))?;
     let config = serde_json::json!({
         "name": manifest.name,
         "version": manifest.version,
@@ -233,13 +242,14 @@ pub fn publish(
     Ok((manifest, digest))
 }
 
-/// The package in `dir` as a gzipped tar with its files under `package/` (npm's layout, which
+/// `files` of the package in `dir` as a gzipped tar under `package/` (npm's layout, which
 /// every tarball source unpacks).
-fn pack(dir: &Path) -> std::io::Result<Vec<u8>> {
+fn pack(dir: &Path, files: &[String]) -> std::io::Result<Vec<u8>> {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let mut builder = tar::Builder::new(gz);
-    builder.follow_symlinks(false);
-    builder.append_dir_all("package", dir)?;
+    for file in files {
+        builder.append_path_with_name(dir.join(file), format!("package/{file}"))?;
+    }
     builder.into_inner()?.finish()
 }
 

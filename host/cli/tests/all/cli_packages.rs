@@ -420,6 +420,13 @@ fn oci_packages_are_published_and_installed_by_tag_and_digest_and_bare_component
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let registry = OciRegistry::start();
     let dir = package(&pi.root.path().join("src"), "ociext", "1.0.0");
+    // The author's repository is not part of what is published.
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(init.success());
     let tagged = registry.url("pi/ociext:1.0.0");
     let out = ext(&pi, &["publish", dir.to_str().unwrap(), &tagged]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -436,6 +443,7 @@ fn oci_packages_are_published_and_installed_by_tag_and_digest_and_bare_component
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let info = stdout(&ext(&pi, &["info", "ociext"]));
     assert!(info.contains(&format!("resolved: {digest}")), "{info}");
+    assert!(info.contains("files: 2"), "{info}");
     let (offered, err) = echo_offered(&pi);
     assert!(offered, "{err}");
 
