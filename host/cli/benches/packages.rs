@@ -29,7 +29,11 @@ fn package(root: &Path, name: &str, components: usize) -> PathBuf {
     let mut manifest =
         format!("[package]\nname = \"{name}\"\nversion = \"1.0.0\"\nwit = \"0.1.0\"\n");
     for i in 0..components {
-        std::fs::copy(pi_ext_test_artifacts::TOOL, dir.join(format!("tool{i}.wasm"))).unwrap();
+        std::fs::copy(
+            pi_ext_test_artifacts::TOOL,
+            dir.join(format!("tool{i}.wasm")),
+        )
+        .unwrap();
         manifest.push_str(&format!(
             "\n[[component]]\npath = \"tool{i}.wasm\"\nworld = \"tool\"\n"
         ));
@@ -82,7 +86,10 @@ fn main() {
     let installs: Vec<Duration> = (0..runs.min(10))
         .map(|_| {
             let dirs = Dirs::new(&mock);
-            timed(pi(&dirs, &["ext", "install", three.to_str().unwrap(), "--yes"]))
+            timed(pi(
+                &dirs,
+                &["ext", "install", three.to_str().unwrap(), "--yes"],
+            ))
         })
         .collect();
     println!(
@@ -95,9 +102,14 @@ fn main() {
     let none = Dirs::new(&mock);
     for i in 0..20 {
         let dir = package(sources.path(), &format!("pkg{i:02}"), 1);
-        timed(pi(&with, &["ext", "install", dir.to_str().unwrap(), "--yes"]));
+        timed(pi(
+            &with,
+            &["ext", "install", dir.to_str().unwrap(), "--yes"],
+        ));
     }
-    let lists: Vec<Duration> = (0..runs).map(|_| timed(pi(&with, &["ext", "list"]))).collect();
+    let lists: Vec<Duration> = (0..runs)
+        .map(|_| timed(pi(&with, &["ext", "list"])))
+        .collect();
     let list_ms = median(lists);
     println!("| `pi ext list`, 20 packages | {list_ms:.1} ms | ≤ 10 ms |");
 

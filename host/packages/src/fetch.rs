@@ -88,8 +88,8 @@ pub(crate) fn fetch(parsed: &Source, into: &Path) -> Result<(PathBuf, String), I
             Ok((dir, commit))
         }
         Source::Npm(spec) => {
-            npm::install(spec, &dir)?;
-            Ok((dir, spec.version.clone().unwrap_or_else(|| "latest".into())))
+            let version = npm::install(spec, &dir)?;
+            Ok((dir, version))
         }
         Source::Url(url) => {
             let bytes = npm::download(url)?;

@@ -42,15 +42,16 @@ pub enum NpmError {
     Tarball(#[from] TarballError),
 }
 
-/// Downloads `spec` from the configured registry and unpacks it into `dest`.
-pub fn install(spec: &NpmSpec, dest: &Path) -> Result<(), NpmError> {
+/// Downloads `spec` from the configured registry and unpacks it into `dest`; returns the
+/// version it resolved to (a dist-tag names one).
+pub fn install(spec: &NpmSpec, dest: &Path) -> Result<String, NpmError> {
     install_from(spec, dest, &registry_url(home_npmrc().as_deref()))
 }
 
-fn install_from(spec: &NpmSpec, dest: &Path, registry: &str) -> Result<(), NpmError> {
-    let bytes = block_on(fetch(spec, registry))?;
+fn install_from(spec: &NpmSpec, dest: &Path, registry: &str) -> Result<String, NpmError> {
+    let (bytes, version) = block_on(fetch(spec, registry))?;
     tarball::unpack(&bytes, dest)?;
-    Ok(())
+    Ok(version)
 }
 
 /// The body of `url` (a package tarball), at most the tarball size limit.
@@ -61,9 +62,9 @@ pub fn download(url: &str) -> Result<Vec<u8>, NpmError> {
     })
 }
 
-fn block_on<F>(download: F) -> Result<Vec<u8>, NpmError>
+fn block_on<T: Send, F>(download: F) -> Result<T, NpmError>
 where
-    F: std::future::Future<Output = Result<Vec<u8>, NpmError>> + Send,
+    F: std::future::Future<Output = Result<T, NpmError>> + Send,
 {
     crate::runtime::block_on(download).map_err(NpmError::Runtime)?
 }
@@ -116,7 +117,7 @@ fn client(url: &str) -> Result<reqwest::Client, NpmError> {
         })
 }
 
-async fn fetch(spec: &NpmSpec, registry: &str) -> Result<Vec<u8>, NpmError> {
+async fn fetch(spec: &NpmSpec, registry: &str) -> Result<(Vec<u8>, String), NpmError> {
     let client = client(registry)?;
     let url = metadata_url(registry, &spec.name);
     let document = get(&client, &url, "application/json").await?;
@@ -124,7 +125,7 @@ async fn fetch(spec: &NpmSpec, registry: &str) -> Result<Vec<u8>, NpmError> {
         name: spec.name.clone(),
         message: e.to_string(),
     })?;
-    let dist = pick_version(&document, spec)?;
+    let (version, dist) = pick_version(&document, spec)?;
     let tarball_url = dist["tarball"]
         .as_str()
         .ok_or_else(|| NpmError::Metadata {
@@ -134,7 +135,7 @@ async fn fetch(spec: &NpmSpec, registry: &str) -> Result<Vec<u8>, NpmError> {
         .to_owned();
     let bytes = get(&client, &tarball_url, "application/octet-stream").await?;
     verify(&spec.name, dist, &bytes)?;
-    Ok(bytes)
+    Ok((bytes, version.to_owned()))
 }
 
 async fn get(client: &reqwest::Client, url: &str, accept: &str) -> Result<Vec<u8>, NpmError> {
@@ -174,21 +175,22 @@ async fn get(client: &reqwest::Client, url: &str, accept: &str) -> Result<Vec<u8
 
 /// The `dist` object of the wanted version: an exact version, else a dist-tag (`latest` when
 /// none is given). Ranges are refused: the run would not be reproducible from the argument.
-fn pick_version<'a>(document: &'a Value, spec: &NpmSpec) -> Result<&'a Value, NpmError> {
+fn pick_version<'a>(document: &'a Value, spec: &NpmSpec) -> Result<(&'a str, &'a Value), NpmError> {
     let wanted = spec.version.as_deref().unwrap_or("latest");
     let versions = &document["versions"];
-    let version = if versions.get(wanted).is_some() {
-        wanted
-    } else if let Some(tagged) = document["dist-tags"][wanted].as_str() {
-        tagged
-    } else if is_range(wanted) {
-        return Err(NpmError::Range(wanted.to_owned()));
-    } else {
-        return Err(NpmError::NoVersion {
-            name: spec.name.clone(),
-            wanted: wanted.to_owned(),
-        });
-    };
+    let version =
+        if let Some((known, _)) = versions.as_object().and_then(|v| v.get_key_value(wanted)) {
+            known.as_str()
+        } else if let Some(tagged) = document["dist-tags"][wanted].as_str() {
+            tagged
+        } else if is_range(wanted) {
+            return Err(NpmError::Range(wanted.to_owned()));
+        } else {
+            return Err(NpmError::NoVersion {
+                name: spec.name.clone(),
+                wanted: wanted.to_owned(),
+            });
+        };
     let dist = &versions[version]["dist"];
     if !dist.is_object() {
         return Err(NpmError::NoVersion {
@@ -196,7 +198,7 @@ fn pick_version<'a>(document: &'a Value, spec: &NpmSpec) -> Result<&'a Value, Np
             wanted: wanted.to_owned(),
         });
     }
-    Ok(dist)
+    Ok((version, dist))
 }
 
 /// A semver range rather than a version or a tag (`^1`, `~1.2`, `>=1`, `1.x`, `1 - 2`, `1`).
@@ -261,7 +263,7 @@ mod tests {
     fn picks_exact_versions_and_tags() {
         let doc = document();
         let tarball = |v: Option<&str>| {
-            pick_version(&doc, &spec(v)).map(|d| d["tarball"].as_str().unwrap().to_owned())
+            pick_version(&doc, &spec(v)).map(|(_, d)| d["tarball"].as_str().unwrap().to_owned())
         };
         assert_eq!(tarball(None).unwrap(), "http://r/pkg-1.1.0.tgz");
         assert_eq!(tarball(Some("1.0.0")).unwrap(), "http://r/pkg-1.0.0.tgz");

@@ -10,7 +10,7 @@ use super::cli_extensions::offered;
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// A print-mode run; returns its stderr and whether `echo` (the package's tool) was offered.
@@ -508,4 +508,171 @@ fn a_single_component_file_installs_as_a_package_of_its_own() {
     );
     let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 1);
+}
+
+/// verdaccio's version: the last whose start-up check accepts the Node.js 20 of Debian 12.
+const VERDACCIO: &str = "verdaccio@6.5.0";
+
+/// A real npm registry (verdaccio, from the npm registry, installed once into
+/// `target/npm-tools`) on a free port of 127.0.0.1, with one user whose token publishes;
+/// stopped on drop.
+struct NpmRegistry {
+    child: std::process::Child,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl NpmRegistry {
+    fn start() -> NpmRegistry {
+        let bin = verdaccio();
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = dir.path().join("config.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "storage: {storage}\nauth:\n  htpasswd:\n    file: {htpasswd}\nuplinks: {{}}\n\
+                 packages:\n  '**':\n    access: $all\n    publish: $authenticated\n\
+                 log: {{type: stdout, format: pretty, level: error}}\nlisten: 127.0.0.1:{port}\n",
+                storage = dir.path().join("storage").display(),
+                htpasswd = dir.path().join("htpasswd").display(),
+            ),
+        )
+        .unwrap();
+        let child = std::process::Command::new(bin)
+            .arg("--config")
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let registry = NpmRegistry { child, port, dir };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "verdaccio did not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        registry.sign_up();
+        registry
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates the publishing user (verdaccio answers with its token) and writes the npmrc.
+    fn sign_up(&self) {
+        use std::io::{Read, Write};
+        let body = r#"{"name":"pi","password":"pi-test-password"}"#;
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        write!(
+            stream,
+            "PUT /-/user/org.couchdb.user:pi HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let json = response.split("\r\n\r\n").nth(1).unwrap_or("");
+        let token = serde_json::from_str::<Value>(json.trim()).unwrap_or(Value::Null)["token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no token from verdaccio: {response}"))
+            .to_owned();
+        std::fs::write(
+            self.dir.path().join("npmrc"),
+            format!("//127.0.0.1:{}/:_authToken={token}\n", self.port),
+        )
+        .unwrap();
+    }
+
+    /// `npm publish` of the package in `dir` (it gets a package.json naming `name@version`).
+    fn publish(&self, dir: &Path, name: &str, version: &str) {
+        std::fs::write(
+            dir.join("package.json"),
+            format!(r#"{{"name":"{name}","version":"{version}"}}"#),
+        )
+        .unwrap();
+        let out = std::process::Command::new("npm")
+            .args(["publish", "--registry", &self.url(), "--userconfig"])
+            .arg(self.dir.path().join("npmrc"))
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "npm publish: {}", stderr(&out));
+    }
+}
+
+impl Drop for NpmRegistry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The verdaccio executable, installed with npm into `target/npm-tools` on first use (under a
+/// lock: tests run in parallel). `.ci/run` installs it before the tests.
+fn verdaccio() -> PathBuf {
+    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/npm-tools");
+    let bin = tools.join("node_modules/.bin/verdaccio");
+    std::fs::create_dir_all(&tools).unwrap();
+    let lock = std::fs::File::create(tools.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    if !bin.exists() {
+        let out = std::process::Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&tools)
+            .arg(VERDACCIO)
+            .output()
+            .unwrap_or_else(|e| panic!("npm is needed to install {VERDACCIO}: {e}"));
+        assert!(
+            out.status.success(),
+            "npm install {VERDACCIO}: {}",
+            stderr(&out)
+        );
+    }
+    bin
+}
+
+#[test]
+fn npm_packages_install_from_a_real_registry_by_version_and_by_the_latest_tag() {
+    let registry = NpmRegistry::start();
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    for version in ["1.0.0", "2.0.0"] {
+        let dir = package(
+            &pi.root.path().join(format!("src{version}")),
+            "npmext",
+            version,
+        );
+        registry.publish(&dir, "pi-npmext", version);
+    }
+    let install = |source: &str| {
+        pi.command(&["ext", "install", source, "--yes"])
+            .env("npm_config_registry", registry.url())
+            .output()
+            .unwrap()
+    };
+    let out = install("npm:pi-npmext@1.0.0");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("npmext 1.0.0"), "{}", stdout(&out));
+    let info = stdout(&ext(&pi, &["info", "npm:pi-npmext@1.0.0"]));
+    assert!(info.contains("resolved: 1.0.0"), "{info}");
+    let (offered, err) = echo_offered(&pi);
+    assert!(offered, "{err}");
+    let out = install("npm:pi-npmext");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("npmext 2.0.0"), "{}", stdout(&out));
+    // The `latest` tag is recorded as the version it named.
+    let info = stdout(&ext(&pi, &["info", "npm:pi-npmext"]));
+    assert!(info.contains("resolved: 2.0.0"), "{info}");
+    let out = install("npm:pi-npmext@9.9.9");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("9.9.9"), "{}", stderr(&out));
 }
