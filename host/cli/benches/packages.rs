@@ -117,8 +117,17 @@ fn main() {
         mock.push(Turn::text("ok"));
         timed(pi(dirs, &["--no-session", "-p", "hi"]))
     };
-    // Warm both (the first start with packages fills the start-up index).
-    turn(&with);
+    // Warm both (the first start with packages fills the start-up index), and make sure the
+    // packages are what the runs with them load.
+    mock.push(Turn::text("ok"));
+    let out = pi(&with, &["--no-session", "--verbose", "-p", "hi"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("pkg19@1.0.0"),
+        "the packages did not load: {err}"
+    );
     turn(&none);
     let (mut t_with, mut t_none) = (Vec::new(), Vec::new());
     for _ in 0..runs {
