@@ -36,6 +36,25 @@ pub struct LockedPackage {
     /// folder: that is the author's working copy, loaded as it is.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub files: BTreeMap<String, String>,
+    /// Size and modification time of each file when it was hashed: a start-up that finds them
+    /// unchanged does not read the file again (start-up reads no component bytes).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stamps: BTreeMap<String, FileStamp>,
+}
+
+/// What `stat` says about a file, to tell cheaply that it did not change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileStamp {
+    pub size: u64,
+    pub mtime_ns: u64,
+}
+
+/// The files of a package directory: their hashes and stamps, by relative path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageFiles {
+    pub hashes: BTreeMap<String, String>,
+    pub stamps: BTreeMap<String, FileStamp>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,12 +147,13 @@ impl LockedPackage {
     }
 
     /// Checks the installed files against their hashes: a changed, missing or added file is
-    /// refused, naming the file.
+    /// refused, naming the file. A file whose size and modification time are as recorded is
+    /// not read.
     pub fn verify(&self) -> Result<(), LockError> {
         if !self.fetched() {
             return Ok(());
         }
-        let now = hash_files(&self.path)?;
+        let now = walk(&self.path)?;
         let tampered = |file: &str, what| LockError::Tampered {
             dir: self.path.clone(),
             name: self.name.clone(),
@@ -141,10 +161,14 @@ impl LockedPackage {
             what,
         };
         for (file, digest) in &self.files {
-            match now.get(file) {
-                None => return Err(tampered(file, "is missing")),
-                Some(d) if d != digest => return Err(tampered(file, "changed")),
-                Some(_) => {}
+            let Some((path, stamp)) = now.get(file) else {
+                return Err(tampered(file, "is missing"));
+            };
+            if self.stamps.get(file) == Some(stamp) {
+                continue;
+            }
+            if &hash(path)? != digest {
+                return Err(tampered(file, "changed"));
             }
         }
         if let Some(file) = now.keys().find(|f| !self.files.contains_key(*f)) {
@@ -154,9 +178,25 @@ impl LockedPackage {
     }
 }
 
-/// SHA-256 (hex) of every regular file under `dir`, by `/`-separated relative path. A symbolic
-/// link anywhere is an error: it could point out of the package.
-pub fn hash_files(dir: &Path) -> Result<BTreeMap<String, String>, LockError> {
+/// Hashes and stamps of every regular file under `dir`. A symbolic link anywhere is an
+/// error: it could point out of the package.
+pub fn hash_files(dir: &Path) -> Result<PackageFiles, LockError> {
+    let mut out = PackageFiles::default();
+    for (relative, (path, stamp)) in walk(dir)? {
+        out.hashes.insert(relative.clone(), hash(&path)?);
+        out.stamps.insert(relative, stamp);
+    }
+    Ok(out)
+}
+
+fn hash(path: &Path) -> Result<String, LockError> {
+    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    Ok(hex(&Sha256::digest(&bytes)))
+}
+
+/// Every regular file under `dir` by `/`-separated relative path, with its stamp; refuses
+/// symbolic links.
+fn walk(dir: &Path) -> Result<BTreeMap<String, (PathBuf, FileStamp)>, LockError> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_owned()];
     while let Some(at) = stack.pop() {
@@ -171,7 +211,12 @@ pub fn hash_files(dir: &Path) -> Result<BTreeMap<String, String>, LockError> {
                 stack.push(path);
                 continue;
             }
-            let bytes = std::fs::read(&path).map_err(io_error(&path))?;
+            let meta = entry.metadata().map_err(io_error(&path))?;
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
             let relative = path
                 .strip_prefix(dir)
                 .unwrap_or(&path)
@@ -179,7 +224,11 @@ pub fn hash_files(dir: &Path) -> Result<BTreeMap<String, String>, LockError> {
                 .map(|c| c.as_os_str().to_string_lossy())
                 .collect::<Vec<_>>()
                 .join("/");
-            out.insert(relative, hex(&Sha256::digest(&bytes)));
+            let stamp = FileStamp {
+                size: meta.len(),
+                mtime_ns,
+            };
+            out.insert(relative, (path, stamp));
         }
     }
     Ok(out)
@@ -195,6 +244,7 @@ mod tests {
     use super::*;
 
     fn locked(dir: &Path) -> LockedPackage {
+        let files = hash_files(dir).unwrap();
         LockedPackage {
             source: "git:example.com/a/b@v1".into(),
             name: "b".into(),
@@ -202,7 +252,8 @@ mod tests {
             path: dir.to_owned(),
             resolved: Some("abc".into()),
             approved: Capabilities::default(),
-            files: hash_files(dir).unwrap(),
+            files: files.hashes,
+            stamps: files.stamps,
         }
     }
 
@@ -218,8 +269,19 @@ mod tests {
             ["pi-extension.toml", "sub/tool.wasm"]
         );
         package.verify().unwrap();
+        // Same size; the modification time may even be unchanged (a coarse clock): the stamp
+        // is recorded as a different one so the content is what decides.
         std::fs::write(dir.path().join("sub/tool.wasm"), b"\0asn").unwrap();
-        let error = package.verify().unwrap_err().to_string();
+        let mut stale = package.clone();
+        stale.stamps.clear();
+        assert!(
+            stale
+                .verify()
+                .unwrap_err()
+                .to_string()
+                .contains("sub/tool.wasm changed")
+        );
+        let error = stale.verify().unwrap_err().to_string();
         assert!(error.contains("sub/tool.wasm changed"), "{error}");
         assert!(error.contains("pi ext update b"), "{error}");
         std::fs::remove_file(dir.path().join("sub/tool.wasm")).unwrap();

@@ -150,7 +150,7 @@ pub fn install(
         )));
     }
     let (path, files) = match fetched {
-        None => (dir, Default::default()),
+        None => (dir, pi_ext_host::lockfile::PackageFiles::default()),
         Some(temp) => {
             let files = hash_files(&dir)?;
             let final_dir = scope.packages_dir().join(&manifest.name).join(format!(
@@ -172,7 +172,8 @@ pub fn install(
         path,
         resolved,
         approved,
-        files,
+        files: files.hashes,
+        stamps: files.stamps,
     };
     let replaced = commit(scope, package.clone())?;
     Ok(Installed {
@@ -227,6 +228,7 @@ pub fn publish(
     // Refuses symbolic links, which an install would refuse anyway; a repository's `.git` is
     // the author's, not the package's.
     let files: Vec<String> = hash_files(dir)?
+        .hashes
         .into_keys()
         .filter(|f| !f.starts_with(".git/"))
         .collect();
@@ -377,6 +379,7 @@ mod tests {
                 resolved: None,
                 approved: Capabilities::default(),
                 files: [("x".to_owned(), "y".to_owned())].into(),
+                stamps: Default::default(),
             }],
         };
         collect_garbage(&scope, &lock);
