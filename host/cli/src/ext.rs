@@ -33,9 +33,8 @@ enum ExtCommand {
     /// npm:name[@version], an https URL of a .tar.gz, or oci://registry/repository:tag|@digest
     Install {
         source: String,
-        /// Into this project (.pi/) instead of the user scope
-        #[arg(short = 'l', long)]
-        local: bool,
+        #[command(flatten)]
+        scope: ScopeArgs,
         #[command(flatten)]
         approval: Approval,
     },
@@ -43,8 +42,8 @@ enum ExtCommand {
     #[command(alias = "uninstall")]
     Remove {
         package: String,
-        #[arg(short = 'l', long)]
-        local: bool,
+        #[command(flatten)]
+        scope: ScopeArgs,
     },
     /// Fetch a package (or, with none named, all) again; asks again only when it asks for more
     Update {
@@ -52,8 +51,8 @@ enum ExtCommand {
         /// Every package of the scope (the default when none is named)
         #[arg(long, conflicts_with = "package")]
         all: bool,
-        #[arg(short = 'l', long)]
-        local: bool,
+        #[command(flatten)]
+        scope: ScopeArgs,
         #[command(flatten)]
         approval: Approval,
     },
@@ -69,6 +68,17 @@ enum ExtCommand {
         dir: std::path::PathBuf,
         target: String,
     },
+}
+
+/// Which scope a command changes.
+#[derive(Debug, clap::Args)]
+struct ScopeArgs {
+    /// This project (.pi/) instead of the user scope
+    #[arg(short = 'l', long)]
+    local: bool,
+    /// Trust this project for the command (its package config may be changed)
+    #[arg(short = 'a', long)]
+    approve: bool,
 }
 
 /// What the flags approve without asking.
@@ -104,27 +114,24 @@ pub fn main(argv: Vec<OsString>) -> i32 {
             return 1;
         }
     };
-    let scope = |local: bool| {
-        if local {
-            Scope::project(&env.cwd)
-        } else {
-            Scope::user(&env.agent_dir)
-        }
-    };
+    let scope = |args: &ScopeArgs| scope_of(args, &env);
     let result = match parsed.command {
         ExtCommand::Install {
             source,
-            local,
+            scope: args,
             approval,
-        } => install(&source, &scope(local), &env, &approval, None),
-        ExtCommand::Remove { package, local } => remove(&package, &scope(local)),
+        } => scope(&args).and_then(|s| install(&source, &s, &env, &approval, None)),
+        ExtCommand::Remove {
+            package,
+            scope: args,
+        } => scope(&args).and_then(|s| remove(&package, &s)),
         // `--all` only spells out the default.
         ExtCommand::Update {
             package,
             all: _,
-            local,
+            scope: args,
             approval,
-        } => update(package.as_deref(), &scope(local), &env, &approval),
+        } => scope(&args).and_then(|s| update(package.as_deref(), &s, &env, &approval)),
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
         ExtCommand::Publish { dir, target } => publish(&env.cwd.join(dir), &target, &env),
@@ -143,6 +150,30 @@ pub fn main(argv: Vec<OsString>) -> i32 {
             eprintln!("Error: {error}");
             1
         }
+    }
+}
+
+/// The scope `args` name. A project's package config is changed only in a trusted project
+/// (or with `--approve`) once the project has a settings file, as pi does: before that there
+/// is nothing of the project's to protect.
+fn scope_of(args: &ScopeArgs, env: &pi_app::startup::StartupEnv) -> Result<Scope, Failure> {
+    if !args.local {
+        return Ok(Scope::user(&env.agent_dir));
+    }
+    let scope = Scope::project(&env.cwd);
+    if args.approve || !scope.settings_file().exists() {
+        return Ok(scope);
+    }
+    let store = pi_session::trust::TrustStore::load(&env.agent_dir).unwrap_or_default();
+    let global = pi_session::settings::SettingsManager::load(&env.agent_dir, &env.cwd, false);
+    let decision =
+        pi_session::trust::resolve_trust(&env.cwd, None, &store, global.default_project_trust());
+    if decision.is_trusted() {
+        Ok(scope)
+    } else {
+        Err(Failure::Error(
+            "Project is not trusted. Use --approve to modify local package config.".to_owned(),
+        ))
     }
 }
 

@@ -676,3 +676,46 @@ fn npm_packages_install_from_a_real_registry_by_version_and_by_the_latest_tag() 
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("9.9.9"), "{}", stderr(&out));
 }
+
+#[test]
+fn project_packages_need_a_trusted_project_to_change_and_to_load() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let first = package(&pi.root.path().join("src"), "projext", "0.1.0");
+    let second = package(&pi.root.path().join("src2"), "projext2", "0.1.0");
+    // A bare project has nothing to protect: the first -l install goes in.
+    let out = ext(&pi, &["install", "-l", first.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("(project scope)"), "{}", stdout(&out));
+    let project: Value =
+        serde_json::from_str(&std::fs::read_to_string(pi.cwd().join(".pi/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        project["packages"].as_array().unwrap().len(),
+        1,
+        "{project}"
+    );
+    assert!(pi.cwd().join(".pi/packages.lock.json").exists());
+    assert!(stdout(&pi.run(&["list"])).contains("Project packages:\n  projext 0.1.0"));
+    // Now it has config: changing it needs trust.
+    let out = ext(&pi, &["install", "-l", second.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Project is not trusted"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ext(&pi, &["install", "-l", "-a", second.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // An untrusted project's packages do not load; trusted for the run, they do.
+    let (offered, _) = echo_offered(&pi);
+    assert!(!offered);
+    pi.mock.push(Turn::text("ok"));
+    let out = pi.run(&["--no-session", "--approve", "-p", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let last = pi.mock.requests().len() - 1;
+    assert!(offered_echo(&pi, last), "{}", stderr(&out));
+}
+
+fn offered_echo(pi: &PiEnv, request: usize) -> bool {
+    offered(pi, request).contains(&"echo".to_owned())
+}
