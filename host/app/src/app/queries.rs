@@ -253,14 +253,22 @@ fn row_text(kind: &EntryKind) -> (TreeRowKind, String) {
         EntryKind::Message(SessionMessage::User(u)) => (TreeRowKind::User, first(u.content.text())),
         EntryKind::Message(SessionMessage::Assistant(a)) => {
             let text = a.text();
-            if text.trim().is_empty() {
-                let names: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+            let names: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
+            if !text.trim().is_empty() {
+                (TreeRowKind::Assistant, first(text))
+            } else if !names.is_empty() {
                 (
                     TreeRowKind::ToolCalls,
                     format!("calls {}", names.join(", ")),
                 )
+            } else if let Some(error) = &a.error_message {
+                // A failed request (retried or not) says why, not an empty "calls".
+                (
+                    TreeRowKind::Assistant,
+                    format!("[error] {}", first(error.clone())),
+                )
             } else {
-                (TreeRowKind::Assistant, first(text))
+                (TreeRowKind::Assistant, "(empty)".to_owned())
             }
         }
         EntryKind::Message(SessionMessage::ToolResult(r)) => (
@@ -332,5 +340,43 @@ fn session_stats(session: &SessionManager) -> SessionStats {
         total_messages: user + assistant + tool_results,
         tokens,
         cost,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assistant(text: &str, error: Option<&str>) -> EntryKind {
+        let mut message = pi_ai::AssistantMessage::default();
+        if !text.is_empty() {
+            message
+                .content
+                .push(pi_ai::AssistantBlock::Text(pi_ai::TextContent {
+                    text: text.into(),
+                    text_signature: None,
+                }));
+        }
+        message.error_message = error.map(str::to_owned);
+        EntryKind::Message(SessionMessage::Assistant(message))
+    }
+
+    #[test]
+    fn an_assistant_row_shows_its_text_else_its_error() {
+        assert_eq!(
+            row_text(&assistant("Done.\nMore", None)),
+            (TreeRowKind::Assistant, "Done.".to_owned())
+        );
+        assert_eq!(
+            row_text(&assistant("", Some("connection refused\nat …"))),
+            (
+                TreeRowKind::Assistant,
+                "[error] connection refused".to_owned()
+            )
+        );
+        assert_eq!(
+            row_text(&assistant("", None)),
+            (TreeRowKind::Assistant, "(empty)".to_owned())
+        );
     }
 }
