@@ -395,10 +395,16 @@ fn check_name(name: &str) -> Result<(), String> {
 fn check_version(version: &str) -> Result<(), String> {
     let core = version.split(['-', '+']).next().unwrap_or_default();
     let parts: Vec<&str> = core.split('.').collect();
+    // Pre-release and build parts hold semver's characters only: the version names an
+    // install directory, so it must never carry a `/`.
     let ok = parts.len() == 3
         && parts
             .iter()
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        && version.len() <= 64
+        && version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
     if ok {
         Ok(())
     } else {

@@ -98,36 +98,12 @@ pub fn install(
             });
         }
     };
-    let staging = scope.staging_dir();
-    let (dir, recorded, resolved, fetched) = match &parsed {
-        Source::Local(path) => {
-            let dir = pi_session::paths::expand_tilde(path);
-            let dir = if dir.is_absolute() {
-                dir
-            } else {
-                cwd.join(dir)
-            };
-            let dir = std::fs::canonicalize(&dir).map_err(io_error(&dir))?;
-            if !dir.is_dir() {
-                return Err(PackageError::NotADirectory(dir));
-            }
-            let recorded = scope.record_local(&dir);
-            (dir, recorded, None, None)
-        }
-        Source::Git(_) | Source::Npm(_) | Source::Url(_) | Source::Oci(_) | Source::Wasm(_) => {
-            std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
-            let temp = tempfile::Builder::new()
-                .prefix("fetch-")
-                .tempdir_in(&staging)
-                .map_err(io_error(&staging))?;
-            let (dir, resolved) =
-                fetch(&parsed, temp.path()).map_err(|error| PackageError::Fetch {
-                    arg: arg.to_owned(),
-                    error,
-                })?;
-            (dir, parsed.to_string(), Some(resolved), Some(temp))
-        }
-    };
+    let Staged {
+        dir,
+        recorded,
+        resolved,
+        fetched,
+    } = stage(&parsed, arg, scope, cwd)?;
     let manifest = validate(&dir, agent_dir)?;
     let asks = manifest.capabilities.plain_words();
     // A folder is shown where it is, not as the settings record it (relative to them).
@@ -151,19 +127,7 @@ pub fn install(
     }
     let (path, files) = match fetched {
         None => (dir, pi_ext_host::lockfile::PackageFiles::default()),
-        Some(temp) => {
-            let files = hash_files(&dir)?;
-            let final_dir = scope.packages_dir().join(&manifest.name).join(format!(
-                "{}-{}",
-                manifest.version,
-                fastrand::u64(..)
-            ));
-            let parent = final_dir.parent().unwrap_or(&final_dir).to_owned();
-            std::fs::create_dir_all(&parent).map_err(io_error(&parent))?;
-            std::fs::rename(&dir, &final_dir).map_err(io_error(&final_dir))?;
-            drop(temp);
-            (final_dir, files)
-        }
+        Some(temp) => place(&dir, temp, &manifest, scope)?,
     };
     let package = LockedPackage {
         source: recorded,
@@ -181,6 +145,71 @@ pub fn install(
         scope: scope.clone(),
         replaced,
     })
+}
+
+/// A package ready to be validated: where it is now, how the settings will name it, what it
+/// resolved to, and (when fetched) the staging directory holding it.
+struct Staged {
+    dir: PathBuf,
+    recorded: String,
+    resolved: Option<String>,
+    fetched: Option<tempfile::TempDir>,
+}
+
+/// A folder is used where it is; anything else is fetched into a fresh staging directory
+/// (removed when it drops, whatever happens next).
+fn stage(parsed: &Source, arg: &str, scope: &Scope, cwd: &Path) -> Result<Staged, PackageError> {
+    if let Source::Local(path) = parsed {
+        let dir = pi_session::paths::expand_tilde(path);
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            cwd.join(dir)
+        };
+        let dir = std::fs::canonicalize(&dir).map_err(io_error(&dir))?;
+        if !dir.is_dir() {
+            return Err(PackageError::NotADirectory(dir));
+        }
+        return Ok(Staged {
+            recorded: scope.record_local(&dir),
+            dir,
+            resolved: None,
+            fetched: None,
+        });
+    }
+    let staging = scope.staging_dir();
+    std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
+    let temp = tempfile::Builder::new()
+        .prefix("fetch-")
+        .tempdir_in(&staging)
+        .map_err(io_error(&staging))?;
+    let (dir, resolved) = fetch(parsed, temp.path()).map_err(|error| PackageError::Fetch {
+        arg: arg.to_owned(),
+        error,
+    })?;
+    Ok(Staged {
+        dir,
+        recorded: parsed.to_string(),
+        resolved: Some(resolved),
+        fetched: Some(temp),
+    })
+}
+
+/// Hashes a fetched package and moves it from staging into a directory of its own, which no
+/// lock entry names yet (the commit does).
+fn place(
+    dir: &Path,
+    temp: tempfile::TempDir,
+    manifest: &Manifest,
+    scope: &Scope,
+) -> Result<(PathBuf, pi_ext_host::lockfile::PackageFiles), PackageError> {
+    let files = hash_files(dir)?;
+    let parent = scope.packages_dir().join(&manifest.name);
+    let final_dir = parent.join(format!("{}-{}", manifest.version, fastrand::u64(..)));
+    std::fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+    std::fs::rename(dir, &final_dir).map_err(io_error(&final_dir))?;
+    drop(temp);
+    Ok((final_dir, files))
 }
 
 /// The manifest of the package in `dir`, after every component was loaded against its world

@@ -68,6 +68,11 @@ fn errors_name_the_file_and_the_field() {
             "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.1.0\"\n",
             "/pkg/pi-extension.toml: package.version: `1.0` is not a semantic version (MAJOR.MINOR.PATCH)",
         ),
+        // The version names an install directory: a `/` in its pre-release part is refused.
+        (
+            "[package]\nname = \"h\"\nversion = \"1.0.0-/../../x\"\nwit = \"0.1.0\"\n",
+            "/pkg/pi-extension.toml: package.version: `1.0.0-/../../x` is not a semantic version (MAJOR.MINOR.PATCH)",
+        ),
         (
             "[package]\nname = \"h\"\nversion = \"1.0.0\"\nwit = \"9.0.0\"\n",
             "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0)",
