@@ -13,7 +13,7 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
-//! Skills and prompt templates a package ships (`[resources]`) join the session's.
+//! Skills, prompt templates and themes a package ships (`[resources]`) join the session's.
 //!
 //! Compactor components are asked before pi's own summary (`ExtensionCompactor`); those
 //! granted `llm` reach the session's models through it. Renderers are for the interactive UI,
@@ -82,6 +82,8 @@ pub struct Extensions {
     /// Skill and prompt-template directories the packages ship (`[resources]`).
     pub skill_dirs: Vec<PathBuf>,
     pub prompt_dirs: Vec<PathBuf>,
+    /// Theme directories the packages ship (`[resources] themes`), for the interactive UI.
+    pub theme_dirs: Vec<PathBuf>,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
     /// What `-e` packages were granted, one line each (shown on stderr: nobody approved it).
@@ -244,6 +246,8 @@ fn open_package(
         .extend(resources.skills.iter().map(|d| package.dir.join(d)));
     out.prompt_dirs
         .extend(resources.prompts.iter().map(|d| package.dir.join(d)));
+    out.theme_dirs
+        .extend(resources.themes.iter().map(|d| package.dir.join(d)));
     out.loaded.push(id);
 }
 

@@ -276,6 +276,40 @@ fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
 }
 
 #[test]
+fn tui_uses_a_theme_an_installed_package_ships() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = super::cli_extensions::install(&pi.root.path().join("src"), "themed");
+    let manifest = dir.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{text}\n[resources]\nthemes = \"themes\"\n"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("themes")).unwrap();
+    std::fs::write(
+        dir.join("themes/ocean.json"),
+        r##"{"name": "ocean", "colors": {"accent": "#0087ff"}}"##,
+    )
+    .unwrap();
+    let out = pi.run(&["ext", "install", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut settings = settings_json(&pi);
+    settings["theme"] = json!("ocean");
+    pi.settings(settings);
+    pi.mock.push(Turn::text("In blue."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.submit("Hello");
+    tmux.wait_text("In blue.");
+    // The prompt's `›` is drawn in the accent colour (#0087ff is 33 in the 256-colour palette).
+    tmux.wait_for("the package's accent colour", |_| {
+        tmux.run(&["capture-pane", "-e", "-p", "-t", "0"])
+            .contains("38;5;33m› ")
+    });
+    tmux.exit();
+}
+
+#[test]
 fn tui_settings_editor_saves_each_change_at_once() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
