@@ -19,7 +19,7 @@ mod support;
 use pi_mock_llm::{MockLlm, Turn};
 use serde_json::json;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use support::Dirs;
 
@@ -101,15 +101,8 @@ fn command(bin: &str, dirs: &Dirs, args: &[String], rss: bool) -> Command {
     } else {
         Command::new(bin)
     };
-    cmd.args(args)
-        .current_dir(&dirs.cwd)
-        .env_clear()
-        .env("PATH", &dirs.path)
-        .env("HOME", &dirs.home)
-        .env("PI_CODING_AGENT_DIR", &dirs.agent)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args(args);
+    dirs.apply(&mut cmd);
     cmd
 }
 

@@ -16,7 +16,7 @@ mod support;
 
 use pi_mock_llm::{MockLlm, Turn};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 use support::Dirs;
 
@@ -45,15 +45,8 @@ fn package(root: &Path, name: &str, components: usize) -> PathBuf {
 
 fn pi(dirs: &Dirs, args: &[&str]) -> Command {
     let mut cmd = Command::new(PI);
-    cmd.args(args)
-        .current_dir(&dirs.cwd)
-        .env_clear()
-        .env("PATH", &dirs.path)
-        .env("HOME", &dirs.home)
-        .env("PI_CODING_AGENT_DIR", &dirs.agent)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args(args);
+    dirs.apply(&mut cmd);
     cmd
 }
 

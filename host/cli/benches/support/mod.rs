@@ -49,6 +49,24 @@ impl Dirs {
     }
 }
 
+impl Dirs {
+    /// Runs in these directories with a clean environment: the working dir, `PATH`, `HOME`
+    /// and the agent dir set; stdin empty, stdout dropped, stderr kept.
+    // Each bench compiles this module; the tui bench starts pi through `script` instead.
+    #[allow(dead_code)]
+    pub fn apply<'a>(&self, cmd: &'a mut std::process::Command) -> &'a mut std::process::Command {
+        use std::process::Stdio;
+        cmd.current_dir(&self.cwd)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("HOME", &self.home)
+            .env("PI_CODING_AGENT_DIR", &self.agent)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+    }
+}
+
 /// `PI_BENCH_RUNS`, else `default`.
 pub fn runs(default: usize) -> usize {
     std::env::var("PI_BENCH_RUNS")
