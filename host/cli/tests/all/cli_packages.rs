@@ -322,6 +322,26 @@ fn an_install_killed_at_any_point_leaves_the_previous_one_working() {
     }
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits (up to 30 s) until a server started on `port` accepts connections.
+fn wait_listening(port: u16, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not listen on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// A real OCI registry (Debian's `docker-registry`) on a free port of 127.0.0.1, storing in a
 /// temporary directory; stopped on drop.
 struct OciRegistry {
@@ -333,11 +353,7 @@ struct OciRegistry {
 impl OciRegistry {
     fn start() -> OciRegistry {
         let storage = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let config = storage.path().join("config.yml");
         std::fs::write(
             &config,
@@ -364,14 +380,7 @@ impl OciRegistry {
             port,
             _storage: storage,
         };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "docker-registry did not listen on {port}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        wait_listening(port, "docker-registry");
         registry
     }
 
@@ -526,11 +535,7 @@ impl NpmRegistry {
     fn start() -> NpmRegistry {
         let bin = verdaccio();
         let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let config = dir.path().join("config.yaml");
         std::fs::write(
             &config,
@@ -551,14 +556,7 @@ impl NpmRegistry {
             .spawn()
             .unwrap();
         let registry = NpmRegistry { child, port, dir };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "verdaccio did not listen on {port}"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
+        wait_listening(port, "verdaccio");
         registry.sign_up();
         registry
     }
