@@ -564,12 +564,16 @@ impl Ui {
     }
 
     /// While the project's files are still being listed, the `@` offer is made again (each
-    /// frame), so a query typed before the list was complete still finds its file.
-    pub fn refresh_completion(&mut self) {
+    /// frame), so a query typed before the list was complete still finds its file. Returns
+    /// whether it did: the frame must then be drawn, even though the listing may have just
+    /// finished (which is what happens last, and must not be left undrawn).
+    pub fn refresh_completion(&mut self) -> bool {
         let offering = matches!(self.popup, None | Some((_, PopupKind::Completion)));
         if offering && self.completer.listing() {
             self.offer_completion();
+            return true;
         }
+        false
     }
 
     /// Offers completions for what was just typed (`/` commands, `@` files).

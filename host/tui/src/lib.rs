@@ -234,7 +234,7 @@ pub async fn run(
                 dirty = true;
             }
             _ = frames.tick() => {
-                ui.refresh_completion();
+                dirty |= ui.refresh_completion();
                 dirty |= ui.reload_theme();
                 if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);
