@@ -6,7 +6,7 @@ use super::cli_support::*;
 use super::cli_tui_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[test]
 fn tui_shell_commands_join_the_context_unless_doubled_and_unknown_commands_send_nothing() {
@@ -254,19 +254,9 @@ fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
     tmux.wait_text("unknown colour token \"nosuchtoken\"");
     tmux.submit("Hello");
     tmux.wait_text("Coloured.");
-    // The pane is a 256-colour terminal: colours come fitted to its palette.
-    let coloured = |index: &str| {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let styled = tmux.run(&["capture-pane", "-e", "-p", "-t", "0"]);
-            // The prompt's `›` is drawn in the accent colour.
-            if styled.contains(&format!("38;5;{index}m› ")) {
-                return;
-            }
-            assert!(Instant::now() < deadline, "no accent {index}:\n{styled:?}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    // The pane is a 256-colour terminal: colours come fitted to its palette; the prompt's `›`
+    // is drawn in the accent colour.
+    let coloured = |index: &str| tmux.wait_styled(&format!("38;5;{index}m› "));
     coloured("208"); // #ff8800
     // Edited while pi runs: the new colours show without a restart.
     std::thread::sleep(Duration::from_millis(1100));
@@ -302,10 +292,7 @@ fn tui_uses_a_theme_an_installed_package_ships() {
     tmux.submit("Hello");
     tmux.wait_text("In blue.");
     // The prompt's `›` is drawn in the accent colour (#0087ff is 33 in the 256-colour palette).
-    tmux.wait_for("the package's accent colour", |_| {
-        tmux.run(&["capture-pane", "-e", "-p", "-t", "0"])
-            .contains("38;5;33m› ")
-    });
+    tmux.wait_styled("38;5;33m› ");
     tmux.exit();
 }
 

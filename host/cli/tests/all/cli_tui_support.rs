@@ -105,10 +105,29 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-S", "-", "-t", "0"])
     }
 
+    /// The screen with its colours and attributes as escape sequences.
+    pub fn styled_screen(&self) -> String {
+        self.run(&["capture-pane", "-e", "-p", "-t", "0"])
+    }
+
+    /// Waits until the styled screen holds `needle` (an escape sequence and the text it styles).
+    pub fn wait_styled(&self, needle: &str) -> String {
+        self.wait_until(needle, || self.styled_screen(), |s| s.contains(needle))
+    }
+
     pub fn wait_for(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.wait_until(what, || self.screen(), pred)
+    }
+
+    fn wait_until(
+        &self,
+        what: &str,
+        capture: impl Fn() -> String,
+        pred: impl Fn(&str) -> bool,
+    ) -> String {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
-            let screen = self.screen();
+            let screen = capture();
             if pred(&screen) {
                 return screen;
             }
