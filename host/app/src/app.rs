@@ -94,6 +94,8 @@ pub struct App {
     bash: bash::BashSlot,
     /// The extensions' renderers, for the interactive UI.
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
+    /// The themes the extension packages ship, for the interactive UI.
+    themes: Mutex<crate::extensions::PackageThemes>,
 }
 
 /// What the session's event forwarder and the commands both update.
@@ -239,6 +241,7 @@ impl App {
         let mut app =
             App::from_session(session, registry, auth, api_key, scoped, skills, templates);
         app.renderers = Mutex::new(base.extensions.renderers.clone());
+        app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
         app.host = Some(base.host);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
@@ -279,6 +282,7 @@ impl App {
             shared,
             bash: bash::BashSlot::default(),
             renderers: Mutex::new(Vec::new()),
+            themes: Mutex::default(),
         }
     }
 
@@ -304,6 +308,11 @@ impl App {
     /// The extensions' renderers of custom messages and tool results.
     pub fn renderers(&self) -> Vec<Arc<dyn pi_ext_api::MessageRenderer>> {
         lock(&self.renderers).clone()
+    }
+
+    /// The theme folders and files of the extension packages (as of the last `/reload`).
+    pub fn package_themes(&self) -> crate::extensions::PackageThemes {
+        lock(&self.themes).clone()
     }
 
     // ---- events ----------------------------------------------------------------------------

@@ -13,11 +13,12 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
-//! Skills, prompt templates and themes a package ships (`[resources]`) join the session's.
+//! Skills, prompt templates and themes a package ships (`[resources]`) join the session's. An
+//! object-form `packages` entry in settings picks which of a package's components and
+//! resources load ([`filter`]).
 //!
 //! Compactor components are asked before pi's own summary (`ExtensionCompactor`); those
-//! granted `llm` reach the session's models through it. Renderers are for the interactive UI,
-//! which this build does not have.
+//! granted `llm` reach the session's models through it. Renderers are for the interactive UI.
 //!
 //! Provider components are loaded at start-up (their models must be known to choose one): the
 //! component comes from the component cache, is instantiated once and asked for its models,
@@ -28,11 +29,13 @@
 //! not implement) is skipped with a warning naming it; pi runs without it.
 
 mod compactor;
+pub mod filter;
 mod llm;
 mod renderer;
 
 pub use compactor::ExtensionCompactor;
 
+use filter::{PackageFilter, Picked, ResourceKind};
 use pi_ext_api::{MessageRenderer, ToolDescription};
 use pi_ext_host::lockfile::LockedPackage;
 use pi_ext_host::manifest::World;
@@ -42,6 +45,20 @@ use pi_ext_host::{
 use pi_session::paths;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// A package `pi ext install` recorded, with the filter of the settings entry that lists it.
+#[derive(Debug, Clone)]
+pub struct InstalledPackage {
+    pub locked: LockedPackage,
+    pub filter: Option<PackageFilter>,
+}
+
+/// The theme folders and single theme files packages ship.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackageThemes {
+    pub dirs: Vec<PathBuf>,
+    pub files: Vec<PathBuf>,
+}
 
 /// Where to look for packages and what the command line asked for.
 pub struct ExtensionSearch<'a> {
@@ -55,7 +72,7 @@ pub struct ExtensionSearch<'a> {
     /// `-e` package directories (sources the CLI fetched are already directories).
     pub cli_paths: &'a [String],
     /// Installed packages (`pi ext install`) the settings list, with what was approved.
-    pub packages: &'a [LockedPackage],
+    pub packages: &'a [InstalledPackage],
 }
 
 /// One tool served by an extension component, ready to be turned into an agent tool.
@@ -79,11 +96,13 @@ pub struct Extensions {
     pub compactors: Vec<Arc<LazyComponent>>,
     /// Their renderers (loaded when the interactive UI first asks them).
     pub renderers: Vec<Arc<dyn MessageRenderer>>,
-    /// Skill and prompt-template directories the packages ship (`[resources]`).
+    /// Skill and prompt-template folders the packages ship (`[resources]`), or the entries of
+    /// them a settings filter picked.
     pub skill_dirs: Vec<PathBuf>,
     pub prompt_dirs: Vec<PathBuf>,
-    /// Theme directories the packages ship (`[resources] themes`), for the interactive UI.
-    pub theme_dirs: Vec<PathBuf>,
+    /// Theme directories and files the packages ship (`[resources] themes`, the files when a
+    /// settings entry picks some), for the interactive UI.
+    pub themes: PackageThemes,
     /// One line per package that was skipped (or world that is not wired yet).
     pub warnings: Vec<String>,
     /// What `-e` packages were granted, one line each (shown on stderr: nobody approved it).
@@ -109,12 +128,12 @@ fn search_paths(search: &ExtensionSearch, out: &mut Extensions) -> SearchPaths {
     let mut command_line: Vec<PathBuf> = Vec::new();
     if !search.no_extensions {
         command_line.extend(search.settings_paths.iter().cloned());
-        for package in search.packages {
-            match package.verify() {
-                Ok(()) => command_line.push(package.path.clone()),
+        for InstalledPackage { locked, .. } in search.packages {
+            match locked.verify() {
+                Ok(()) => command_line.push(locked.path.clone()),
                 Err(error) => out.warnings.push(format!(
                     "Warning: extension \"{}\" not loaded: {error}",
-                    package.name
+                    locked.name
                 )),
             }
         }
@@ -152,7 +171,12 @@ pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
     }
     for package in &packages {
         if let Some(grant) = allowed(package, search, &mut out) {
-            open_package(host, package, grant, &mut out);
+            let filter = search
+                .packages
+                .iter()
+                .find(|p| p.locked.path == package.dir)
+                .and_then(|p| p.filter.as_ref());
+            open_package(host, &filtered(package, filter), filter, grant, &mut out);
         }
     }
     out
@@ -180,9 +204,12 @@ fn allowed(
 ) -> Option<Grant> {
     let manifest = &package.manifest;
     let asks = &manifest.capabilities;
-    let installed = search.packages.iter().find(|p| p.path == package.dir);
+    let installed = search
+        .packages
+        .iter()
+        .find(|p| p.locked.path == package.dir);
     if let Some(installed) = installed {
-        let beyond = asks.beyond(&installed.approved);
+        let beyond = asks.beyond(&installed.locked.approved);
         if !beyond.is_empty() {
             out.warnings.push(format!(
                 "Warning: extension \"{}\" not loaded: it now asks for more than was approved \
@@ -207,9 +234,22 @@ fn allowed(
     Some(Grant::from_capabilities(asks, search.cwd))
 }
 
+/// `package` with only the components `filter` keeps.
+fn filtered(package: &DiscoveredExtension, filter: Option<&PackageFilter>) -> DiscoveredExtension {
+    let mut package = package.clone();
+    if let Some(filter) = filter {
+        package
+            .manifest
+            .components
+            .retain(|c| filter.keeps(ResourceKind::Extensions, &c.path));
+    }
+    package
+}
+
 fn open_package(
     host: &ExtensionHost,
     package: &DiscoveredExtension,
+    filter: Option<&PackageFilter>,
     grant: Grant,
     out: &mut Extensions,
 ) {
@@ -241,14 +281,37 @@ fn open_package(
                 ))),
         }
     }
-    let resources = &manifest.resources;
-    out.skill_dirs
-        .extend(resources.skills.iter().map(|d| package.dir.join(d)));
-    out.prompt_dirs
-        .extend(resources.prompts.iter().map(|d| package.dir.join(d)));
-    out.theme_dirs
-        .extend(resources.themes.iter().map(|d| package.dir.join(d)));
+    add_resources(package, filter, out);
     out.loaded.push(id);
+}
+
+/// The skills, prompt templates and themes of `package` that `filter` keeps.
+fn add_resources(
+    package: &DiscoveredExtension,
+    filter: Option<&PackageFilter>,
+    out: &mut Extensions,
+) {
+    let resources = &package.manifest.resources;
+    let pick = |kind, folder: &Option<PathBuf>| {
+        folder
+            .as_deref()
+            .map(|folder| filter::pick(filter, kind, &package.dir, folder))
+    };
+    let paths = |picked: Picked| match picked {
+        Picked::All(dir) => vec![dir],
+        Picked::Some(paths) => paths,
+    };
+    if let Some(picked) = pick(ResourceKind::Skills, &resources.skills) {
+        out.skill_dirs.extend(paths(picked));
+    }
+    if let Some(picked) = pick(ResourceKind::Prompts, &resources.prompts) {
+        out.prompt_dirs.extend(paths(picked));
+    }
+    match pick(ResourceKind::Themes, &resources.themes) {
+        Some(Picked::All(dir)) => out.themes.dirs.push(dir),
+        Some(Picked::Some(files)) => out.themes.files.extend(files),
+        None => {}
+    }
 }
 
 /// The tools of one tool component; `open` has just stored their descriptions in the cache.

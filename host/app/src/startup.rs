@@ -281,13 +281,15 @@ pub(crate) fn load_extensions(
 }
 
 /// The packages `pi ext install` recorded in a scope's lock file that its settings still list
-/// (`packages`): the user scope's, then the trusted project's, which load later and so win
-/// for the same package name.
+/// (`packages`), with each entry's filter: the user scope's, then the trusted project's, which
+/// load later and so win for the same package name. An entry whose filter is malformed is
+/// skipped with a warning (loading all of it could load what the user meant to leave out).
 fn installed_packages(
     env: &StartupEnv,
     trusted: bool,
     warnings: &mut Vec<String>,
-) -> Vec<pi_ext_host::lockfile::LockedPackage> {
+) -> Vec<crate::extensions::InstalledPackage> {
+    use crate::extensions::{InstalledPackage, filter::PackageFilter};
     use pi_ext_host::lockfile::{LOCK_FILE, LockFile};
     let mut scopes = vec![env.agent_dir.clone()];
     if trusted {
@@ -295,24 +297,37 @@ fn installed_packages(
     }
     let mut out = Vec::new();
     for dir in scopes {
-        let settings = pi_session::settings::read_settings_file(&dir.join("settings.json"))
-            .unwrap_or_default();
-        let listed: Vec<&str> = settings
+        let settings_file = dir.join("settings.json");
+        let settings = pi_session::settings::read_settings_file(&settings_file).unwrap_or_default();
+        let mut listed = Vec::new();
+        for entry in settings
             .get("packages")
             .and_then(serde_json::Value::as_array)
             .into_iter()
             .flatten()
-            .filter_map(pi_session::settings::package_entry_source)
-            .collect();
+        {
+            let Some(source) = pi_session::settings::package_entry_source(entry) else {
+                continue;
+            };
+            match PackageFilter::of_entry(entry) {
+                Ok(filter) => listed.push((source, filter)),
+                Err(error) => warnings.push(format!(
+                    "Warning: package {source} not loaded: {}: its `packages` entry: {error}",
+                    settings_file.display()
+                )),
+            }
+        }
         if listed.is_empty() {
             continue;
         }
         match LockFile::load(&dir.join(LOCK_FILE)) {
-            Ok(lock) => out.extend(
-                lock.packages
-                    .into_iter()
-                    .filter(|p| listed.contains(&p.source.as_str())),
-            ),
+            Ok(lock) => out.extend(lock.packages.into_iter().filter_map(|locked| {
+                let (_, filter) = listed.iter().find(|(s, _)| *s == locked.source)?;
+                Some(InstalledPackage {
+                    filter: filter.clone(),
+                    locked,
+                })
+            })),
             Err(error) => warnings.push(format!("Warning: packages not loaded: {error}")),
         }
     }

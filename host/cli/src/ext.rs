@@ -381,6 +381,21 @@ fn all_packages(env: &pi_app::startup::StartupEnv) -> Result<Vec<(Scope, LockedP
 
 fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
     let packages = all_packages(env)?;
+    let filtered: Vec<(&'static str, String)> =
+        [Scope::user(&env.agent_dir), Scope::project(&env.cwd)]
+            .iter()
+            .flat_map(|scope| {
+                scope
+                    .filtered_sources()
+                    .into_iter()
+                    .map(|s| (scope.name(), s))
+            })
+            .collect();
+    let is_filtered = |scope: &Scope, p: &LockedPackage| {
+        filtered
+            .iter()
+            .any(|(n, s)| *n == scope.name() && *s == p.source)
+    };
     if json {
         let entries: Vec<serde_json::Value> = packages
             .iter()
@@ -390,6 +405,7 @@ fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
                     "name": p.name,
                     "version": p.version,
                     "source": p.source,
+                    "filtered": is_filtered(scope, p),
                     "path": p.path,
                     "resolved": p.resolved,
                     "granted": p.approved.plain_words(),
@@ -404,17 +420,19 @@ fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
         return Ok(());
     }
     for kind in ["user", "project"] {
-        let of_scope: Vec<&LockedPackage> = packages
-            .iter()
-            .filter(|(s, _)| s.name() == kind)
-            .map(|(_, p)| p)
-            .collect();
+        let of_scope: Vec<&(Scope, LockedPackage)> =
+            packages.iter().filter(|(s, _)| s.name() == kind).collect();
         if of_scope.is_empty() {
             continue;
         }
         println!("{}{} packages:", kind[..1].to_uppercase(), &kind[1..]);
-        for p in of_scope {
-            println!("  {} {}  {}", p.name, p.version, p.source);
+        for (scope, p) in of_scope {
+            let marker = if is_filtered(scope, p) {
+                " (filtered)"
+            } else {
+                ""
+            };
+            println!("  {} {}  {}{marker}", p.name, p.version, p.source);
             println!("    {}", p.path.display());
         }
     }

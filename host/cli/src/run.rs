@@ -259,9 +259,9 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
             if prepared.base.trusted {
                 dirs.push(env.cwd.join(".pi").join("themes"));
             }
-            dirs.extend(prepared.base.extensions.theme_dirs.iter().cloned());
             dirs
         },
+        package_themes: !args.no_themes,
         theme_files: if args.no_themes {
             Vec::new()
         } else {

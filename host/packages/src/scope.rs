@@ -79,6 +79,22 @@ impl Scope {
         })
     }
 
+    /// The sources the settings list in object form (`{"source": …, "skills": […]…}`): their
+    /// resources are filtered at load.
+    pub fn filtered_sources(&self) -> Vec<String> {
+        let settings =
+            pi_session::settings::read_settings_file(&self.settings_file()).unwrap_or_default();
+        settings
+            .get("packages")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry.is_object())
+            .filter_map(package_entry_source)
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// Takes `source` out of the `packages` key.
     pub fn remove_from_settings(&self, source: &str) -> Result<(), PackageError> {
         self.edit_packages(|packages| packages.retain(|p| package_entry_source(p) != Some(source)))

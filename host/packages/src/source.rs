@@ -1,7 +1,7 @@
 //! `-e` sources that are not local directories: `npm:pkg[@version]`, `git:host/user/repo[@ref]`,
 //! `git:git@host:user/repo[@ref]` and the protocol URLs `https://`, `http://`, `ssh://`,
-//! `git://` (with an optional `@ref` after the repository path), as pi accepts them. `fetch`
-//! gets them.
+//! `git://` (with an optional `@ref` after the repository path), as pi accepts them, and
+//! `file://` repositories on this machine. `fetch` gets them.
 
 use std::fmt;
 
@@ -72,7 +72,7 @@ impl fmt::Display for Source {
     }
 }
 
-const URL_SCHEMES: [&str; 4] = ["https://", "http://", "ssh://", "git://"];
+const URL_SCHEMES: [&str; 5] = ["https://", "http://", "ssh://", "git://", "file://"];
 
 /// Parses one `-e` argument. Anything that is not `npm:`, `git:` or a protocol URL is a path.
 pub fn parse(arg: &str) -> Result<Source, SourceError> {
@@ -327,6 +327,14 @@ mod tests {
                 "https://gitlab.example.org/group/sub/repo.git",
                 Some("main")
             ))
+        );
+    }
+
+    #[test]
+    fn file_urls_are_local_git_repositories() {
+        assert_eq!(
+            parse("file:///srv/git/repo.git@v2"),
+            Ok(git("file:///srv/git/repo.git", Some("v2")))
         );
     }
 

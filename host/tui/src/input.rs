@@ -132,6 +132,8 @@ pub struct Ui {
     /// What `/reload` reads again: keybindings.json, and where the theme came from.
     keybindings_path: Option<std::path::PathBuf>,
     theme_spec: (String, Vec<std::path::PathBuf>, Vec<std::path::PathBuf>),
+    /// The themes of the extension packages; `None` with `--no-themes`.
+    package_themes: Option<pi_app::extensions::PackageThemes>,
     cwd: std::path::PathBuf,
     agent_dir: std::path::PathBuf,
 }
@@ -194,6 +196,7 @@ impl Ui {
                 options.theme_dirs.clone(),
                 options.theme_files.clone(),
             ),
+            package_themes: options.package_themes.then(|| app.package_themes()),
             cwd: options.cwd.clone(),
             agent_dir: options.agent_dir.clone(),
         };

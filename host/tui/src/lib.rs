@@ -88,6 +88,9 @@ pub struct TuiOptions {
     /// (`--theme`).
     pub theme_dirs: Vec<PathBuf>,
     pub theme_files: Vec<PathBuf>,
+    /// Whether the themes extension packages ship are offered too (not with `--no-themes`);
+    /// they are looked up again on `/reload`.
+    pub package_themes: bool,
     /// No theme is set yet (the first run): choose dark or light by the terminal's background
     /// and remember the choice in settings.json.
     pub detect_theme: bool,

@@ -1,5 +1,5 @@
-//! `/reload`: the extensions (tools, compactors, renderers, the skills and prompt templates
-//! they ship), then skills, prompt templates, context files and the system prompt, all found
+//! `/reload`: the extensions (tools, compactors, renderers, the skills, prompt templates and
+//! themes they ship), then skills, prompt templates, context files and the system prompt, all found
 //! again the way start-up found them.
 
 use super::App;
@@ -72,6 +72,7 @@ impl App {
             self.session
                 .set_compactors(compactors(&extensions, &self.session));
             *lock(&self.renderers) = extensions.renderers.clone();
+            *lock(&self.themes) = extensions.themes.clone();
             search.set_extensions(&extensions, &names);
             report.extensions = extensions.loaded.clone();
         }

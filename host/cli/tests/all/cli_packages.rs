@@ -127,6 +127,93 @@ fn a_local_folder_is_approved_recorded_held_to_its_grant_and_removed() {
 }
 
 #[test]
+fn an_object_entry_in_settings_picks_the_components_skills_and_templates_that_load() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let dir = package(&pi.root.path().join("src"), "picky", "0.1.0");
+    let manifest = dir.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{text}\n[resources]\nskills = \"skills\"\nprompts = \"prompts\"\n"),
+    )
+    .unwrap();
+    for skill in ["kept", "dropped"] {
+        std::fs::create_dir_all(dir.join("skills").join(skill)).unwrap();
+        std::fs::write(
+            dir.join("skills").join(skill).join("SKILL.md"),
+            format!("---\nname: {skill}\ndescription: The {skill} skill.\n---\nBody.\n"),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(dir.join("prompts")).unwrap();
+    for template in ["kept", "dropped"] {
+        std::fs::write(
+            dir.join("prompts").join(format!("{template}.md")),
+            format!("Expanded the {template} template."),
+        )
+        .unwrap();
+    }
+    let out = ext(&pi, &["install", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let run = |prompt: &str| {
+        pi.mock.push(Turn::text("ok"));
+        let out = pi.run(&["--no-session", "-p", prompt]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let request = pi.mock.requests().last().unwrap().body.clone();
+        let tools = offered(&pi, pi.mock.requests().len() - 1);
+        (request, tools)
+    };
+    let (request, tools) = run("/dropped");
+    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert!(request.to_string().contains("The dropped skill."));
+    assert!(
+        request
+            .to_string()
+            .contains("Expanded the dropped template.")
+    );
+
+    // The entry in pi's object form: no components, one skill, every template but one.
+    let mut changed = settings(&pi);
+    let source = changed["packages"][0].clone();
+    changed["packages"][0] = serde_json::json!({
+        "source": source,
+        "extensions": [],
+        "skills": ["skills/kept"],
+        "prompts": ["!prompts/dropped.md"],
+    });
+    pi.settings(changed.clone());
+    let listed = stdout(&ext(&pi, &["list"]));
+    assert!(listed.contains("(filtered)"), "{listed}");
+    let (request, tools) = run("/dropped");
+    assert!(!tools.contains(&"echo".to_owned()), "{tools:?}");
+    let text = request.to_string();
+    assert!(text.contains("The kept skill."), "{text}");
+    assert!(!text.contains("The dropped skill."), "{text}");
+    assert!(!text.contains("Expanded the dropped template."), "{text}");
+    let (request, _) = run("/kept");
+    assert!(request.to_string().contains("Expanded the kept template."));
+
+    // `autoload: false` loads only what is listed; a malformed entry loads nothing of it.
+    changed["packages"][0] =
+        serde_json::json!({"source": source, "autoload": false, "extensions": ["tool.wasm"]});
+    pi.settings(changed.clone());
+    let (request, tools) = run("hi");
+    assert!(tools.contains(&"echo".to_owned()), "{tools:?}");
+    assert!(!request.to_string().contains("The kept skill."));
+    changed["packages"][0] = serde_json::json!({"source": source, "skills": "skills/kept"});
+    pi.settings(changed);
+    pi.mock.push(Turn::text("ok"));
+    let out = pi.run(&["--no-session", "-p", "hi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("not loaded") && err.contains("\"skills\" must be a list"),
+        "{err}"
+    );
+    assert!(!offered(&pi, pi.mock.requests().len() - 1).contains(&"echo".to_owned()));
+}
+
+#[test]
 fn a_bad_package_is_refused_naming_the_file_and_nothing_is_written() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let dir = package(&pi.root.path().join("src"), "badext", "0.1.0");
@@ -200,6 +287,13 @@ fn a_git_package_is_pinned_hashed_and_a_changed_byte_is_refused_until_updated() 
     let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 1);
     assert_eq!(listed[0]["version"], "2.0.0");
+
+    // The same repository through `file://`, pinned at v1, and updated to the new tag.
+    let file_v1 = format!("file://{}@v1", served.join("repo.git").display());
+    let out = ext(&pi, &["install", &file_v1]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info = stdout(&ext(&pi, &["info", &file_v1]));
+    assert!(info.contains(&format!("resolved: {v1}")), "{info}");
 }
 
 #[test]
@@ -347,7 +441,7 @@ fn wait_listening(port: u16, what: &str) {
 struct OciRegistry {
     child: std::process::Child,
     port: u16,
-    _storage: tempfile::TempDir,
+    storage: tempfile::TempDir,
 }
 
 impl OciRegistry {
@@ -378,7 +472,7 @@ impl OciRegistry {
         let registry = OciRegistry {
             child,
             port,
-            _storage: storage,
+            storage,
         };
         wait_listening(port, "docker-registry");
         registry
@@ -386,6 +480,24 @@ impl OciRegistry {
 
     fn url(&self, repository: &str) -> String {
         format!("oci://127.0.0.1:{}/{repository}", self.port)
+    }
+
+    /// The blob files in the registry's storage.
+    fn blobs(&self) -> Vec<PathBuf> {
+        let root = self.storage.path().join("data/docker/registry/v2/blobs");
+        let mut out = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.file_name().is_some_and(|n| n == "data") {
+                    out.push(path);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -464,6 +576,29 @@ fn oci_packages_are_published_and_installed_by_tag_and_digest_and_bare_component
     let out = ext(&pi, &["install", &wrong]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("cannot fetch"), "{}", stderr(&out));
+    let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+
+    // A layer whose bytes no longer match its digest (changed in the registry's storage) is
+    // refused, and nothing is installed.
+    let before = registry.blobs();
+    let other = package(&pi.root.path().join("src2"), "ocibad", "1.0.0");
+    let bad = registry.url("pi/ocibad:1.0.0");
+    let out = ext(&pi, &["publish", other.to_str().unwrap(), &bad]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let layer = registry
+        .blobs()
+        .into_iter()
+        .filter(|b| !before.contains(b))
+        .find(|b| std::fs::read(b).unwrap().starts_with(&[0x1f, 0x8b]))
+        .expect("the published package layer");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&layer, bytes).unwrap();
+    let out = ext(&pi, &["install", &bad]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("digest"), "{}", stderr(&out));
     let listed: Value = serde_json::from_str(&stdout(&ext(&pi, &["list", "--json"]))).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
 

@@ -266,7 +266,7 @@ fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
 }
 
 #[test]
-fn tui_uses_a_theme_an_installed_package_ships() {
+fn tui_uses_a_theme_a_package_installed_while_it_runs_ships() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let dir = super::cli_extensions::install(&pi.root.path().join("src"), "themed");
     let manifest = dir.join("pi-extension.toml");
@@ -282,13 +282,15 @@ fn tui_uses_a_theme_an_installed_package_ships() {
         r##"{"name": "ocean", "colors": {"accent": "#0087ff"}}"##,
     )
     .unwrap();
-    let out = pi.run(&["ext", "install", dir.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let mut settings = settings_json(&pi);
-    settings["theme"] = json!("ocean");
-    pi.settings(settings);
+    pi.settings(json!({"theme": "ocean"}));
     pi.mock.push(Turn::text("In blue."));
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    // Installed while pi runs: `/reload` finds the package's theme.
+    tmux.wait_text("ocean");
+    let out = pi.run(&["ext", "install", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    tmux.submit("/reload");
+    tmux.wait_text("Reloaded extensions (themed");
     tmux.submit("Hello");
     tmux.wait_text("In blue.");
     // The prompt's `›` is drawn in the accent colour (#0087ff is 33 in the 256-colour palette).

@@ -21,7 +21,8 @@ pub struct SkillSearch<'a> {
     pub no_skills: bool,
     /// Paths from the settings `skills` array, already resolved against their settings file.
     pub settings_paths: &'a [PathBuf],
-    /// Skill directories contributed by packages and extensions.
+    /// Skill directories (or single skills: a folder with `SKILL.md`, a `.md` file)
+    /// contributed by packages and extensions.
     pub package_dirs: &'a [PathBuf],
     /// `--skill` values, as typed (`~` and relative paths allowed).
     pub cli_paths: &'a [String],
@@ -53,8 +54,8 @@ pub fn discover(search: &SkillSearch<'_>) -> SkillRegistry {
         for path in search.settings_paths {
             registry.add(load_path(&resolve(path, search), SkillSource::Settings));
         }
-        for dir in search.package_dirs {
-            registry.add(scan(dir, SkillSource::Package, true));
+        for path in search.package_dirs {
+            registry.add(load_path(path, SkillSource::Package));
         }
     }
     for raw in search.cli_paths {

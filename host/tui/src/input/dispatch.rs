@@ -17,7 +17,14 @@ impl Ui {
     /// The theme the options name (warnings go to the transcript); its file is watched.
     pub(super) fn load_theme(&mut self) {
         let (name, dirs, files) = &self.theme_spec;
-        let choice = crate::theme::choose(name, dirs, files);
+        let choice = match &self.package_themes {
+            Some(package) => {
+                let dirs = [dirs.as_slice(), &package.dirs].concat();
+                let files = [files.as_slice(), &package.files].concat();
+                crate::theme::choose(name, &dirs, &files)
+            }
+            None => crate::theme::choose(name, dirs, files),
+        };
         for warning in choice.warnings {
             self.transcript.notice(warning, true);
         }
@@ -33,6 +40,9 @@ impl Ui {
     pub(super) fn reload(&mut self, app: &App) {
         let reloaded = app.reload();
         self.renderers = app.renderers();
+        if self.package_themes.is_some() {
+            self.package_themes = Some(app.package_themes());
+        }
         if let Some(path) = &self.keybindings_path {
             let (keymap, warnings) = Keymap::load(path);
             self.keymap = keymap;
