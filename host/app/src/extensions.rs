@@ -268,7 +268,7 @@ fn open_package(
     };
     for (entry, component) in manifest.components.iter().zip(&loaded.components) {
         match entry.world {
-            World::Tool => add_tools(host, &id, component, out),
+            World::Tool => add_tools(host, &id, &manifest.capabilities.replaces, component, out),
             World::Provider => add_provider(&id, component, out),
             World::Compactor => out.compactors.push(Arc::clone(component)),
             // Renderers draw custom messages and tool results in the interactive UI; print,
@@ -315,7 +315,16 @@ fn add_resources(
 }
 
 /// The tools of one tool component; `open` has just stored their descriptions in the cache.
-fn add_tools(host: &ExtensionHost, id: &str, component: &Arc<LazyComponent>, out: &mut Extensions) {
+/// A tool with a built-in's name sees everything the model sends that tool: it replaces the
+/// built-in only when the package asks for that (`replaces`, approved at install), and the
+/// run says so.
+fn add_tools(
+    host: &ExtensionHost,
+    id: &str,
+    replaces: &[String],
+    component: &Arc<LazyComponent>,
+    out: &mut Extensions,
+) {
     let descriptions = match host.describe(component) {
         Ok(d) => d,
         Err(error) => {
@@ -325,6 +334,20 @@ fn add_tools(host: &ExtensionHost, id: &str, component: &Arc<LazyComponent>, out
         }
     };
     for description in descriptions {
+        let name = &description.name;
+        if pi_builtins::TOOL_NAMES.contains(&name.as_str()) {
+            if !replaces.contains(name) {
+                out.warnings.push(format!(
+                    "Warning: extension \"{id}\": tool `{name}` not loaded: it would replace \
+                     the built-in tool; the package must ask for that (`replaces = [\"{name}\"]` \
+                     under [capabilities]) and be approved"
+                ));
+                continue;
+            }
+            out.warnings.push(format!(
+                "Extension \"{id}\" replaces the built-in tool `{name}`."
+            ));
+        }
         out.tools.retain(|t| t.description.name != description.name);
         out.tools.push(ExtensionTool {
             extension: id.to_owned(),
@@ -344,6 +367,20 @@ fn add_provider(id: &str, component: &Arc<LazyComponent>, out: &mut Extensions) 
     }
 }
 
+/// The package whose provider serves `model`, if an extension's does.
+pub fn serving(extensions: &Extensions, model: &pi_ai::Model) -> Option<String> {
+    extensions
+        .providers
+        .iter()
+        .find(|p| {
+            p.models()
+                .iter()
+                .any(|m| m.provider == model.provider && m.id == model.id)
+                && !pi_ai::models::is_reserved_provider(&model.provider)
+        })
+        .map(|p| p.extension().to_string())
+}
+
 /// The provider names the extensions' models use (models.json may configure them).
 pub fn provider_names(extensions: &Extensions) -> Vec<String> {
     let mut names: Vec<String> = extensions
@@ -358,12 +395,34 @@ pub fn provider_names(extensions: &Extensions) -> Vec<String> {
 
 /// Adds the providers' models to `registry` (configured by models.json like built-ins) and
 /// registers each provider for the `api`s of its models that no adapter serves yet (an
-/// extension does not replace pi's own protocols).
-pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRegistry) {
+/// extension does not replace pi's own protocols). A model under a provider name that is not
+/// the extension's to use is refused; the warnings say which and why.
+pub fn register_providers(
+    extensions: &Extensions,
+    registry: &mut pi_ai::ModelRegistry,
+) -> Vec<String> {
     let apis = pi_ai::registry();
+    let mut warnings = Vec::new();
     for provider in &extensions.providers {
-        registry.add_models(provider.models().iter().cloned());
+        let refused = registry.add_extension_models(provider.models().iter().cloned());
+        for model in &refused {
+            warnings.push(format!(
+                "Warning: extension \"{}\": model {}/{} refused: the provider name \"{}\" \
+                 belongs to pi, models.json or another extension; an extension's models must \
+                 use a provider name of its own",
+                provider.extension(),
+                model.provider,
+                model.id,
+                model.provider
+            ));
+        }
         for model in provider.models() {
+            if refused
+                .iter()
+                .any(|r| r.provider == model.provider && r.id == model.id)
+            {
+                continue;
+            }
             if apis.get(&model.api).is_none() {
                 apis.register(
                     &model.api,
@@ -372,4 +431,5 @@ pub fn register_providers(extensions: &Extensions, registry: &mut pi_ai::ModelRe
             }
         }
     }
+    warnings
 }

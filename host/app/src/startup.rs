@@ -174,7 +174,10 @@ impl Base {
             &crate::extensions::provider_names(&extensions),
         )?;
         let auth = AuthStorage::open(env.agent_dir.join("auth.json"))?;
-        crate::extensions::register_providers(&extensions, &mut registry);
+        warnings.extend(crate::extensions::register_providers(
+            &extensions,
+            &mut registry,
+        ));
         Ok(Base {
             env,
             settings,
@@ -221,6 +224,13 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
     let (scoped, scope_warnings) = scoped_models(&base.registry, &patterns);
     base.warnings.extend(scope_warnings);
     let chosen = choose_model(opts, &base, &session, &scoped, resuming)?;
+    if let Some(extension) = crate::extensions::serving(&base.extensions, &chosen.model) {
+        // The conversation and the credential go to third-party code: say so.
+        base.warnings.push(format!(
+            "Model {}/{} is served by extension {extension}.",
+            chosen.model.provider, chosen.model.id
+        ));
+    }
     let session_thinking = resuming.then(|| session_thinking_level(&session)).flatten();
     let thinking = initial_thinking(
         &chosen.model,

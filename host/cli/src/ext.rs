@@ -87,7 +87,8 @@ struct Approval {
     /// Approve every capability the package asks for
     #[arg(short = 'y', long)]
     yes: bool,
-    /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>
+    /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>,
+    /// tool:<built-in tool the package replaces>
     #[arg(long = "grant", value_name = "CAP")]
     grants: Vec<String>,
 }
@@ -291,13 +292,14 @@ fn parse_grants(grants: &[String]) -> Result<Capabilities, String> {
             Some(("fs", "write")) => caps.filesystem = FsAccess::Write,
             Some(("net", host)) if !host.is_empty() => caps.network.push(host.to_owned()),
             Some(("env", name)) if !name.is_empty() => caps.env.push(name.to_owned()),
+            Some(("tool", name)) if !name.is_empty() => caps.replaces.push(name.to_owned()),
             None if grant == "temp" => caps.temp = true,
             None if grant == "process" => caps.process = true,
             None if grant == "llm" => caps.llm = true,
             _ => {
                 return Err(format!(
                     "unknown --grant \"{grant}\": expected fs:read, fs:write, temp, process, \
-                     llm, net:<host> or env:<VAR>"
+                     llm, net:<host>, env:<VAR> or tool:<built-in tool it replaces>"
                 ));
             }
         }

@@ -5,5 +5,6 @@ pub mod args;
 pub mod ext;
 pub mod file_args;
 pub mod list_models;
+mod logging;
 pub mod modes;
 pub mod run;

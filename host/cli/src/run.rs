@@ -98,6 +98,10 @@ enum RunError {
 
 fn run(args: Args) -> Result<i32, RunError> {
     let env = StartupEnv::from_process().map_err(RunError::Cwd)?;
+    let stdin_tty = std::io::stdin().is_terminal();
+    let mode = resolve_mode(&args, stdin_tty, std::io::stdout().is_terminal());
+    // The interactive UI owns the terminal: its log goes to the file only.
+    crate::logging::init(&env.agent_dir, args.verbose && mode != Mode::Interactive);
     let mut options = args.startup_options();
     // `-e npm:…`/`-e git:…` are fetched for this run; their directories live as long as this.
     let (cli_dirs, _fetched) = crate::ext::fetch_cli_sources(&options.extensions);
@@ -110,8 +114,6 @@ fn run(args: Args) -> Result<i32, RunError> {
         );
         return Ok(0);
     }
-    let stdin_tty = std::io::stdin().is_terminal();
-    let mode = resolve_mode(&args, stdin_tty, std::io::stdout().is_terminal());
     let files = args.file_args();
     if mode == Mode::Rpc && !files.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");

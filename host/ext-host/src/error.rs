@@ -37,6 +37,9 @@ pub enum Cause {
     /// The component returned an error value.
     #[error("{0}")]
     Guest(String),
+    /// What `describe()` returned breaks a rule (a name, a count, a schema).
+    #[error("refused at load: {0}")]
+    Describe(String),
     /// The `.wasm` is not a valid component for this engine.
     #[error("invalid component {path}: {reason}")]
     InvalidComponent { path: PathBuf, reason: String },

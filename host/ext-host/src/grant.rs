@@ -13,8 +13,21 @@ pub struct Limits {
     pub memory_mib: u64,
     /// Bytes of stdout/stderr kept per call (then writes fail). Default 64 KiB.
     pub output_bytes: usize,
-    /// Longest tool result text; longer is cut with a note. Default 1 MiB.
+    /// Longest tool result (and error) text; longer is cut with a note. Default 1 MiB.
     pub result_bytes: usize,
+    /// Images one result may hold (the rest become a note). Default 8.
+    pub images: usize,
+    /// Largest image (base64 bytes) a result may hold, as the `read` tool sends at most.
+    /// Default 4.5 MiB.
+    pub image_bytes: usize,
+    /// Largest `details` JSON of a result (it goes into the session file); larger is
+    /// replaced by a note. Default 256 KiB.
+    pub details_bytes: usize,
+    /// Tools one package may offer (providers accept about 128 in all). Default 64.
+    pub tools: usize,
+    /// Largest parameter schema (JSON bytes) of one tool; it is sent with every request.
+    /// Default 64 KiB.
+    pub schema_bytes: usize,
     /// How long after an abort the component may still run to wind down on its own (it sees
     /// `host.aborted()` and its processes are killed at once); then it is interrupted.
     /// Default 0: interrupted at once.
@@ -28,6 +41,11 @@ impl Default for Limits {
             memory_mib: 64,
             output_bytes: 64 * 1024,
             result_bytes: 1024 * 1024,
+            images: 8,
+            image_bytes: 4608 * 1024,
+            details_bytes: 256 * 1024,
+            tools: 64,
+            schema_bytes: 64 * 1024,
             abort_grace: Duration::ZERO,
         }
     }

@@ -6,7 +6,7 @@
 use crate::cache::{ComponentCache, ToolDescription};
 use crate::component::LazyComponent;
 use crate::discovery::{self, DiscoveredExtension, SearchPaths};
-use crate::error::{ExtensionError, ExtensionId};
+use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
 use crate::manifest::{ManifestError, World};
 use crate::tool::{self, ComponentTool};
@@ -118,6 +118,16 @@ impl ExtensionHost {
                 }
             }
             components.push(component);
+        }
+        if tools.len() > grant.limits.tools {
+            return Err(ExtensionError::new(
+                &extension,
+                Cause::Describe(format!(
+                    "the package offers {} tools; at most {} are allowed per package",
+                    tools.len(),
+                    grant.limits.tools
+                )),
+            ));
         }
         // Descriptions learnt just now go into the start-up index for the next run.
         self.cache.index().save();

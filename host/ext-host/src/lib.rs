@@ -8,6 +8,7 @@
 //! WASI context is built from the extension's [`Grant`] only.
 
 mod bindings;
+mod bounds;
 pub mod cache;
 pub mod compactor;
 pub mod component;

@@ -116,6 +116,10 @@ pub struct Capabilities {
     pub env: Vec<String>,
     pub process: bool,
     pub llm: bool,
+    /// Built-in tools (`bash`, `read`…) the package's tools of the same name replace: they
+    /// see every command, path and content the model sends that tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaces: Vec<String>,
 }
 
 impl Capabilities {
@@ -145,6 +149,12 @@ impl Capabilities {
         if self.llm {
             out.push("call models with your credentials".to_owned());
         }
+        if !self.replaces.is_empty() {
+            out.push(format!(
+                "replace these built-in tools: {}",
+                self.replaces.join(", ")
+            ));
+        }
         out
     }
 
@@ -161,6 +171,7 @@ impl Capabilities {
             env: missing(&self.env, &approved.env),
             process: self.process && !approved.process,
             llm: self.llm && !approved.llm,
+            replaces: missing(&self.replaces, &approved.replaces),
         };
         extra.plain_words()
     }
@@ -240,6 +251,8 @@ struct RawCapabilities {
     process: bool,
     #[serde(default)]
     llm: bool,
+    #[serde(default)]
+    replaces: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -366,6 +379,18 @@ fn parse_capabilities(raw: RawCapabilities) -> Result<Capabilities, FieldError> 
             ));
         }
     }
+    for name in &raw.replaces {
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid {
+            return Err((
+                "capabilities.replaces".into(),
+                format!("`{name}` is not a tool name"),
+            ));
+        }
+    }
     Ok(Capabilities {
         filesystem,
         temp: raw.temp,
@@ -373,6 +398,7 @@ fn parse_capabilities(raw: RawCapabilities) -> Result<Capabilities, FieldError> 
         env: raw.env,
         process: raw.process,
         llm: raw.llm,
+        replaces: raw.replaces,
     })
 }
 
@@ -414,6 +440,9 @@ fn check_version(version: &str) -> Result<(), String> {
     }
 }
 
+/// A granted host: `name`, `name:port`, `*.domain.tld` (any subdomain) or an IPv4 address,
+/// each label 1-63 letters, digits or `-` (not at either end). Degenerate patterns (`*`,
+/// `*.`, `*.com`, `a.*`, empty labels) would grant far more than anyone reading them thinks.
 fn check_host(host: &str) -> Result<(), String> {
     let (name, port) = match host.rsplit_once(':') {
         Some((name, port)) => (name, Some(port)),
@@ -424,18 +453,29 @@ fn check_host(host: &str) -> Result<(), String> {
     {
         return Err(format!("`{host}` has an invalid port"));
     }
-    let ok = !name.is_empty()
-        && !host.contains('/')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '*');
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{host}` is not a host name (host or host:port, no scheme or path)"
-        ))
+    let (wildcard, rest) = match name.strip_prefix("*.") {
+        Some(rest) => (true, rest),
+        None => (false, name),
+    };
+    let labels: Vec<&str> = rest.split('.').collect();
+    let label_ok = |l: &&str| {
+        (1..=63).contains(&l.len())
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if !labels.iter().all(label_ok) {
+        return Err(format!(
+            "`{host}` is not a host name (host, host:port or *.domain.tld; no scheme, path or \
+             empty parts)"
+        ));
     }
+    if wildcard && labels.len() < 2 {
+        return Err(format!(
+            "`{host}` matches too much: a wildcard needs a domain under it (*.example.com)"
+        ));
+    }
+    Ok(())
 }
 
 /// A path inside the package: relative, without `..`.

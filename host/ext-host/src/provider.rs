@@ -108,6 +108,18 @@ impl ComponentProvider {
         &self.models
     }
 
+    /// The package the provider belongs to.
+    pub fn extension(&self) -> &crate::ExtensionId {
+        &self.component.extension
+    }
+
+    /// Whether `model` is under one of the provider names this component's models use and
+    /// that may be an extension's (never one pi holds credentials for).
+    fn owns(&self, model: &Model) -> bool {
+        self.models.iter().any(|m| m.provider == model.provider)
+            && !pi_ai::models::is_reserved_provider(&model.provider)
+    }
+
     /// Registers this provider under every `api` its models use.
     pub fn register(self: &Arc<Self>, registry: &ApiRegistry) {
         let mut apis: Vec<&str> = self.models.iter().map(|m| m.api.as_str()).collect();
@@ -160,11 +172,25 @@ impl ApiProvider for ComponentProvider {
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
         let (tx, stream) = AssistantMessageEventStream::channel(model);
-        let pump = Arc::new(Mutex::new(EventPump {
+        let mut pump = EventPump {
             builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
             open: None,
             tx,
-        }));
+        };
+        if !self.owns(model) {
+            // A models.json model routed to this component's `api` under another provider's
+            // name: the request would carry that provider's credential.
+            pump.builder.fail(
+                StopReason::Error,
+                format!(
+                    "extension {} serves only its own models, not {}/{}",
+                    self.component.extension, model.provider, model.id
+                ),
+            );
+            pump.flush();
+            return stream;
+        }
+        let pump = Arc::new(Mutex::new(pump));
         let abort = Arc::new(AtomicBool::new(false));
         let cancel = options.cancel.clone();
         let watcher = {

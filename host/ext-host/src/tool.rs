@@ -3,9 +3,9 @@
 //! the extension and the cause.
 
 use crate::bindings::types as wit;
+use crate::bounds;
 use crate::cache::ToolDescription;
 use crate::component::{LazyComponent, LoadedComponent, Pre};
-use crate::convert;
 use crate::error::{Cause, ExtensionError};
 use crate::state::{CallContext, ProgressFn};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolUpdateFn};
@@ -38,6 +38,8 @@ pub fn describe(component: &LoadedComponent) -> Result<Vec<ToolDescription>, Ext
         .call_describe(&mut store)
         .map_err(|e| component.classify(&e, &store))?;
     store.data().flush_output();
+    bounds::check_tools(&defs, &component.grant.limits)
+        .map_err(|reason| component.error(Cause::Describe(reason)))?;
     Ok(defs.iter().map(crate::cache::description_of).collect())
 }
 
@@ -55,7 +57,11 @@ pub fn call_once(
         arguments: arguments.to_owned(),
     };
     let result = call(component, &request, Arc::default(), None, None)?;
-    Ok(to_output(result, limit))
+    let limits = crate::grant::Limits {
+        result_bytes: limit,
+        ..component.grant.limits.clone()
+    };
+    Ok(bounds::tool_output(result, &limits))
 }
 
 /// Runs one call in a fresh store, on the calling (blocking) thread.
@@ -82,38 +88,10 @@ pub(crate) fn call(
         .call_execute(&mut store, call)
         .map_err(|e| component.classify(&e, &store))?;
     store.data().flush_output();
-    result.map_err(|message| component.error(Cause::Guest(message)))
-}
-
-/// Converts a WIT result, cutting text beyond `limit` bytes.
-pub(crate) fn to_output(result: wit::ToolResult, limit: usize) -> ToolOutput {
-    let mut budget = limit;
-    let content = result
-        .content
-        .into_iter()
-        .map(|block| match convert::user_block(block) {
-            UserBlock::Text(mut t) => {
-                if t.text.len() > budget {
-                    let mut cut = budget;
-                    while !t.text.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    let dropped = t.text.len() - cut;
-                    t.text.truncate(cut);
-                    t.text
-                        .push_str(&format!("\n[output truncated: {dropped} more bytes]"));
-                }
-                budget = budget.saturating_sub(t.text.len());
-                UserBlock::Text(t)
-            }
-            image => image,
-        })
-        .collect();
-    let details = match result.details {
-        Some(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        None => Value::Object(Default::default()),
-    };
-    ToolOutput { content, details }
+    result.map_err(|message| {
+        let message = bounds::cut_owned(message, component.grant.limits.result_bytes);
+        component.error(Cause::Guest(message))
+    })
 }
 
 fn error_text(output: &ToolOutput) -> String {
@@ -180,9 +158,11 @@ impl ComponentTool {
                 abort.store(true, Ordering::Relaxed);
             })
         };
-        let limit = self.component.grant.limits.result_bytes;
+        let limits = self.component.grant.limits.clone();
         let progress: Option<ProgressFn> = on_update.map(|update| {
-            Box::new(move |r: wit::ToolResult| update(to_output(r, limit))) as ProgressFn
+            let limits = limits.clone();
+            Box::new(move |r: wit::ToolResult| update(bounds::tool_output(r, &limits)))
+                as ProgressFn
         });
         let component = self.component.clone();
         let wit_call = wit::ToolCall {
@@ -200,7 +180,7 @@ impl ComponentTool {
         match joined {
             Ok(Ok(result)) => {
                 let is_error = result.is_error;
-                let output = to_output(result, limit);
+                let output = bounds::tool_output(result, &limits);
                 if is_error {
                     Err(error_of(output))
                 } else {

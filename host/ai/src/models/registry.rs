@@ -1,6 +1,6 @@
 //! `ModelRegistry`: the built-in catalog plus the user's models.json.
 
-use crate::auth::{AuthStorage, env_api_key, resolve_config_value};
+use crate::auth::{AuthStorage, env_api_key, env_var_names, resolve_config_value};
 use crate::models::catalog::{builtin_models, builtin_provider_defaults, is_builtin_provider};
 use crate::models::models_json::{
     self, CostOverride, ModelDef, ModelOverride, ModelsError, ModelsFile, ProviderConfig,
@@ -9,6 +9,21 @@ use crate::types::{Compat, Modality, Model, ModelCost, ThinkingLevel};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Provider names pi knows a credential for (its catalog, its environment variables, its
+/// OAuth sign-ins): never an extension's, even before any model of theirs is known.
+pub fn is_reserved_provider(provider: &str) -> bool {
+    const OAUTH_PROVIDERS: [&str; 5] = [
+        "anthropic",
+        "openai-codex",
+        "github-copilot",
+        "google-gemini-cli",
+        "google-antigravity",
+    ];
+    is_builtin_provider(provider)
+        || !env_var_names(provider).is_empty()
+        || OAUTH_PROVIDERS.contains(&provider)
+}
 
 /// Defaults pi gives a custom model for fields models.json leaves out.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -120,9 +135,25 @@ impl ModelRegistry {
         }
     }
 
-    /// Adds models served by an extension provider (pi's `registerProvider`); one with the
-    /// provider and id of a known model replaces it.
-    /// A models.json entry of the same provider configures them as it does built-ins.
+    /// Adds the models of one extension provider (pi's `registerProvider`) and returns the
+    /// ones refused: a provider name belongs to whoever has it first, so a model under the
+    /// name of a built-in provider, of a models.json provider that defines models, or of an
+    /// earlier extension is refused. Otherwise an extension could take over the user's model
+    /// and receive the request and the credential pi resolves for that provider.
+    /// A models.json entry of the extension's own provider configures its models as it
+    /// does built-ins.
+    pub fn add_extension_models(&mut self, models: impl IntoIterator<Item = Model>) -> Vec<Model> {
+        let taken: Vec<String> = self.models.iter().map(|m| m.provider.clone()).collect();
+        let (refused, accepted): (Vec<Model>, Vec<Model>) = models
+            .into_iter()
+            .partition(|m| is_reserved_provider(&m.provider) || taken.contains(&m.provider));
+        self.add_models(accepted);
+        refused
+    }
+
+    /// Adds models (the caller vouches for their provider names); one with the provider and
+    /// id of a known model replaces it. A models.json entry of the same provider configures
+    /// them as it does built-ins.
     pub fn add_models(&mut self, models: impl IntoIterator<Item = Model>) {
         for mut model in models {
             if let Some((config, headers)) = self.providers_config.get(&model.provider)

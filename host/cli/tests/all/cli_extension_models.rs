@@ -306,3 +306,93 @@ fn extension_provider_without_any_credential_is_refused_at_start() {
     assert!(stderr(&out).contains("wasm-test"), "{}", stderr(&out));
     assert!(pi.mock.requests().is_empty());
 }
+
+#[test]
+fn a_provider_extension_cannot_take_over_another_providers_models_or_keys() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install_provider(&pi);
+    let manifest = pi.agent_dir().join("extensions/wasmprov/pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace(
+            "env = [\"TEST_PROVIDER_BASE_URL\"]",
+            "env = [\"TEST_PROVIDER_BASE_URL\", \"TEST_PROVIDER_CLAIMS\"]",
+        ),
+    )
+    .unwrap();
+    // The user's models: the built-in openai re-routed to the mock, and a models.json one.
+    let base = pi.mock.base_url(Api::OpenAiCompletions);
+    let models = json!({"providers": {
+        "openai": {"baseUrl": base},
+        "mine": {"baseUrl": base, "api": "openai-completions", "apiKey": "mine-key",
+                 "models": [{"id": "local-model"}]}
+    }});
+    pi.write_agent_file("models.json", &models.to_string());
+    pi.write_agent_file(
+        "auth.json",
+        &json!({"anthropic": {"type": "api_key", "key": "sk-ant-stored"}}).to_string(),
+    );
+    // Every request the component would send goes to this path of the mock.
+    let stolen = format!("{}/stolen/v1", pi.mock.url());
+    let claims = "openai/gpt-4o-mini,mine/local-model,anthropic/claude-sonnet-4-5";
+    let run = |model: &str, extra: &[&str]| {
+        pi.mock.push(Turn::text("served"));
+        let mut args = vec!["--model", model, "--no-tools", "--no-session"];
+        args.extend_from_slice(extra);
+        args.extend(["-p", "hi"]);
+        let mut command = pi.command(&args);
+        command
+            .env("TEST_PROVIDER_BASE_URL", &stolen)
+            .env("TEST_PROVIDER_CLAIMS", claims)
+            .env("OPENAI_API_KEY", "sk-openai-env");
+        command.output().unwrap()
+    };
+    for (model, key, extra) in [
+        ("openai/gpt-4o-mini", "sk-openai-env", &[][..]),
+        ("openai/gpt-4o-mini", "sk-cli", &["--api-key", "sk-cli"][..]),
+        ("mine/local-model", "mine-key", &[][..]),
+    ] {
+        let out = run(model, extra);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stdout(&out), "served\n");
+        let err = stderr(&out);
+        for claim in [
+            "openai/gpt-4o-mini",
+            "mine/local-model",
+            "anthropic/claude-sonnet-4-5",
+        ] {
+            assert!(
+                err.contains(&format!(
+                    "extension \"wasmprov@1.2.3\": model {claim} refused"
+                )),
+                "{err}"
+            );
+        }
+        // The user's endpoint served it with the user's key.
+        let request = pi.mock.requests().pop().unwrap();
+        assert!(!request.path.starts_with("/stolen/"), "{}", request.path);
+        assert_eq!(
+            request.header("authorization"),
+            Some(format!("Bearer {key}").as_str())
+        );
+    }
+    // Its own model still works.
+    let out = run("wasm-test/wasm-mini", &["--api-key", "own-key"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Model wasm-test/wasm-mini is served by extension wasmprov@1.2.3."),
+        "{}",
+        stderr(&out)
+    );
+    let requests = pi.mock.requests();
+    let own = requests.last().unwrap();
+    assert!(own.path.starts_with("/stolen/"), "{}", own.path);
+    assert_eq!(own.header("authorization"), Some("Bearer own-key"));
+    // Nothing else ever reached the component.
+    let stolen_requests = requests
+        .iter()
+        .filter(|r| r.path.starts_with("/stolen/"))
+        .count();
+    assert_eq!(stolen_requests, 1);
+}

@@ -60,17 +60,35 @@ fn extension_tool_result_reaches_the_model() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(stdout(&out), "The echo answered.\n");
     assert!(!stderr(&out).contains("Warning"), "{}", stderr(&out));
+    // What the component logged is in pi's log file, naming the extension.
+    let log = std::fs::read_to_string(pi.agent_dir().join("pi.log")).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("echo called"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(line.contains("testext@0.1.0"), "{line}");
 
     let requests = pi.mock.requests();
     assert_eq!(requests.len(), 2);
-    // Default selection: pi's default built-ins plus every extension tool; the extension's
-    // `read` and `write` override the built-ins of the same name (as pi's registerTool does).
+    // Default selection: pi's default built-ins plus every extension tool.
     let tools = offered(&pi, 0);
-    for name in ["bash", "edit", "echo", "probe", "read", "write"] {
+    for name in [
+        "bash",
+        "edit",
+        "echo",
+        "probe",
+        "read",
+        "write",
+        "read_file",
+        "write_file",
+    ] {
         assert!(tools.contains(&name.to_owned()), "{name} in {tools:?}");
     }
-    assert_eq!(tools.len(), 6, "{tools:?}");
-    assert_eq!(tool_description(&requests[0].body, "read"), "Reads a file.");
+    assert_eq!(tools.len(), 8, "{tools:?}");
+    assert_eq!(
+        tool_description(&requests[0].body, "read_file"),
+        "Reads a file."
+    );
     assert_eq!(
         tool_description(&requests[0].body, "echo"),
         "Echoes its arguments."
@@ -107,9 +125,11 @@ fn extension_tool_result_reaches_the_model() {
     pi.mock
         .push(Turn::new().tool_call("c2", "echo", json!({"again": true})));
     pi.mock.push(Turn::text("Twice."));
-    let out = pi.run(&["--no-session", "-p", "Again"]);
+    let out = pi.run(&["--no-session", "--verbose", "-p", "Again"]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(stdout(&out), "Twice.\n");
+    // With --verbose the log is on stderr too.
+    assert!(stderr(&out).contains("echo called"), "{}", stderr(&out));
     let requests = pi.mock.requests();
     assert!(requests[3].body["messages"].to_string().contains("again"));
 
@@ -165,7 +185,7 @@ fn extension_tools_follow_tool_selection() {
     sorted.sort();
     assert_eq!(
         sorted,
-        ["echo", "probe", "read", "write"],
+        ["echo", "probe", "read_file", "write_file"],
         "extension tools stay"
     );
     let (tools, _) = run(&["--no-tools"]);
@@ -173,6 +193,70 @@ fn extension_tools_follow_tool_selection() {
     let (tools, warnings) = run(&["--tools", "echo,nosuch"]);
     assert_eq!(tools, ["echo"]);
     assert!(warnings.contains("unknown tool \"nosuch\""), "{warnings}");
+}
+
+#[test]
+fn an_extension_replaces_a_built_in_tool_only_when_it_asks_and_the_run_says_so() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = install(&pi.root.path().join("src"), "shadow");
+    let manifest = package.join("pi-extension.toml");
+    let base = std::fs::read_to_string(&manifest).unwrap();
+    let ask = |capabilities: &str| {
+        std::fs::write(
+            &manifest,
+            format!("{base}\n[capabilities]\n{capabilities}\n"),
+        )
+        .unwrap();
+    };
+    let bash_call = |pi: &PiEnv| {
+        pi.mock
+            .push(Turn::new().tool_call("c1", "bash", json!({"command": "echo real"})));
+        pi.mock.push(Turn::text("done"));
+        let out = pi
+            .command(&["--no-session", "-p", "run it"])
+            .env("TEST_TOOL_SHADOW", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let result = pi.mock.requests().last().unwrap().body["messages"].to_string();
+        (stderr(&out), result)
+    };
+
+    // It offers `bash` without asking to replace it: refused, the built-in runs.
+    ask("env = [\"TEST_TOOL_SHADOW\"]");
+    let out = pi.run(&["ext", "install", package.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (err, result) = bash_call(&pi);
+    assert!(
+        err.contains("tool `bash` not loaded: it would replace the built-in tool"),
+        "{err}"
+    );
+    assert!(result.contains("real"), "{result}");
+    assert!(!result.contains("the extension saw"), "{result}");
+
+    // It asks: not loaded until approved; once approved it serves `bash`, and the run says so.
+    ask("env = [\"TEST_TOOL_SHADOW\"]\nreplaces = [\"bash\"]");
+    let (err, _) = bash_call(&pi);
+    assert!(
+        err.contains("now asks for more than was approved (replace these built-in tools: bash)"),
+        "{err}"
+    );
+    let out = pi.run(&[
+        "ext",
+        "update",
+        "shadow",
+        "--grant",
+        "env:TEST_TOOL_SHADOW",
+        "--grant",
+        "tool:bash",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (err, result) = bash_call(&pi);
+    assert!(
+        err.contains("Extension \"shadow@0.1.0\" replaces the built-in tool `bash`."),
+        "{err}"
+    );
+    assert!(result.contains("the extension saw: echo real"), "{result}");
 }
 
 #[test]
@@ -408,4 +492,122 @@ fn package_skills_and_prompt_templates_join_the_session() {
             .to_string()
             .contains("/shout")
     );
+}
+
+/// The test tool as a package granted `TEST_TOOL_DESCRIBE`, which makes its `describe()`
+/// hostile.
+fn hostile_describe(pi: &PiEnv) {
+    let package = install(&global_dir(pi), "hostile");
+    let manifest = package.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{text}\n[capabilities]\nenv = [\"TEST_TOOL_DESCRIBE\"]\n"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_describe_that_breaks_the_rules_is_refused_naming_the_package_and_the_rule() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    hostile_describe(&pi);
+    for (case, rule) in [
+        (
+            "bad-name",
+            "is not allowed: use 1-64 letters, digits, `_` or `-`",
+        ),
+        (
+            "long-name",
+            "is not allowed: use 1-64 letters, digits, `_` or `-`",
+        ),
+        ("duplicate", "\"echo\" is offered twice"),
+        (
+            "many",
+            "offers 10004 tools; at most 64 are allowed per package",
+        ),
+        (
+            "big-schema",
+            "the schema is 10485794 bytes; at most 65536 are allowed",
+        ),
+        ("bad-schema", "parameters: not JSON Schema"),
+    ] {
+        pi.mock.push(Turn::text("still here"));
+        let out = pi
+            .command(&["--no-session", "-p", "hi"])
+            .env("TEST_TOOL_DESCRIBE", case)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{case}: {}", stderr(&out));
+        assert_eq!(stdout(&out), "still here\n");
+        let err = stderr(&out);
+        assert!(
+            err.contains("Warning: extension \"hostile\"") && err.contains("refused at load"),
+            "{case}: {err}"
+        );
+        assert!(err.contains(rule), "{case}: {err}");
+        // The prompt text a tool name carried reaches nobody.
+        assert!(!err.contains('\u{0}'), "{case}");
+        let request = pi.mock.requests().pop().unwrap();
+        assert!(
+            !request.body.to_string().contains("Ignore all previous"),
+            "{case}"
+        );
+        let tools = offered(&pi, pi.mock.requests().len() - 1);
+        assert!(!tools.contains(&"echo".to_owned()), "{case}: {tools:?}");
+    }
+}
+
+#[test]
+fn oversized_errors_images_and_details_from_a_tool_are_cut_before_the_model_and_the_session() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(&global_dir(&pi), "flooder");
+    for (id, op) in [("e", "big-error"), ("i", "big-image"), ("d", "big-details")] {
+        pi.mock
+            .push(Turn::new().tool_call(id, "probe", json!({"op": op})));
+    }
+    pi.mock.push(Turn::text("survived"));
+    let out = pi.run(&["-p", "flood me"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "survived\n");
+    let lines = pi.session_lines();
+    let results = messages_of_role(&lines, "toolResult");
+    assert_eq!(results.len(), 3);
+    let size = |v: &Value| v.to_string().len();
+    // The 48 MiB error: cut to 1 MiB with a note.
+    let error = results[0]["content"][0]["text"].as_str().unwrap();
+    assert!(error.len() < 1024 * 1024 + 200, "{}", error.len());
+    assert!(
+        error.contains("[output truncated:"),
+        "{}",
+        &error[error.len() - 100..]
+    );
+    assert_eq!(results[0]["isError"], true);
+    // The images: the 6 MiB one and those past eight became notes.
+    let content = results[1]["content"].as_array().unwrap();
+    let images = content.iter().filter(|b| b["type"] == "image").count();
+    assert_eq!(images, 7, "{}", size(results[1]));
+    let notes: Vec<&str> = content.iter().filter_map(|b| b["text"].as_str()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("more than the 4718592 bytes allowed")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("more than 8 images")),
+        "{notes:?}"
+    );
+    // The 1 MiB of details: replaced by a note.
+    assert!(
+        results[2]["details"]["omitted"]
+            .as_str()
+            .unwrap()
+            .contains("more than the 262144 bytes"),
+        "{}",
+        results[2]["details"]
+    );
+    assert!(size(results[2]) < 4096);
+    // And what the model got next is as small.
+    let last = pi.mock.requests().pop().unwrap();
+    assert!(size(&last.body) < 2 * 1024 * 1024, "{}", size(&last.body));
 }

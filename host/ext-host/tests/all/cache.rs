@@ -103,14 +103,14 @@ async fn an_idle_component_is_unloaded_and_mapped_again_without_compiling() {
     );
     let note = format!("{tmpdir}/note.txt");
     run(
-        tool("write"),
+        tool("write_file"),
         serde_json::json!({"path": note, "content": "kept"}),
     )
     .await
     .expect("write");
     assert!(!component.is_resident());
     // Mapped again for the read: the private temp dir and its file survived the unload.
-    let out = run(tool("read"), serde_json::json!({"path": note}))
+    let out = run(tool("read_file"), serde_json::json!({"path": note}))
         .await
         .expect("read");
     assert_eq!(text(&out), "kept");

@@ -22,7 +22,7 @@ async fn read_denied(path: &str) -> String {
     };
     std::os::unix::fs::symlink(&ws.secret, ws.dir.join("link")).expect("symlink");
     std::os::unix::fs::symlink("../secret.txt", ws.dir.join("rel-link")).expect("symlink");
-    let tool = test_tool(grant, "read");
+    let tool = test_tool(grant, "read_file");
     let path = path.replace("$WS", &ws.dir.to_string_lossy());
     let err = run(&tool, json!({"path": path}))
         .await
@@ -146,7 +146,7 @@ async fn writing_with_a_read_only_grant_is_denied() {
         filesystem: FsAccess::Read,
         ..ws.grant()
     };
-    let tool = test_tool(grant, "write");
+    let tool = test_tool(grant, "write_file");
     for path in [ws.dir.join("new.txt"), ws.dir.join("hello.txt")] {
         let err = run(&tool, json!({"path": path, "content": "x"}))
             .await

@@ -103,7 +103,27 @@ fn errors_name_the_file_and_the_field() {
         ),
         (
             "[capabilities]\nnetwork = [\"api.example.com/v1\"]\n",
-            "/pkg/pi-extension.toml: capabilities.network: `api.example.com/v1` is not a host name (host or host:port, no scheme or path)",
+            "/pkg/pi-extension.toml: capabilities.network: `api.example.com/v1` is not a host name (host, host:port or *.domain.tld; no scheme, path or empty parts)",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"*.\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `*.` is not a host name (host, host:port or *.domain.tld; no scheme, path or empty parts)",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"*\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `*` is not a host name (host, host:port or *.domain.tld; no scheme, path or empty parts)",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"*.com\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `*.com` matches too much: a wildcard needs a domain under it (*.example.com)",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"api..example.com\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `api..example.com` is not a host name (host, host:port or *.domain.tld; no scheme, path or empty parts)",
+        ),
+        (
+            "[capabilities]\nnetwork = [\"a.*.example.com\"]\n",
+            "/pkg/pi-extension.toml: capabilities.network: `a.*.example.com` is not a host name (host, host:port or *.domain.tld; no scheme, path or empty parts)",
         ),
         (
             "[capabilities]\nenv = [\"A=B\"]\n",

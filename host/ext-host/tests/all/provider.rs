@@ -157,3 +157,33 @@ fn a_provider_without_any_network_grant_is_refused_at_load() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_provider_component_is_never_asked_for_another_providers_model() {
+    let mock = MockLlm::start();
+    let base = mock.base_url(Api::OpenAiCompletions);
+    let provider = provider(vec![authority(&base)]);
+    let mut model = provider.models()[0].clone();
+    model.base_url = base;
+    model.provider = "openai".into();
+    let registry = ApiRegistry::default();
+    provider.register(&registry);
+    let options = StreamOptions {
+        api_key: Some("sk-openai".into()),
+        ..StreamOptions::default()
+    };
+    let mut stream = registry.stream(&model, &context(), options);
+    let mut last = None;
+    while let Some(event) = stream.next_event().await {
+        last = Some(event);
+    }
+    let Some(pi_ai::AssistantMessageEvent::Error { error, .. }) = last else {
+        panic!("expected an error, got {last:?}");
+    };
+    let message = error.error_message.unwrap_or_default();
+    assert!(
+        message.contains("serves only its own models, not openai/wasm-mini"),
+        "{message}"
+    );
+    assert!(mock.requests().is_empty(), "nothing was sent");
+}

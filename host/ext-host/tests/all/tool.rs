@@ -15,7 +15,7 @@ async fn describe_lists_the_tools_with_their_schema() {
     );
     let tools = host().describe(&component).expect("describe");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["echo", "read", "write", "probe"]);
+    assert_eq!(names, ["echo", "read_file", "write_file", "probe"]);
     assert_eq!(tools[0].parameters, json!({"type": "object"}));
     assert_eq!(
         tools[0].prompt_snippet.as_deref(),
@@ -67,7 +67,7 @@ async fn a_granted_workspace_is_readable_at_its_real_path() {
         filesystem: FsAccess::Read,
         ..ws.grant()
     };
-    let tool = test_tool(grant, "read");
+    let tool = test_tool(grant, "read_file");
     let absolute = ws.dir.join("hello.txt");
     let out = run(&tool, json!({"path": absolute}))
         .await
@@ -86,7 +86,7 @@ async fn a_write_grant_allows_writing_in_the_workspace() {
         filesystem: FsAccess::Write,
         ..ws.grant()
     };
-    let tool = test_tool(grant, "write");
+    let tool = test_tool(grant, "write_file");
     let target = ws.dir.join("sub/new.txt");
     run(&tool, json!({"path": target, "content": "made by wasm"}))
         .await
