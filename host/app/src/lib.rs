@@ -10,6 +10,7 @@ pub mod agent_session;
 pub mod app;
 pub mod extensions;
 pub mod model_select;
+pub mod project_code;
 pub mod startup;
 pub mod tools;
 

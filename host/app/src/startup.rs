@@ -271,8 +271,16 @@ pub(crate) fn load_extensions(
     trusted: bool,
     host: &pi_ext_host::ExtensionHost,
 ) -> Extensions {
-    let settings_paths = settings_paths(settings.extensions(), &env.agent_dir);
     let mut warnings = Vec::new();
+    let code_approved = !trusted || project_code_approved(opts, env, &mut warnings);
+    let listed = if code_approved {
+        settings.extensions()
+    } else {
+        // Only the user's own list: the project's is part of what changed.
+        SettingsManager::load(&env.agent_dir, &env.cwd, false).extensions()
+    };
+    let settings_paths = settings_paths(listed, &env.agent_dir);
+    let trusted = trusted && code_approved;
     let packages = installed_packages(env, trusted, &mut warnings);
     let mut extensions = crate::extensions::load(
         host,
@@ -288,6 +296,34 @@ pub(crate) fn load_extensions(
     );
     extensions.warnings.splice(0..0, warnings);
     extensions
+}
+
+/// Whether a trusted project's extensions and packages are the ones that were trusted (see
+/// [`crate::project_code`]); when not, they are not loaded and the warning says how to
+/// approve them.
+fn project_code_approved(
+    opts: &StartupOptions,
+    env: &StartupEnv,
+    warnings: &mut Vec<String>,
+) -> bool {
+    use crate::project_code::{CodeCheck, check};
+    match check(&env.agent_dir, &env.cwd, opts.approve == Some(true)) {
+        Ok(CodeCheck::Approved) => true,
+        Ok(CodeCheck::Changed) => {
+            warnings.push(
+                "Warning: this project's extensions or packages (.pi/extensions, \
+                 .pi/packages.lock.json, or the `extensions`/`packages` of .pi/settings.json) \
+                 changed since the project was trusted, so they are not loaded. Check them, then \
+                 run pi once with --approve to trust the project as it is now."
+                    .to_owned(),
+            );
+            false
+        }
+        Err(error) => {
+            warnings.push(format!("Warning: project extensions not loaded: {error}"));
+            false
+        }
+    }
 }
 
 /// The packages `pi ext install` recorded in a scope's lock file that its settings still list

@@ -121,18 +121,22 @@ pub fn main(argv: Vec<OsString>) -> i32 {
             source,
             scope: args,
             approval,
-        } => scope(&args).and_then(|s| install(&source, &s, &env, &approval, None)),
+        } => scope(&args).and_then(|s| {
+            install(&source, &s, &env, &approval, None).and_then(|()| trusted_as_is(&s, &env))
+        }),
         ExtCommand::Remove {
             package,
             scope: args,
-        } => scope(&args).and_then(|s| remove(&package, &s)),
+        } => scope(&args).and_then(|s| remove(&package, &s).and_then(|()| trusted_as_is(&s, &env))),
         // `--all` only spells out the default.
         ExtCommand::Update {
             package,
             all: _,
             scope: args,
             approval,
-        } => scope(&args).and_then(|s| update(package.as_deref(), &s, &env, &approval)),
+        } => scope(&args).and_then(|s| {
+            update(package.as_deref(), &s, &env, &approval).and_then(|()| trusted_as_is(&s, &env))
+        }),
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
         ExtCommand::Publish { dir, target } => publish(&env.cwd.join(dir), &target, &env),
@@ -319,6 +323,15 @@ fn publish(
     );
     println!("  digest: {digest}");
     Ok(())
+}
+
+/// After a change of the project's packages by its (trusted) user: the project's code as it
+/// is now is what was trusted, so the next start loads it.
+fn trusted_as_is(scope: &Scope, env: &pi_app::startup::StartupEnv) -> Result<(), Failure> {
+    if scope.name() != "project" {
+        return Ok(());
+    }
+    pi_app::project_code::record(&env.agent_dir, &env.cwd).map_err(Failure::Error)
 }
 
 fn remove(key: &str, scope: &Scope) -> Result<(), Failure> {

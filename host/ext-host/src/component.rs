@@ -351,6 +351,7 @@ fn check_world(
 fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+    refuse_symlinks(&mut linker)?;
     tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     if world == World::Tool {
@@ -381,6 +382,24 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
         _ => {}
     }
     Ok(linker)
+}
+
+/// WASI refuses absolute link targets but creates relative ones that leave the preopen
+/// (`AGENTS.md -> ../outside/secret`): the next reader that follows the link (pi itself, a
+/// built-in tool, the user's editor) reads outside what the extension was granted. No
+/// extension needs to create links, so none may.
+fn refuse_symlinks(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    use wasmtime::component::Resource;
+    use wasmtime_wasi::p2::bindings::filesystem::types::{Descriptor, ErrorCode};
+    linker.allow_shadowing(true);
+    linker.instance("wasi:filesystem/types@0.2.12")?.func_wrap(
+        "[method]descriptor.symlink-at",
+        |_store, (_dir, _target, _link): (Resource<Descriptor>, String, String)| {
+            Ok((Err::<(), ErrorCode>(ErrorCode::NotPermitted),))
+        },
+    )?;
+    linker.allow_shadowing(false);
+    Ok(())
 }
 
 impl LoadedComponent {

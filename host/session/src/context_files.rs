@@ -49,6 +49,12 @@ pub fn load_context_files(agent_dir: &Path, cwd: &Path) -> Vec<ContextFile> {
         let Some(path) = find_in_dir(&dir) else {
             continue;
         };
+        // The agent directory is the user's own (often linked to a dotfiles repository);
+        // a project's rule file must not be a link out of its directory.
+        if dir != agent_dir && crate::paths::leaves_tree(&path, &dir) {
+            tracing::warn!(path = %path.display(), "context file not loaded: it is a link out of its directory");
+            continue;
+        }
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if seen.contains(&real) {
             continue;

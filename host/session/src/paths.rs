@@ -10,6 +10,18 @@ pub const ENV_AGENT_DIR: &str = "PI_CODING_AGENT_DIR";
 pub const ENV_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
 
 /// The user's home directory (`$HOME`, else `%USERPROFILE%`).
+/// Whether `path`, with its links resolved, lies outside `root` (resolved too). For files a
+/// project holds: anything that could write the project (an extension with a write grant, a
+/// cloned repository) could plant a link that makes pi read a file from elsewhere into the
+/// system prompt. A path that does not resolve does not leave.
+pub fn leaves_tree(path: &Path, root: &Path) -> bool {
+    let (Ok(real), Ok(real_root)) = (std::fs::canonicalize(path), std::fs::canonicalize(root))
+    else {
+        return false;
+    };
+    !real.starts_with(real_root)
+}
+
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .or_else(|| std::env::var_os("USERPROFILE"))

@@ -76,11 +76,9 @@ impl PromptTemplates {
                 false,
             );
             if search.project_trusted {
-                out.add_path(
-                    &search.cwd.join(".pi").join("prompts"),
-                    TemplateSource::Project,
-                    false,
-                );
+                let dir = search.cwd.join(".pi").join("prompts");
+                out.add_path(&dir, TemplateSource::Project, false);
+                out.refuse_links_out(&dir);
             }
             for path in search.extra_paths {
                 out.add_path(path, TemplateSource::Path, true);
@@ -98,6 +96,21 @@ impl PromptTemplates {
 
     /// Adds the `.md` files directly in a directory (not recursive), or one `.md` file. A
     /// missing path is only reported when `explicit`.
+    /// Drops the project templates that are links out of the project's `dir`, saying so.
+    fn refuse_links_out(&mut self, dir: &Path) {
+        let (out, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.templates)
+            .into_iter()
+            .partition(|t| {
+                t.source == TemplateSource::Project && crate::paths::leaves_tree(&t.file_path, dir)
+            });
+        self.templates = kept;
+        self.diagnostics
+            .extend(out.into_iter().map(|t| TemplateDiagnostic {
+                message: "prompt template not loaded: it is a link out of the project".to_string(),
+                path: t.file_path,
+            }));
+    }
+
     pub fn add_path(&mut self, path: &Path, source: TemplateSource, explicit: bool) {
         let diagnostic = |message: &str| TemplateDiagnostic {
             message: message.to_string(),

@@ -27,6 +27,8 @@ pub enum SettingsError {
     },
     #[error("{path} could not be read, so it was not overwritten: fix it first")]
     RefuseOverwrite { path: PathBuf },
+    #[error("{path} is a link out of the project's .pi directory; it was not read")]
+    LinkOut { path: PathBuf },
 }
 
 /// `compaction.*`.
@@ -100,6 +102,16 @@ pub fn deep_merge(base: &mut Value, over: &Value) {
 }
 
 /// Reads a settings file. Missing file = empty object.
+/// The project's settings file, which must not be a link out of the project's `.pi`.
+fn read_project_settings(path: &Path, cwd: &Path) -> Result<Map<String, Value>, SettingsError> {
+    if crate::paths::leaves_tree(path, &cwd.join(".pi")) {
+        return Err(SettingsError::LinkOut {
+            path: path.to_path_buf(),
+        });
+    }
+    read_settings_file(path)
+}
+
 pub fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -200,7 +212,7 @@ impl SettingsManager {
             Map::new()
         });
         let mut project = if project_trusted {
-            read_settings_file(&project_path).unwrap_or_else(|e| {
+            read_project_settings(&project_path, cwd).unwrap_or_else(|e| {
                 errors.push(e);
                 Map::new()
             })

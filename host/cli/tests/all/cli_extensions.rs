@@ -260,6 +260,69 @@ fn an_extension_replaces_a_built_in_tool_only_when_it_asks_and_the_run_says_so()
 }
 
 #[test]
+fn a_package_planted_in_a_trusted_project_is_not_loaded_until_approved_again() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(&pi.cwd().join(".pi/extensions"), "projectext");
+    // The project is trusted (saved decision), with its extension as it is now.
+    let cwd = pi.cwd().canonicalize().unwrap();
+    pi.write_agent_file(
+        "trust.json",
+        &json!({ cwd.to_string_lossy(): true }).to_string(),
+    );
+    let run = |args: &[&str]| {
+        pi.mock.push(Turn::text("ok"));
+        let mut all = vec!["--no-session", "--verbose"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["-p", "hi"]);
+        let out = pi.run(&all);
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+        let err = stderr(&out);
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("extensions: "))
+            .unwrap_or_else(|| panic!("no extensions line in {err}"))
+            .to_owned();
+        (line, err)
+    };
+    let (line, _) = run(&[]);
+    assert_eq!(line, "extensions: projectext@0.1.0");
+    // Something with a write grant plants a package asking for processes.
+    let planted = install(&pi.cwd().join(".pi/extensions"), "planted");
+    let manifest = planted.join("pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        format!("{text}\n[capabilities]\nprocess = true\n"),
+    )
+    .unwrap();
+    let (line, err) = run(&[]);
+    assert_eq!(line, "extensions: (none)");
+    assert!(
+        err.contains("changed since the project was trusted"),
+        "{err}"
+    );
+    assert!(err.contains("--approve"), "{err}");
+    // Approved again: both load, and keep loading.
+    let (line, _) = run(&["--approve"]);
+    assert_eq!(line, "extensions: planted@0.1.0, projectext@0.1.0");
+    let (line, _) = run(&[]);
+    assert_eq!(line, "extensions: planted@0.1.0, projectext@0.1.0");
+    // A new `extensions` entry in the project's settings is a change too.
+    let elsewhere = install(&pi.root.path().join("elsewhere"), "viasettings");
+    std::fs::write(
+        pi.cwd().join(".pi/settings.json"),
+        json!({"extensions": [elsewhere]}).to_string(),
+    )
+    .unwrap();
+    let (line, err) = run(&[]);
+    assert_eq!(line, "extensions: (none)");
+    assert!(
+        err.contains("changed since the project was trusted"),
+        "{err}"
+    );
+}
+
+#[test]
 fn broken_extensions_warn_and_pi_still_runs() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let global = global_dir(&pi);

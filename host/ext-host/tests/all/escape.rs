@@ -273,3 +273,31 @@ async fn a_corrupt_wasm_is_refused() {
     );
     host_still_works(&ws).await;
 }
+
+#[tokio::test]
+async fn a_write_grant_cannot_create_links_even_relative_ones_that_escape() {
+    let ws = Workspace::create();
+    let grant = Grant {
+        filesystem: FsAccess::Write,
+        ..ws.grant()
+    };
+    let probe = test_tool(grant, "probe");
+    for (target, link) in [
+        ("../secret.txt", "AGENTS.md"),
+        ("sub/../../secret.txt", "rules.md"),
+        ("inside.txt", "harmless"),
+    ] {
+        let err = run(
+            &probe,
+            json!({"op": "symlink", "target": target, "link": link}),
+        )
+        .await
+        .expect_err("links are refused");
+        assert!(err.message.contains("not-permitted"), "{}", err.message);
+        assert!(
+            std::fs::symlink_metadata(ws.dir.join(link)).is_err(),
+            "{link} was created"
+        );
+    }
+    host_still_works(&ws).await;
+}

@@ -48,7 +48,7 @@ pub fn discover(search: &SkillSearch<'_>) -> SkillRegistry {
         }
         if search.project_trusted {
             for (dir, root_md) in project_dirs(search.cwd) {
-                registry.add(scan(&dir, SkillSource::Project, root_md));
+                registry.add(confined(scan(&dir, SkillSource::Project, root_md), &dir));
             }
         }
         for path in search.settings_paths {
@@ -65,6 +65,22 @@ pub fn discover(search: &SkillSearch<'_>) -> SkillRegistry {
         ));
     }
     registry.finish()
+}
+
+/// `found` without the skills whose files are links out of the project folder `dir`, with a
+/// warning for each.
+fn confined(mut found: ScanResult, dir: &Path) -> ScanResult {
+    let (out, kept): (Vec<Skill>, Vec<Skill>) = std::mem::take(&mut found.skills)
+        .into_iter()
+        .partition(|s| crate::paths::leaves_tree(&s.file_path, dir));
+    found.skills = kept;
+    found.diagnostics.extend(out.iter().map(|s| {
+        SkillDiagnostic::warning(
+            &s.file_path,
+            "skill not loaded: it is a link out of the project",
+        )
+    }));
+    found
 }
 
 /// `.pi/skills` of the working directory (root `.md` files allowed), then `.agents/skills` of

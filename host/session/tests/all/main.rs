@@ -5,6 +5,7 @@
 
 mod compaction_math;
 mod crash;
+mod links;
 mod message_builders;
 mod messages;
 mod sessions;

@@ -139,6 +139,16 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
             Ok(text(&format!("wrote {written}")))
         }
         "big-result" => Ok(text(&"y".repeat(8 * 1024 * 1024))),
+        // A link in the workspace, relative so WASI's absolute-target check does not apply.
+        "symlink" => {
+            use pi_guest_sdk::filesystem::preopens;
+            let dirs = preopens::get_directories();
+            let (dir, _) = dirs.first().ok_or("no preopened directory")?;
+            let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default();
+            dir.symlink_at(arg("target"), arg("link"))
+                .map(|()| text("linked"))
+                .map_err(|e| format!("symlink: {e:?}"))
+        }
         // 48 MiB of error, a 6 MiB image (twice, plus nine small ones), 1 MiB of details.
         "big-error" => Err("e".repeat(48 * 1024 * 1024)),
         "big-image" => {
