@@ -22,6 +22,30 @@ pub fn install(dir: &Path, name: &str) -> PathBuf {
     package
 }
 
+/// Appends `text` (TOML sections) to the manifest of the package in `dir`.
+pub fn extend_manifest(dir: &Path, text: &str) {
+    let manifest = dir.join("pi-extension.toml");
+    let base = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{base}\n{text}\n")).unwrap();
+}
+
+/// One `--verbose` print-mode run: its `extensions: …` line and its stderr.
+fn loaded_extensions(pi: &PiEnv, args: &[&str]) -> (String, String) {
+    pi.mock.push(Turn::text("ok"));
+    let mut all = vec!["--no-session", "--verbose"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-p", "hi"]);
+    let out = pi.run(&all);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("extensions: "))
+        .unwrap_or_else(|| panic!("no extensions line in {err}"))
+        .to_owned();
+    (line, err)
+}
+
 fn global_dir(pi: &PiEnv) -> PathBuf {
     pi.agent_dir().join("extensions")
 }
@@ -269,32 +293,12 @@ fn a_package_planted_in_a_trusted_project_is_not_loaded_until_approved_again() {
         "trust.json",
         &json!({ cwd.to_string_lossy(): true }).to_string(),
     );
-    let run = |args: &[&str]| {
-        pi.mock.push(Turn::text("ok"));
-        let mut all = vec!["--no-session", "--verbose"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["-p", "hi"]);
-        let out = pi.run(&all);
-        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-        let err = stderr(&out);
-        let line = err
-            .lines()
-            .find(|l| l.starts_with("extensions: "))
-            .unwrap_or_else(|| panic!("no extensions line in {err}"))
-            .to_owned();
-        (line, err)
-    };
+    let run = |args: &[&str]| loaded_extensions(&pi, args);
     let (line, _) = run(&[]);
     assert_eq!(line, "extensions: projectext@0.1.0");
     // Something with a write grant plants a package asking for processes.
     let planted = install(&pi.cwd().join(".pi/extensions"), "planted");
-    let manifest = planted.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!("{text}\n[capabilities]\nprocess = true\n"),
-    )
-    .unwrap();
+    extend_manifest(&planted, "[capabilities]\nprocess = true");
     let (line, err) = run(&[]);
     assert_eq!(line, "extensions: (none)");
     assert!(
@@ -366,18 +370,7 @@ fn no_extensions_keeps_explicit_ones_and_project_needs_trust() {
     install(&pi.cwd().join(".pi/extensions"), "projectext");
     let elsewhere = install(&pi.root.path().join("elsewhere"), "cliext");
     let run = |args: &[&str]| {
-        pi.mock.push(Turn::text("ok"));
-        let mut all = vec!["--no-session", "--verbose"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["-p", "hi"]);
-        let out = pi.run(&all);
-        assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-        let err = stderr(&out);
-        let line = err
-            .lines()
-            .find(|l| l.starts_with("extensions: "))
-            .unwrap_or_else(|| panic!("no extensions line in {err}"))
-            .to_owned();
+        let (line, _) = loaded_extensions(&pi, args);
         (line, offered(&pi, pi.mock.requests().len() - 1))
     };
     // Untrusted project (non-interactive default): only the global package.
@@ -561,13 +554,7 @@ fn package_skills_and_prompt_templates_join_the_session() {
 /// hostile.
 fn hostile_describe(pi: &PiEnv) {
     let package = install(&global_dir(pi), "hostile");
-    let manifest = package.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!("{text}\n[capabilities]\nenv = [\"TEST_TOOL_DESCRIBE\"]\n"),
-    )
-    .unwrap();
+    extend_manifest(&package, "[capabilities]\nenv = [\"TEST_TOOL_DESCRIBE\"]");
 }
 
 #[test]

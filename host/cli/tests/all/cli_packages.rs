@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::cli_extension_sources::{GitDaemon, package, tagged_repo};
-use super::cli_extensions::offered;
+use super::cli_extensions::{extend_manifest, offered};
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::Value;
@@ -130,13 +130,10 @@ fn a_local_folder_is_approved_recorded_held_to_its_grant_and_removed() {
 fn an_object_entry_in_settings_picks_the_components_skills_and_templates_that_load() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let dir = package(&pi.root.path().join("src"), "picky", "0.1.0");
-    let manifest = dir.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!("{text}\n[resources]\nskills = \"skills\"\nprompts = \"prompts\"\n"),
-    )
-    .unwrap();
+    extend_manifest(
+        &dir,
+        "[resources]\nskills = \"skills\"\nprompts = \"prompts\"",
+    );
     for skill in ["kept", "dropped"] {
         std::fs::create_dir_all(dir.join("skills").join(skill)).unwrap();
         std::fs::write(

@@ -269,13 +269,7 @@ fn tui_uses_a_json_theme_and_reloads_it_when_the_file_changes() {
 fn tui_uses_a_theme_a_package_installed_while_it_runs_ships() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let dir = super::cli_extensions::install(&pi.root.path().join("src"), "themed");
-    let manifest = dir.join("pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        format!("{text}\n[resources]\nthemes = \"themes\"\n"),
-    )
-    .unwrap();
+    super::cli_extensions::extend_manifest(&dir, "[resources]\nthemes = \"themes\"");
     std::fs::create_dir_all(dir.join("themes")).unwrap();
     std::fs::write(
         dir.join("themes/ocean.json"),
