@@ -6,7 +6,7 @@ use crate::bindings::types as wit;
 use crate::convert;
 use crate::grant::Limits;
 use pi_agent::ToolOutput;
-use pi_ai::{TextContent, UserBlock};
+use pi_ai::{ImageContent, TextContent, UserBlock};
 use serde_json::Value;
 
 /// Cuts `text` to at most `limit` bytes (on a character boundary) and says how much was cut.
@@ -46,11 +46,13 @@ pub fn tool_output(result: wit::ToolResult, limits: &Limits) -> ToolOutput {
             UserBlock::Image(image) => {
                 images += 1;
                 if images > limits.images {
-                    note(format!(
+                    return note(format!(
                         "[image omitted: more than {} images in one result]",
                         limits.images
-                    ))
-                } else if image.data.len() > limits.image_bytes {
+                    ));
+                }
+                let image = fitted(image);
+                if image.data.len() > limits.image_bytes {
                     note(format!(
                         "[image omitted: {} bytes, more than the {} bytes allowed]",
                         image.data.len(),
@@ -65,6 +67,27 @@ pub fn tool_output(result: wit::ToolResult, limits: &Limits) -> ToolOutput {
     ToolOutput {
         content,
         details: details(result.details, limits.details_bytes),
+    }
+}
+
+/// `image` as the `read` tool would send it: resized to fit 2000×2000 and 4.5 MiB when it is
+/// larger. One that cannot be decoded is left as it is (the byte limit still applies).
+fn fitted(image: ImageContent) -> ImageContent {
+    use base64::Engine as _;
+    use pi_builtin_tools::tools::image::{ImageKind, load_image};
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(&image.data) else {
+        return image;
+    };
+    let Some(kind) = ImageKind::sniff(&bytes) else {
+        return image;
+    };
+    match load_image(&bytes, kind, true) {
+        pi_builtin_tools::tools::image::LoadedImage {
+            data: Some(data),
+            mime_type,
+            ..
+        } => ImageContent { data, mime_type },
+        _ => image,
     }
 }
 
@@ -176,6 +199,34 @@ mod tests {
         let mut short = "ok".to_owned();
         cut(&mut short, 2);
         assert_eq!(short, "ok");
+    }
+
+    #[test]
+    fn a_large_image_is_resized_like_the_read_tools() {
+        use base64::Engine as _;
+        let mut png = Vec::new();
+        let big = image::RgbImage::from_fn(3000, 1500, |x, y| {
+            image::Rgb([(x % 251) as u8, (y % 241) as u8, 7])
+        });
+        image::DynamicImage::ImageRgb8(big)
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        let data = base64::engine::general_purpose::STANDARD.encode(&png);
+        let fitted = fitted(ImageContent {
+            data,
+            mime_type: "image/png".into(),
+        });
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&fitted.data)
+            .unwrap();
+        let decoded = image::load_from_memory(&bytes).unwrap();
+        assert!(
+            decoded.width() <= 2000 && decoded.height() <= 2000,
+            "{}x{}",
+            decoded.width(),
+            decoded.height()
+        );
+        assert!(fitted.data.len() <= 4608 * 1024);
     }
 
     #[test]
