@@ -18,6 +18,47 @@ use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The context limit and the actual size an overflow error states ("maximum context length is
+/// 128000 tokens. However, your messages resulted in 213462 tokens", "prompt is too long:
+/// 213462 tokens > 200000 maximum"): the smallest and the largest number of four digits or
+/// more, when they differ.
+fn stated_tokens(message: &pi_ai::AssistantMessage) -> Option<(u64, u64)> {
+    let text = message.error_message.as_deref()?;
+    let numbers: Vec<u64> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|n| n.len() >= 4)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    let (min, max) = (numbers.iter().min()?, numbers.iter().max()?);
+    (max > min).then_some((*min, *max))
+}
+
+/// A preparation that keeps less than `settings` asks: the recent part scaled by how far our
+/// estimate is below what the server counted, then only the current turn.
+fn deeper_preparation(
+    path: &[SessionEntry],
+    settings: &pi_session::settings::CompactionSettings,
+    stated: Option<(u64, u64)>,
+) -> Option<pi_session::compaction::CompactionPreparation> {
+    let refs: Vec<&SessionEntry> = path.iter().collect();
+    let estimate =
+        estimate_context_tokens(&pi_session::session::build_session_context(&refs).messages).tokens;
+    let mut keeps = Vec::new();
+    if let Some((_, actual)) = stated
+        && actual > estimate
+    {
+        keeps.push(settings.keep_recent_tokens.saturating_mul(estimate) / actual);
+    }
+    keeps.push(0);
+    keeps.into_iter().find_map(|keep| {
+        let settings = pi_session::settings::CompactionSettings {
+            keep_recent_tokens: keep,
+            ..*settings
+        };
+        prepare_compaction(path, &settings)
+    })
+}
+
 /// Why a compaction produced nothing.
 enum CompactFailure {
     Cancelled(String),
@@ -109,9 +150,18 @@ impl AgentSession {
         {
             return Err(CompactFailure::Failed("Already compacted".to_owned()));
         }
-        let prep = prepare_compaction(&path, &settings).ok_or_else(|| {
-            CompactFailure::Failed("Nothing to compact (session too small)".to_owned())
-        })?;
+        let nothing =
+            || CompactFailure::Failed("Nothing to compact (session too small)".to_owned());
+        let prep = match prepare_compaction(&path, &settings) {
+            Some(prep) => prep,
+            // The server's verdict wins over our estimate (a smaller window than the model
+            // says, a huge tool result, images): cut deeper, down to the current turn.
+            None if reason == CompactionReason::Overflow => {
+                let stated = self.last_assistant().and_then(|m| stated_tokens(&m));
+                deeper_preparation(&path, &settings, stated).ok_or_else(nothing)?
+            }
+            None => return Err(nothing()),
+        };
         let produced = self.produce_summary(&prep, reason, focus).await?;
         let entry = CompactionEntry {
             summary: produced.summary.clone(),

@@ -60,7 +60,7 @@ impl AgentSession {
         })
     }
 
-    fn last_assistant(&self) -> Option<AssistantMessage> {
+    pub(super) fn last_assistant(&self) -> Option<AssistantMessage> {
         self.inner.agent.with_state(|s| {
             s.messages
                 .iter()

@@ -93,6 +93,67 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
     }
 }
 
+/// A local server with a smaller window than models.json says: its count, not our estimate.
+fn overflow_with_counts() -> Reply {
+    Reply::json(
+        400,
+        &json!({"error": {"message": "This model's maximum context length is 128000 tokens. \
+            However, your messages resulted in 213462 tokens. Please reduce the length of the \
+            messages.", "type": "invalid_request_error", "code": "context_length_exceeded"}}),
+    )
+}
+
+#[tokio::test]
+async fn an_overflow_on_a_session_our_estimate_calls_small_still_compacts_and_completes() {
+    // The default keepRecentTokens (20000) keeps the whole small session by our estimate.
+    let rig = RigBuilder::new(Api::OpenAiCompletions)
+        .seed(seed_history)
+        .build();
+    rig.mock.push(overflow_with_counts());
+    rig.mock.push(Turn::text(SUMMARY));
+    rig.mock.push(Turn::text("recovered"));
+    rig.session.prompt("second question").await.unwrap();
+    let trace = rig.trace();
+    assert_eq!(rig.mock.requests().len(), 3, "{trace:?}");
+    assert_eq!(count(&trace, "compaction_start:overflow"), 1);
+    assert_eq!(compaction_ends(&rig), vec![(false, true, None)]);
+    let retried = rig.request_text(2);
+    assert!(retried.contains("MOCK SUMMARY"), "{retried}");
+    assert!(retried.contains("second question"), "{retried}");
+    let last = rig.session.messages().last().unwrap().clone();
+    assert_eq!(last.as_assistant().unwrap().text(), "recovered");
+
+    // Still one compaction and one retry per prompt: a second overflow ends it clearly.
+    rig.mock.push(overflow_with_counts());
+    rig.mock.push(Turn::text(SUMMARY));
+    rig.mock.push(overflow_with_counts());
+    rig.mock.push(Turn::text("must not be requested"));
+    rig.session.prompt("third question").await.unwrap();
+    assert_eq!(rig.mock.requests().len(), 6);
+    assert_eq!(rig.mock.pending(), 1);
+    let ends = compaction_ends(&rig);
+    let error = ends.last().unwrap().2.clone().unwrap();
+    assert!(
+        error.contains("after one compact-and-retry attempt"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_length_stop_with_no_output_on_a_small_session_recovers_once() {
+    let rig = RigBuilder::new(Api::OpenAiCompletions)
+        .seed(seed_history)
+        .build();
+    rig.mock.push(Turn::text("").length().usage(100, 0, 0, 0));
+    rig.mock.push(Turn::text(SUMMARY));
+    rig.mock.push(Turn::text("complete answer"));
+    rig.session.prompt("write it").await.unwrap();
+    assert_eq!(rig.mock.requests().len(), 3, "{:?}", rig.trace());
+    assert_eq!(compaction_ends(&rig), vec![(false, true, None)]);
+    let last = rig.session.messages().last().unwrap().clone();
+    assert_eq!(last.as_assistant().unwrap().text(), "complete answer");
+}
+
 #[tokio::test]
 async fn a_second_overflow_fails_clearly_without_looping() {
     let rig = RigBuilder::new(Api::AnthropicMessages)
