@@ -65,7 +65,7 @@ fn leftovers(tmp: &Path) -> Vec<String> {
         .collect()
 }
 
-fn git(dir: &Path, args: &[&str]) {
+pub(super) fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args(["-c", "user.name=pi", "-c", "user.email=pi@example.com"])
         .args(args)
@@ -75,7 +75,7 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
 }
 
-fn git_output(dir: &Path, args: &[&str]) -> String {
+pub(super) fn git_output(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::cli_extension_sources::{GitDaemon, package, tagged_repo};
+use super::cli_extension_sources::{GitDaemon, git, git_output, package, tagged_repo};
 use super::cli_extensions::{extend_manifest, offered};
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
@@ -291,6 +291,15 @@ fn a_git_package_is_pinned_hashed_and_a_changed_byte_is_refused_until_updated() 
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let info = stdout(&ext(&pi, &["info", &file_v1]));
     assert!(info.contains(&format!("resolved: {v1}")), "{info}");
+    // The tag moves upstream: `update` follows it (it asks for nothing more, so no prompt).
+    let bare = served.join("repo.git");
+    git(&bare, &["tag", "-f", "v1", "v2"]);
+    let moved = git_output(&bare, &["rev-parse", "v2^{commit}"]);
+    let out = ext(&pi, &["update", &file_v1]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let info = stdout(&ext(&pi, &["info", &file_v1]));
+    assert!(info.contains(&format!("resolved: {moved}")), "{info}");
+    assert!(info.contains("gitpkg 2.0.0"), "{info}");
 }
 
 #[test]
