@@ -44,3 +44,41 @@ pub fn all_to_runtime(messages: &[CodingMessage]) -> Vec<RuntimeMessage> {
 pub fn convert_to_llm(messages: &[RuntimeMessage]) -> Vec<Message> {
     messages::convert_to_llm(&all_to_coding(messages))
 }
+
+/// Shown to the model where `images.blockImages` took an image out.
+pub const BLOCKED_IMAGE: &str =
+    "(image omitted: images are blocked by the images.blockImages setting)";
+
+/// `messages` with every image of user messages and tool results replaced by a note
+/// (`images.blockImages`): nothing of an image reaches any provider.
+pub fn block_images(messages: Vec<Message>) -> Vec<Message> {
+    use pi_ai::{TextContent, UserBlock, UserContent};
+    let strip = |blocks: Vec<UserBlock>| -> Vec<UserBlock> {
+        blocks
+            .into_iter()
+            .map(|block| match block {
+                UserBlock::Image(_) => UserBlock::Text(TextContent {
+                    text: BLOCKED_IMAGE.to_owned(),
+                    text_signature: None,
+                }),
+                text => text,
+            })
+            .collect()
+    };
+    messages
+        .into_iter()
+        .map(|message| match message {
+            Message::User(mut user) => {
+                if let UserContent::Blocks(blocks) = user.content {
+                    user.content = UserContent::Blocks(strip(blocks));
+                }
+                Message::User(user)
+            }
+            Message::ToolResult(mut result) => {
+                result.content = strip(result.content);
+                Message::ToolResult(result)
+            }
+            assistant => assistant,
+        })
+        .collect()
+}

@@ -231,6 +231,17 @@ impl AgentSession {
             let provider = provider.to_owned();
             Box::pin(async move { session.and_then(|s| s.resolve_api_key(&provider).ok()?) })
         });
+        let convert_weak = weak.clone();
+        let convert_to_llm: pi_agent::ConvertToLlmFn = Arc::new(move |messages| {
+            let converted = bridge::convert_to_llm(messages);
+            let blocked = AgentSession::from_weak(&convert_weak)
+                .is_some_and(|s| lock(&s.inner.settings).images_block());
+            if blocked {
+                bridge::block_images(converted)
+            } else {
+                converted
+            }
+        });
         let turn_weak = weak;
         let prepare_next_turn: pi_agent::PrepareNextTurnFn = Arc::new(move |info| {
             let session = AgentSession::from_weak(&turn_weak);
@@ -242,7 +253,7 @@ impl AgentSession {
         });
         self.inner.agent.set_hooks(Hooks {
             stream_fn: self.inner.stream_fn.clone(),
-            convert_to_llm: Arc::new(bridge::convert_to_llm),
+            convert_to_llm,
             get_api_key: Some(get_api_key),
             prepare_next_turn: Some(prepare_next_turn),
             ..Hooks::default()

@@ -194,3 +194,33 @@ fn version_and_help() {
         assert!(help.contains(flag), "{flag}");
     }
 }
+
+#[test]
+fn block_images_keeps_every_image_from_the_provider() {
+    use base64::Engine as _;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(super::cli_tui_support::DOT_PNG)
+        .unwrap();
+    std::fs::write(pi.cwd().join("dot.png"), png).unwrap();
+    let ask = |pi: &PiEnv| {
+        pi.mock.push(Turn::text("ok"));
+        let out = pi.run(&[
+            "--model",
+            "mock/mock-model",
+            "--no-session",
+            "-p",
+            "@dot.png",
+            "Describe it",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        pi.mock.requests().pop().unwrap().body.to_string()
+    };
+    assert!(ask(&pi).contains("image_url"));
+    pi.settings(serde_json::json!({"images": {"blockImages": true}}));
+    let sent = ask(&pi);
+    assert!(!sent.contains("image_url"), "{sent}");
+    assert!(!sent.contains("iVBOR"), "{sent}");
+    assert!(sent.contains("images.blockImages"), "{sent}");
+    assert!(sent.contains("Describe it"), "{sent}");
+}
