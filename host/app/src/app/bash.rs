@@ -19,11 +19,33 @@ pub(super) struct BashSlot(Arc<Mutex<Option<CancellationToken>>>);
 /// What a user shell command did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BashOutcome {
-    /// stdout and stderr together, as the user would have seen them.
+    /// stdout and stderr together, as the user would have seen them; past the `bash` tool's
+    /// limits (2000 lines or 50 KB) only the tail.
     pub output: String,
     /// `None` when it did not exit normally (killed, cancelled).
     pub exit_code: Option<i64>,
     pub cancelled: bool,
+    /// Whether `output` is only the tail; the whole output is then in `full_output_path`.
+    pub truncated: bool,
+    pub full_output_path: Option<std::path::PathBuf>,
+}
+
+/// Cuts `outcome`'s output to its tail like the `bash` tool does, saving the whole output to a
+/// temp file, so one noisy command floods neither the context nor the session file.
+fn truncated(mut outcome: BashOutcome) -> BashOutcome {
+    use pi_builtin_tools::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, truncate_tail};
+    let cut = truncate_tail(&outcome.output, DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES);
+    if !cut.truncated {
+        return outcome;
+    }
+    let path = std::env::temp_dir().join(format!("pi-bash-{:016x}.log", fastrand::u64(..)));
+    match std::fs::write(&path, &outcome.output) {
+        Ok(()) => outcome.full_output_path = Some(path),
+        Err(error) => tracing::warn!(path = %path.display(), %error, "cannot save the full output"),
+    }
+    outcome.output = cut.content;
+    outcome.truncated = true;
+    outcome
 }
 
 impl App {
@@ -57,14 +79,17 @@ impl App {
             .with_session(|s| std::path::PathBuf::from(s.cwd()));
         let result = self.run_shell(&command, &cwd, &token).await;
         *lock(&self.bash.0) = None;
-        let outcome = result?;
+        let outcome = truncated(result?);
         self.record_bash(BashExecutionMessage {
             command,
             output: outcome.output.clone(),
             exit_code: outcome.exit_code,
             cancelled: outcome.cancelled,
-            truncated: false,
-            full_output_path: None,
+            truncated: outcome.truncated,
+            full_output_path: outcome
+                .full_output_path
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned()),
             exclude_from_context: exclude.then_some(true),
             timestamp: pi_ai::now_ms(),
         });
@@ -113,12 +138,16 @@ impl App {
                     output: String::from_utf8_lossy(&output).into_owned(),
                     exit_code: status.code().map(i64::from),
                     cancelled: false,
+                    truncated: false,
+                    full_output_path: None,
                 })
             }
             () = cancel.cancelled() => Ok(BashOutcome {
                 output: String::new(),
                 exit_code: None,
                 cancelled: true,
+                truncated: false,
+                full_output_path: None,
             }),
         }
     }

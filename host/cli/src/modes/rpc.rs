@@ -307,10 +307,14 @@ impl Server {
     /// Runs a command that claimed the bash slot.
     async fn bash(&self, command: String, exclude: bool) -> Reply {
         let outcome = self.session.bash(command, exclude).await.map_err(fail)?;
-        Ok(Some(json!({
+        let mut reply = json!({
             "output": outcome.output, "exitCode": outcome.exit_code,
-            "cancelled": outcome.cancelled, "truncated": false
-        })))
+            "cancelled": outcome.cancelled, "truncated": outcome.truncated
+        });
+        if let Some(path) = &outcome.full_output_path {
+            reply["fullOutputPath"] = json!(path);
+        }
+        Ok(Some(reply))
     }
 }
 

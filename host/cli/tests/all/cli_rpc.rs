@@ -392,6 +392,20 @@ fn rpc_bash_streams_its_output_and_every_command_is_answered_before_exit() {
         .filter_map(|l| l["delta"].as_str())
         .collect();
     assert_eq!(streamed, "one\ntwo\n", "{:#?}", rpc.seen);
+    assert_eq!(ok(&done)["truncated"], false);
+    // A noisy command: the tail, as the bash tool keeps it, and the whole output in a file.
+    let noisy = rpc.call(json!({"id": "n", "type": "bash", "command": "seq 1 100000"}));
+    let data = ok(&noisy);
+    assert_eq!(data["truncated"], true, "{noisy}");
+    let output = data["output"].as_str().unwrap();
+    assert!(output.lines().count() <= 2000 && output.len() <= 50 * 1024);
+    assert!(
+        output.trim_end().ends_with("\n100000"),
+        "{}",
+        &output[output.len() - 20..]
+    );
+    let full = std::fs::read_to_string(data["fullOutputPath"].as_str().unwrap()).unwrap();
+    assert_eq!(full.lines().count(), 100_000);
     // A bash command still running when stdin closes is cancelled, and still answered.
     rpc.send_raw(&json!({"id": "late", "type": "bash", "command": "sleep 30"}).to_string());
     drop(rpc.stdin.take());

@@ -505,12 +505,16 @@ fn shell_commands_running_and_done() {
         output: " M src/lib.rs\n?? notes.md\n".into(),
         exit_code: Some(0),
         cancelled: false,
+        truncated: false,
+        full_output_path: None,
     }));
     t.start_bash("cargo test".into(), true);
     t.finish_bash(Some(pi_app::BashOutcome {
         output: "test a ... FAILED\n".into(),
         exit_code: Some(101),
         cancelled: false,
+        truncated: false,
+        full_output_path: None,
     }));
     t.start_bash("sleep 100".into(), false);
     insta::assert_snapshot!(Shot::new(&t).render(60, 18));
