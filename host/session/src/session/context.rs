@@ -5,6 +5,9 @@ use super::ids::parse_iso_ms;
 use crate::messages::{
     AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
 };
+use pi_ai::{AssistantBlock, TextContent, UserBlock, UserContent};
+use serde_json::Value;
+use std::collections::HashMap;
 
 /// The model a branch last used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +26,85 @@ pub struct SessionContext {
     pub model: Option<ModelRef>,
 }
 
+/// What pi 1.x's `context_edit` entries on `path` say, by target id (the latest edit on the
+/// branch wins): `None` hides the target from the model context (a failed attempt), `Some`
+/// replaces its content. The raw history stays as it is.
+fn context_edits<'a>(path: &[&'a SessionEntry]) -> HashMap<&'a str, Option<&'a Value>> {
+    let mut edits = HashMap::new();
+    for entry in path {
+        if let EntryKind::Unknown { entry_type } = &entry.kind
+            && entry_type == "context_edit"
+            && let Some(target) = entry.extra.get("targetId").and_then(Value::as_str)
+        {
+            let replacement = entry
+                .extra
+                .get("replacement")
+                .and_then(|r| r.get("content"));
+            edits.insert(target, replacement);
+        }
+    }
+    edits
+}
+
+/// `message` with its content replaced by a `context_edit` replacement (a string becomes one
+/// text block where the role takes blocks). One that does not fit the role is ignored.
+fn replaced(message: AgentMessage, content: &Value) -> AgentMessage {
+    let blocks = || -> Option<Vec<UserBlock>> {
+        match content {
+            Value::String(text) => Some(vec![UserBlock::Text(TextContent {
+                text: text.clone(),
+                text_signature: None,
+            })]),
+            other => serde_json::from_value(other.clone()).ok(),
+        }
+    };
+    match message {
+        AgentMessage::User(mut user) => {
+            if let Ok(content) = serde_json::from_value::<UserContent>(content.clone()) {
+                user.content = content;
+            }
+            AgentMessage::User(user)
+        }
+        AgentMessage::ToolResult(mut result) => {
+            if let Some(blocks) = blocks() {
+                result.content = blocks;
+            }
+            AgentMessage::ToolResult(result)
+        }
+        AgentMessage::Assistant(mut assistant) => {
+            let content = match content {
+                Value::String(text) => Some(vec![AssistantBlock::Text(TextContent {
+                    text: text.clone(),
+                    text_signature: None,
+                })]),
+                other => serde_json::from_value(other.clone()).ok(),
+            };
+            if let Some(content) = content {
+                assistant.content = content;
+            }
+            AgentMessage::Assistant(assistant)
+        }
+        AgentMessage::Custom(mut custom) => {
+            if let Ok(content) = serde_json::from_value::<UserContent>(content.clone()) {
+                custom.content = content;
+            }
+            AgentMessage::Custom(custom)
+        }
+        other => other,
+    }
+}
+
 /// Builds the context of `path` (root → leaf entries, as from `get_branch`).
 pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
+    let edits = context_edits(path);
+    let entry_message = |entry: &SessionEntry| -> Option<AgentMessage> {
+        let message = entry_message(entry)?;
+        match edits.get(entry.id.as_str()) {
+            None => Some(message),
+            Some(None) => None,
+            Some(Some(content)) => Some(replaced(message, content)),
+        }
+    };
     let mut thinking_level = "off".to_owned();
     let mut model = None;
     let mut compaction_at = None;

@@ -643,3 +643,51 @@ fn custom_session_id_and_listing() {
     assert_eq!(info.first_message, "first question");
     assert!(info.all_messages_text.contains("an answer"));
 }
+
+#[test]
+fn pi_1x_context_edits_hide_failed_attempts_and_replace_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut s = SessionManager::create_at(&path, Path::new("/p"));
+    let first = s.append_message(user("do it")).unwrap();
+    let failed = s.append_message(assistant("half an answer")).unwrap();
+    let _ = first;
+    let head = |id: &str, parent: &str| json!({"id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:00.000Z"});
+    let mut hide = head("e0000001", &failed);
+    hide["type"] = json!("context_edit");
+    hide["targetId"] = json!(failed);
+    hide["replacement"] = Value::Null;
+    let mut retry = head("e0000002", "e0000001");
+    retry["type"] = json!("message");
+    retry["message"] = json!({"role": "assistant", "content": [{"type": "text", "text": "the answer"}],
+        "api": "openai-completions", "provider": "p", "model": "m", "usage": {"input": 1, "output": 1,
+        "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2, "cost": {"input": 0, "output": 0,
+        "cacheRead": 0, "cacheWrite": 0, "total": 0}}, "stopReason": "stop", "timestamp": 2});
+    let mut reword = head("e0000003", "e0000002");
+    reword["type"] = json!("context_edit");
+    reword["targetId"] = json!("e0000002");
+    reword["replacement"] = json!({"content": "the short answer"});
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    for line in [hide, retry, reword] {
+        text.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(&path, &text).unwrap();
+
+    let s = SessionManager::open(&path, Path::new("/p")).unwrap();
+    let context = s.build_session_context();
+    let texts: Vec<String> = context
+        .messages
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap()["content"].to_string())
+        .collect();
+    assert_eq!(texts.len(), 2, "{texts:?}");
+    assert!(texts[0].contains("do it"), "{texts:?}");
+    assert!(texts[1].contains("the short answer"), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("half an answer")),
+        "{texts:?}"
+    );
+    // The raw history is untouched.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_eq!(s.entries().len(), 5);
+}
