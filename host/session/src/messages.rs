@@ -265,6 +265,12 @@ fn split_known(value: Value) -> Result<(String, Value, Map<String, Value>), Valu
             }
         }
     }
+    if role == "assistant"
+        && let Some(Value::Object(usage)) = map.get_mut("usage")
+        && let Some(unknown) = unknown_usage_fields(usage)
+    {
+        extra.insert("usage".into(), Value::Object(unknown));
+    }
     // pi treats a null content of the three model roles as an empty list.
     if matches!(role.as_str(), "user" | "assistant" | "toolResult")
         && map.get("content").is_none_or(Value::is_null)
@@ -286,15 +292,60 @@ fn parse_known<'de, D: Deserializer<'de>>(role: &str, value: D) -> Result<AgentM
     })
 }
 
+/// Takes the fields of a stored `usage` (and its `cost`) that [`pi_ai::Usage`] does not model
+/// out of it (newer pi versions add some, e.g. `cacheWrite1h`), so a rewrite keeps them.
+fn unknown_usage_fields(usage: &mut Map<String, Value>) -> Option<Map<String, Value>> {
+    const USAGE: [&str; 7] = [
+        "input",
+        "output",
+        "cacheRead",
+        "cacheWrite",
+        "totalTokens",
+        "cost",
+        "reasoning",
+    ];
+    const COST: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "total"];
+    let take = |map: &mut Map<String, Value>, known: &[&str]| -> Map<String, Value> {
+        let keys: Vec<String> = map
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        keys.into_iter()
+            .filter_map(|k| map.shift_remove(&k).map(|v| (k, v)))
+            .collect()
+    };
+    let mut unknown = take(usage, &USAGE);
+    if let Some(Value::Object(cost)) = usage.get_mut("cost") {
+        let cost_unknown = take(cost, &COST);
+        if !cost_unknown.is_empty() {
+            unknown.insert("cost".into(), Value::Object(cost_unknown));
+        }
+    }
+    (!unknown.is_empty()).then_some(unknown)
+}
+
+/// `value` with the `extra` fields it lacks, at any depth (an extra object merges into the
+/// object of the same name).
 fn with_extra(value: Value, extra: &Map<String, Value>) -> Value {
     match value {
         Value::Object(mut map) if !extra.is_empty() => {
-            for (k, v) in extra {
-                map.entry(k.clone()).or_insert_with(|| v.clone());
-            }
+            merge_missing(&mut map, extra);
             Value::Object(map)
         }
         other => other,
+    }
+}
+
+fn merge_missing(map: &mut Map<String, Value>, extra: &Map<String, Value>) {
+    for (k, v) in extra {
+        match (map.get_mut(k), v) {
+            (Some(Value::Object(inner)), Value::Object(more)) => merge_missing(inner, more),
+            (Some(_), _) => {}
+            (None, _) => {
+                map.insert(k.clone(), v.clone());
+            }
+        }
     }
 }
 

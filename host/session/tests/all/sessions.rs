@@ -207,6 +207,8 @@ fn unknown_fields_and_types_are_written_back_unchanged() {
         json!({"type":"message","id":"0000000b","parentId":"0000000a","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"isError":false,"timestamp":1,"addedToolNames":["x"],"usage":{"input":1}}}),
         json!({"type":"compaction","id":"0000000c","parentId":"0000000b","timestamp":"2025-01-01T00:00:02.000Z","summary":"s","firstKeptEntryId":"0000000b","tokensBefore":3,"retainedTail":[]}),
         json!({"type":"message","id":"0000000d","parentId":"0000000c","timestamp":"2025-01-01T00:00:03.000Z","message":{"role":"hologram","anything":true}}),
+        // pi 1.x's nested additions to usage and cost.
+        json!({"type":"message","id":"0000000e","parentId":"0000000d","timestamp":"2025-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":5,"cacheWrite1h":5,"totalTokens":8,"cost":{"input":0.0,"output":0.0,"cacheRead":0.0,"cacheWrite":0.0,"cacheWrite1h":0.5,"total":0.5}},"stopReason":"stop","timestamp":4}}),
     ];
     for value in raw {
         let entry = SessionEntry::from_json(value.clone()).unwrap();
