@@ -3,9 +3,10 @@
 //! Events carry deltas, not snapshots: cloning the whole partial message on every token would
 //! make long answers quadratic. A consumer that needs the partial message applies the events to
 //! its own [`MessageBuilder`]-free copy with [`apply_event`]; the builder uses the very same
-//! function, so the two can never disagree.
+//! function, so the two can never disagree. Tool-call arguments are parsed incrementally
+//! ([`StreamingJson`]): each delta is read once, whatever the length of the call.
 
-use crate::partial_json::parse_streaming_json;
+use crate::partial_json::{self, PartialJsonError, StreamingJson};
 use crate::types::{
     AssistantBlock, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
 };
@@ -79,19 +80,41 @@ impl AssistantMessageEvent {
     }
 }
 
-/// Applies one event to a partial message. `tool_args` keeps the raw argument text per content
-/// index so partial JSON can be parsed for display.
+/// Applies one event to a partial message. `tool_args` keeps the argument parser of each tool
+/// call by content index, so a delta updates the call's arguments without a re-parse.
 pub fn apply_event(
     message: &mut AssistantMessage,
-    tool_args: &mut Vec<String>,
+    tool_args: &mut Vec<StreamingJson>,
     event: &AssistantMessageEvent,
 ) {
     use AssistantMessageEvent as E;
-    let ensure = |tool_args: &mut Vec<String>, index: usize| {
-        if tool_args.len() <= index {
-            tool_args.resize(index + 1, String::new());
+    match event {
+        E::ToolCallStart { content_index, .. } => {
+            if tool_args.len() <= *content_index {
+                tool_args.resize_with(content_index + 1, StreamingJson::new);
+            }
+            tool_args[*content_index] = StreamingJson::new();
         }
-    };
+        E::ToolCallDelta {
+            content_index,
+            delta,
+        } => {
+            if let (Some(parser), Some(AssistantBlock::ToolCall(call))) = (
+                tool_args.get_mut(*content_index),
+                message.content.get_mut(*content_index),
+            ) {
+                parser.push(&mut call.arguments, delta);
+            }
+            return;
+        }
+        _ => {}
+    }
+    apply_block_event(message, event);
+}
+
+/// Applies every event but a tool-call delta (whose arguments only display code parses).
+fn apply_block_event(message: &mut AssistantMessage, event: &AssistantMessageEvent) {
+    use AssistantMessageEvent as E;
     match event {
         E::Start { partial } => *message = partial.clone(),
         E::TextStart { .. } => message
@@ -143,12 +166,7 @@ pub fn apply_event(
                 t.thinking_signature = thinking_signature.clone();
             }
         }
-        E::ToolCallStart {
-            content_index,
-            id,
-            name,
-        } => {
-            ensure(tool_args, *content_index);
+        E::ToolCallStart { id, name, .. } => {
             message.content.push(AssistantBlock::ToolCall(ToolCall {
                 id: id.clone(),
                 name: name.clone(),
@@ -156,16 +174,7 @@ pub fn apply_event(
                 thought_signature: None,
             }));
         }
-        E::ToolCallDelta {
-            content_index,
-            delta,
-        } => {
-            ensure(tool_args, *content_index);
-            tool_args[*content_index].push_str(delta);
-            if let Some(AssistantBlock::ToolCall(call)) = message.content.get_mut(*content_index) {
-                call.arguments = parse_streaming_json(&tool_args[*content_index]);
-            }
-        }
+        E::ToolCallDelta { .. } => {}
         E::ToolCallEnd {
             content_index,
             tool_call,
@@ -198,6 +207,8 @@ pub struct MessageBuilder {
     open: Vec<(usize, OpenKind)>,
     events: Vec<AssistantMessageEvent>,
     started: bool,
+    /// Tool-call arguments that cannot be used at all (nested too deep): the response fails.
+    malformed: Option<String>,
 }
 
 impl MessageBuilder {
@@ -208,6 +219,7 @@ impl MessageBuilder {
             open: Vec::new(),
             events: Vec::new(),
             started: false,
+            malformed: None,
         }
     }
 
@@ -241,14 +253,14 @@ impl MessageBuilder {
 
     fn emit(&mut self, event: AssistantMessageEvent) {
         self.start();
-        // Deltas are applied directly: going through `apply_event` would re-parse tool JSON on
-        // every fragment, which only display code needs.
+        // Deltas only collect the raw text: the arguments are parsed once, at the end of the
+        // call; parsing each fragment is for display code.
         match &event {
             AssistantMessageEvent::ToolCallDelta {
                 content_index,
                 delta,
             } => self.tool_args[*content_index].push_str(delta),
-            other => apply_event(&mut self.message, &mut self.tool_args, other),
+            other => apply_block_event(&mut self.message, other),
         }
         self.events.push(event);
     }
@@ -271,7 +283,7 @@ impl MessageBuilder {
     }
 
     pub fn push_text(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() {
+        if delta.is_empty() || !self.accepts(index, OpenKind::Text) {
             return;
         }
         self.emit(AssistantMessageEvent::TextDelta {
@@ -280,8 +292,12 @@ impl MessageBuilder {
         });
     }
 
-    /// Sets the text signature (Responses message id) of an open or closed text block.
+    /// Sets the text signature (Responses message id) of an open text block. Like deltas,
+    /// signatures of closed blocks are dropped: the block's end event already went out.
     pub fn set_text_signature(&mut self, index: usize, signature: String) {
+        if !self.accepts(index, OpenKind::Text) {
+            return;
+        }
         if let Some(AssistantBlock::Text(t)) = self.message.content.get_mut(index) {
             t.text_signature = Some(signature);
         }
@@ -298,7 +314,7 @@ impl MessageBuilder {
     }
 
     pub fn push_thinking(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() {
+        if delta.is_empty() || !self.accepts(index, OpenKind::Thinking) {
             return;
         }
         self.emit(AssistantMessageEvent::ThinkingDelta {
@@ -308,6 +324,9 @@ impl MessageBuilder {
     }
 
     pub fn set_thinking_signature(&mut self, index: usize, signature: String) {
+        if !self.accepts(index, OpenKind::Thinking) {
+            return;
+        }
         if let Some(AssistantBlock::Thinking(t)) = self.message.content.get_mut(index) {
             t.thinking_signature = Some(signature);
         }
@@ -325,7 +344,7 @@ impl MessageBuilder {
     }
 
     pub fn push_tool_args(&mut self, index: usize, delta: &str) {
-        if delta.is_empty() {
+        if delta.is_empty() || !self.accepts(index, OpenKind::ToolCall) {
             return;
         }
         self.emit(AssistantMessageEvent::ToolCallDelta {
@@ -348,6 +367,9 @@ impl MessageBuilder {
     }
 
     pub fn set_thought_signature(&mut self, index: usize, signature: String) {
+        if !self.accepts(index, OpenKind::ToolCall) {
+            return;
+        }
         if let Some(AssistantBlock::ToolCall(call)) = self.message.content.get_mut(index) {
             call.thought_signature = Some(signature);
         }
@@ -385,15 +407,12 @@ impl MessageBuilder {
                 }
             }
             (OpenKind::ToolCall, Some(AssistantBlock::ToolCall(call))) => {
-                let raw = &self.tool_args[index];
-                let arguments = if raw.trim().is_empty() {
-                    Value::Object(Default::default())
-                } else {
-                    match serde_json::from_str::<Value>(raw) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ => parse_streaming_json(raw),
-                    }
-                };
+                let (arguments, error) = partial_json::parse(&self.tool_args[index]);
+                if let Some(error @ PartialJsonError::TooDeep) = error {
+                    tracing::warn!(tool = %call.name, "{error}");
+                    self.malformed
+                        .get_or_insert_with(|| format!("tool call {}: {error}", call.name));
+                }
                 AssistantMessageEvent::ToolCallEnd {
                     content_index: index,
                     tool_call: ToolCall {
@@ -405,6 +424,21 @@ impl MessageBuilder {
             _ => return,
         };
         self.emit(event);
+    }
+
+    /// Whether `index` is an open block of this kind. A delta for anything else (a block the
+    /// server already closed, a text delta aimed at a tool call) is dropped: consumers rely on
+    /// every delta falling between its block's start and end.
+    fn accepts(&self, index: usize, kind: OpenKind) -> bool {
+        let open = self.open.contains(&(index, kind));
+        if !open {
+            tracing::debug!(
+                index,
+                ?kind,
+                "dropping an update of a block that is not open"
+            );
+        }
+        open
     }
 
     /// Index of the most recently opened block that is still open, if any.
@@ -426,9 +460,14 @@ impl MessageBuilder {
     }
 
     /// Finishes with success. Open blocks are closed; the stop reason becomes `toolUse` when the
-    /// message has tool calls and the protocol said plain stop.
+    /// message has tool calls and the protocol said plain stop. A tool call whose arguments
+    /// nest too deep to be used turns this into [`Self::fail`]: running it with half its
+    /// arguments would be worse than an error the user sees.
     pub fn finish(&mut self, reason: StopReason) -> AssistantMessage {
         self.end_all();
+        if let Some(message) = self.malformed.take() {
+            return self.fail(StopReason::Error, message);
+        }
         let has_tools = self.message.tool_calls().next().is_some();
         self.message.stop_reason = if reason == StopReason::Stop && has_tools {
             StopReason::ToolUse

@@ -1,4 +1,8 @@
 //! Request-level retry: only while establishing a request, never mid-stream.
+//!
+//! Delays come from the server (`retry-after-ms`, `retry-after`), so every conversion here is
+//! total: a header that is not a delay is [`InvalidDelay`], one too long to represent is cut to
+//! [`MAX_SERVER_DELAY`] (and then refused by the caller's cap, if it has one).
 
 use reqwest::header::HeaderMap;
 use std::time::{Duration, SystemTime};
@@ -42,6 +46,11 @@ fn header<'a>(headers: Option<&'a HeaderMap>, name: &str) -> Option<&'a str> {
     headers?.get(name)?.to_str().ok()
 }
 
+/// The longest wait a server can ask for; longer requests (`retry-after: 1e20`, a date in the
+/// year 9999) are read as this. A day is longer than anyone waits for a reply, and short enough
+/// that a disabled cap still ends the wait.
+pub const MAX_SERVER_DELAY: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// A retry header that is present but makes no sense (negative, not a number, not a date).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidDelay;
@@ -54,30 +63,41 @@ pub fn server_delay(
 ) -> Result<Option<Duration>, InvalidDelay> {
     if let Some(ms) = header(headers, "retry-after-ms") {
         let ms: f64 = ms.trim().parse().map_err(|_| InvalidDelay)?;
-        if !ms.is_finite() || ms < 0.0 {
-            return Err(InvalidDelay);
-        }
-        return Ok(Some(Duration::from_secs_f64(ms / 1000.0)));
+        return seconds(ms / 1000.0).map(Some);
     }
     if let Some(value) = header(headers, "retry-after") {
         let value = value.trim();
         if let Ok(secs) = value.parse::<f64>() {
-            if !secs.is_finite() || secs < 0.0 {
-                return Err(InvalidDelay);
-            }
-            return Ok(Some(Duration::from_secs_f64(secs)));
+            return seconds(secs).map(Some);
         }
         let date = httpdate::parse_http_date(value).map_err(|_| InvalidDelay)?;
-        return Ok(Some(date.duration_since(now).unwrap_or(Duration::ZERO)));
+        let delay = date.duration_since(now).unwrap_or(Duration::ZERO);
+        return Ok(Some(delay.min(MAX_SERVER_DELAY)));
     }
     Ok(None)
+}
+
+/// A delay in seconds, at most [`MAX_SERVER_DELAY`]. `Duration::from_secs_f64` panics past
+/// `u64::MAX` seconds, so the value is clamped first.
+fn seconds(secs: f64) -> Result<Duration, InvalidDelay> {
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(InvalidDelay);
+    }
+    let secs = secs.min(MAX_SERVER_DELAY.as_secs_f64());
+    Ok(Duration::try_from_secs_f64(secs).unwrap_or(MAX_SERVER_DELAY))
 }
 
 /// Exponential backoff with jitter for retry number `retry_index` (0-based):
 /// min(0.5 s · 2^i, 8 s) reduced by up to 25 %. `jitter` is in [0, 1).
 pub fn backoff(retry_index: u32, jitter: f64) -> Duration {
     let base = (0.5 * 2f64.powi(retry_index.min(16) as i32)).min(8.0);
-    Duration::from_secs_f64(base * (1.0 - jitter.clamp(0.0, 1.0) * 0.25))
+    // A NaN jitter would make the product NaN, which `from_secs_f64` rejects with a panic.
+    let jitter = if jitter.is_nan() {
+        0.0
+    } else {
+        jitter.clamp(0.0, 1.0)
+    };
+    Duration::try_from_secs_f64(base * (1.0 - jitter * 0.25)).unwrap_or(Duration::from_secs(8))
 }
 
 /// Decides after failed attempt number `retry_index` (0 = the first attempt failed).

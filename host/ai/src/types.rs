@@ -182,8 +182,16 @@ impl Usage {
         if self.total_tokens > 0 {
             self.total_tokens
         } else {
-            self.input + self.output + self.cache_read + self.cache_write
+            self.parts_total()
         }
+    }
+
+    /// `input + output + cache_read + cache_write`, saturating: the counts come from servers.
+    pub fn parts_total(&self) -> u64 {
+        self.input
+            .saturating_add(self.output)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.cache_write)
     }
 
     /// Fills `cost` from the model's per-million rates and `total_tokens` when missing.
@@ -196,7 +204,7 @@ impl Usage {
         self.cost.total =
             self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
         if self.total_tokens == 0 {
-            self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+            self.total_tokens = self.parts_total();
         }
     }
 }

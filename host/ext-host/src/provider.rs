@@ -68,7 +68,8 @@ impl EventPump {
                 u.output = usage.output;
                 u.cache_read = usage.cache_read;
                 u.cache_write = usage.cache_write;
-                u.total_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write;
+                // The counts are the extension's: sums saturate rather than overflow.
+                u.total_tokens = u.parts_total();
             }
             wit::StreamEvent::ResponseId(id) => b.message_mut().response_id = Some(id),
         }

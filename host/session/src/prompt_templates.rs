@@ -317,8 +317,9 @@ fn braced(inner: &str, args: &[String]) -> Option<String> {
         Some((s, l)) => (s.parse::<usize>().ok()?, Some(l.parse::<usize>().ok()?)),
         None => (slice.parse::<usize>().ok()?, None),
     };
+    // Offsets are the user's text: `${@:2:18446744073709551615}` must not overflow.
     let from = start.saturating_sub(1).min(args.len());
-    let to = len.map_or(args.len(), |l| (from + l).min(args.len()));
+    let to = len.map_or(args.len(), |l| from.saturating_add(l).min(args.len()));
     Some(args[from..to].join(" "))
 }
 

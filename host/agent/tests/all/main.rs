@@ -10,6 +10,7 @@ macro_rules! script {
 }
 
 mod custom_stream;
+mod fuzz_arguments;
 mod loop_events;
 mod mock_protocols;
 mod serde_shapes;

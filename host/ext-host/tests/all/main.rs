@@ -8,6 +8,7 @@ mod cache;
 mod compactor;
 mod discovery;
 mod escape;
+mod fuzz_manifest;
 mod index;
 mod manifest;
 mod provider;

@@ -306,7 +306,13 @@ impl SessionEntry {
             "parentId".into(),
             self.parent_id.clone().map_or(Value::Null, Value::String),
         );
-        map.insert("timestamp".into(), self.timestamp.clone().into());
+        // A timestamp that was not a string is kept verbatim in `extra`: write it back as read,
+        // or a rewrite of the file would lose it.
+        let timestamp = match self.extra.get("timestamp") {
+            Some(verbatim) if self.timestamp.is_empty() => verbatim.clone(),
+            _ => self.timestamp.clone().into(),
+        };
+        map.insert("timestamp".into(), timestamp);
         match &self.kind {
             EntryKind::Message(message) => {
                 map.insert("message".into(), message.to_json(&self.message_extra));

@@ -1,28 +1,25 @@
 //! Ignore rules for the skill scan: `.gitignore`, `.ignore` and `.fdignore` files.
 //!
-//! Each file's patterns apply relative to the directory that holds it. The subset of the
-//! gitignore syntax handled here: `#` comments, `!` negation, a trailing `/` for directories
-//! only, a leading or inner `/` to anchor the pattern to its directory, and the globs `*`, `?`,
-//! `**` and `[...]`. The last matching rule decides, as in git.
+//! Each file's patterns apply relative to the directory that holds it, with gitignore's
+//! syntax (`#` comments, `!` negation, a trailing `/` for directories only, a leading or inner
+//! `/` anchoring the pattern, `*`, `?`, `**`, `[...]`, backslash escapes). The patterns are
+//! compiled by the `ignore` crate (ripgrep's) into one automaton per file: packages ship these
+//! files, so matching must stay linear in the path whatever the pattern, which a backtracking
+//! matcher cannot promise (`a*a*a*…b` took exponential time). The last matching rule decides,
+//! as in git; files read later (deeper directories, then `.ignore` after `.gitignore`) win.
 
-use std::path::{Path, PathBuf};
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Names of the files whose patterns are honoured, in the order they are read.
 pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".fdignore"];
 
-#[derive(Debug, Clone)]
-struct Rule {
-    base: PathBuf,
-    glob: String,
-    negated: bool,
-    dir_only: bool,
-    anchored: bool,
-}
-
-/// The rules collected from the directories visited so far.
+/// The rules collected from the directories visited so far, one compiled set per file.
 #[derive(Debug, Clone, Default)]
 pub struct IgnoreRules {
-    rules: Vec<Rule>,
+    files: Vec<Arc<Gitignore>>,
 }
 
 impl IgnoreRules {
@@ -37,11 +34,20 @@ impl IgnoreRules {
         next
     }
 
-    /// Adds the patterns of one ignore file that lives in `base`.
+    /// Adds the patterns of one ignore file that lives in `base`. A line that is not a valid
+    /// pattern is skipped, as git skips it.
     pub fn add_patterns(&mut self, base: &Path, text: &str) {
+        let mut builder = GitignoreBuilder::new(base);
         for line in text.lines() {
-            if let Some(rule) = parse_rule(base, line) {
-                self.rules.push(rule);
+            if let Err(error) = builder.add_line(None, line) {
+                tracing::debug!(base = %base.display(), line, %error, "skipping an ignore pattern");
+            }
+        }
+        match builder.build() {
+            Ok(rules) if rules.is_empty() => {}
+            Ok(rules) => self.files.push(Arc::new(rules)),
+            Err(error) => {
+                tracing::debug!(base = %base.display(), %error, "skipping an ignore file");
             }
         }
     }
@@ -49,118 +55,22 @@ impl IgnoreRules {
     /// Whether `path` (a file, or a directory when `is_dir`) is excluded.
     pub fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         let mut ignored = false;
-        for rule in &self.rules {
-            if rule.dir_only && !is_dir {
+        for rules in &self.files {
+            // Rules see only paths strictly inside their own directory.
+            let inside = path
+                .strip_prefix(rules.path())
+                .is_ok_and(|rel| !rel.as_os_str().is_empty());
+            if !inside {
                 continue;
             }
-            let Ok(rel) = path.strip_prefix(&rule.base) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if rel.is_empty() {
-                continue;
-            }
-            let target = if rule.anchored {
-                rel.as_str()
-            } else {
-                rel.rsplit('/').next().unwrap_or(&rel)
-            };
-            if glob_match(rule.glob.as_bytes(), target.as_bytes()) {
-                ignored = !rule.negated;
+            match rules.matched(path, is_dir) {
+                Match::Ignore(_) => ignored = true,
+                Match::Whitelist(_) => ignored = false,
+                Match::None => {}
             }
         }
         ignored
     }
-}
-
-fn parse_rule(base: &Path, line: &str) -> Option<Rule> {
-    let line = line.trim_end();
-    if line.is_empty() || line.starts_with('#') {
-        return None;
-    }
-    let (negated, line) = match line.strip_prefix('!') {
-        Some(rest) => (true, rest),
-        None => (false, line.strip_prefix('\\').unwrap_or(line)),
-    };
-    let (dir_only, line) = match line.strip_suffix('/') {
-        Some(rest) => (true, rest),
-        None => (false, line),
-    };
-    let anchored = line.contains('/');
-    let glob = line.strip_prefix('/').unwrap_or(line).to_string();
-    if glob.is_empty() {
-        return None;
-    }
-    Some(Rule {
-        base: base.to_path_buf(),
-        glob,
-        negated,
-        dir_only,
-        anchored,
-    })
-}
-
-/// Glob match where `*` and `?` stay within one path segment and `**` crosses segments.
-fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
-    match pattern.first() {
-        None => text.is_empty(),
-        Some(b'*') if pattern.get(1) == Some(&b'*') => {
-            let mut rest = &pattern[2..];
-            if rest.first() == Some(&b'/') {
-                // `**/x` also matches `x` at the top.
-                rest = &rest[1..];
-            }
-            (0..=text.len()).any(|i| glob_match(rest, &text[i..]))
-        }
-        Some(b'*') => {
-            let rest = &pattern[1..];
-            for i in 0..=text.len() {
-                if glob_match(rest, &text[i..]) {
-                    return true;
-                }
-                if text.get(i) == Some(&b'/') {
-                    break;
-                }
-            }
-            false
-        }
-        Some(b'?') => {
-            matches!(text.first(), Some(c) if *c != b'/') && glob_match(&pattern[1..], &text[1..])
-        }
-        Some(b'[') => match_class(pattern, text),
-        Some(c) => text.first() == Some(c) && glob_match(&pattern[1..], &text[1..]),
-    }
-}
-
-fn match_class(pattern: &[u8], text: &[u8]) -> bool {
-    let Some(end) = pattern
-        .iter()
-        .skip(1)
-        .position(|c| *c == b']')
-        .map(|p| p + 1)
-    else {
-        return text.first() == Some(&b'[') && glob_match(&pattern[1..], &text[1..]);
-    };
-    let Some(&c) = text.first() else {
-        return false;
-    };
-    let mut class = &pattern[1..end];
-    let negate = matches!(class.first(), Some(b'!') | Some(b'^'));
-    if negate {
-        class = &class[1..];
-    }
-    let mut hit = false;
-    let mut i = 0;
-    while i < class.len() {
-        if i + 2 < class.len() && class[i + 1] == b'-' {
-            hit |= class[i] <= c && c <= class[i + 2];
-            i += 3;
-        } else {
-            hit |= class[i] == c;
-            i += 1;
-        }
-    }
-    hit != negate && c != b'/' && glob_match(&pattern[end + 1..], &text[1..])
 }
 
 #[cfg(test)]

@@ -5,6 +5,10 @@
 
 mod compaction_math;
 mod crash;
+mod fuzz_frontmatter;
+mod fuzz_ignore;
+mod fuzz_session_lines;
+mod fuzz_templates;
 mod links;
 mod message_builders;
 mod messages;

@@ -50,8 +50,8 @@ impl RawUsage {
         usage.output = self.output;
         usage.cache_read = self.cache_read;
         usage.cache_write = self.cache_write;
-        usage.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
         usage.reasoning = self.thinking;
+        usage.total_tokens = usage.parts_total();
     }
 }
 

@@ -214,12 +214,13 @@ fn write_usage(meta: &wire::UsageMetadata, out: &mut MessageBuilder) {
     usage.cache_read = cached;
     usage.cache_write = 0;
     usage.input = prompt.saturating_sub(cached);
-    usage.output = candidates + thoughts.unwrap_or(0);
+    // Counts are the server's: sums saturate rather than overflow.
+    usage.output = candidates.saturating_add(thoughts.unwrap_or(0));
     usage.reasoning = thoughts;
     usage.total_tokens = meta
         .total_token_count
         .0
-        .unwrap_or(prompt + candidates + thoughts.unwrap_or(0));
+        .unwrap_or(prompt.saturating_add(usage.output));
 }
 
 /// The provider's `message`, or the error object itself if it has none. Errors are rare, so

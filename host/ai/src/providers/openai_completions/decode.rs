@@ -214,7 +214,7 @@ fn parse_usage(usage: &wire::Usage) -> Usage {
     let cache_write = n(details.map(|d| d.cache_write_tokens).unwrap_or_default());
     let prompt = n(usage.prompt_tokens);
     Usage {
-        input: prompt.saturating_sub(cache_read + cache_write),
+        input: prompt.saturating_sub(cache_read.saturating_add(cache_write)),
         output: n(usage.completion_tokens),
         cache_read,
         cache_write,
