@@ -436,11 +436,6 @@ impl SettingsManager {
             .unwrap_or_else(|| "one-at-a-time".into())
     }
 
-    /// `transport`: default `auto`.
-    pub fn transport(&self) -> String {
-        self.get_str("transport").unwrap_or_else(|| "auto".into())
-    }
-
     /// `httpIdleTimeoutMs`: default 300000; 0 or `"disabled"` disables (→ `None`).
     pub fn http_idle_timeout_ms(&self) -> Option<u64> {
         match self.get("httpIdleTimeoutMs") {
