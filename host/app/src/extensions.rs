@@ -204,7 +204,7 @@ fn allowed(
             ));
         }
     }
-    Some(Grant::from_capabilities(asks, search.cwd))
+    Some(Grant::from_manifest(manifest, search.cwd))
 }
 
 fn open_package(
