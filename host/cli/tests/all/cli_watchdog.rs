@@ -202,19 +202,26 @@ fn a_provider_whose_server_never_answers_ends_at_its_deadline() {
     assert!(!err.contains("panic"), "{err}");
 }
 
-/// Sends `signal` to `child` once the mock has seen `requests` requests and the hostile call
-/// had time to start; returns the output and how long pi took to exit after the signal.
-fn signal_after(
-    pi: &PiEnv,
-    child: std::process::Child,
-    requests: usize,
-    signal: &str,
-) -> (std::process::Output, Duration) {
-    let seen = pi
-        .mock
-        .wait_for_requests_blocking(requests, Duration::from_secs(20));
-    assert_eq!(seen.len(), requests);
-    std::thread::sleep(Duration::from_millis(500));
+/// Waits until the session file holds the model's tool call: the tool runs right after.
+fn wait_for_tool_call(pi: &PiEnv) {
+    let started = Instant::now();
+    while started.elapsed() < BOUND {
+        let written = pi
+            .session_files()
+            .iter()
+            .any(|f| std::fs::read_to_string(f).is_ok_and(|text| text.contains("\"toolCall\"")));
+        if written {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the tool call never reached the session file");
+}
+
+/// Sends `signal` to `child` once the hostile call had time to start; returns the output
+/// and how long pi took to exit after the signal.
+fn signal_after(child: std::process::Child, signal: &str) -> (std::process::Output, Duration) {
+    std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
     let status = std::process::Command::new("kill")
         .args([signal, &child.id().to_string()])
@@ -243,7 +250,8 @@ fn signal_during_sleeping_tool(signal: &str, code: i32) {
     pi.mock
         .push(Turn::new().tool_call("c1", "probe", json!({"op": "sleep"})));
     let child = pi.spawn(&["-p", "probe it"]);
-    let (out, took) = signal_after(&pi, child, 1, signal);
+    wait_for_tool_call(&pi);
+    let (out, took) = signal_after(child, signal);
     assert_ended_by_signal(&out, took, code);
     let result = tool_result(&pi);
     assert_eq!(result["isError"], true, "{result}");
@@ -268,7 +276,7 @@ fn signal_during_silent_provider(signal: &str, code: i32) {
     connected
         .recv_timeout(Duration::from_secs(20))
         .expect("the provider connects");
-    let (out, took) = signal_after(&pi, child, 0, signal);
+    let (out, took) = signal_after(child, signal);
     assert_ended_by_signal(&out, took, code);
     let lines = pi.session_lines();
     assert_complete_session(&lines);
