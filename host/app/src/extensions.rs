@@ -231,7 +231,7 @@ fn allowed(
             ));
         }
     }
-    Some(Grant::from_capabilities(asks, search.cwd))
+    Some(Grant::from_manifest(manifest, search.cwd))
 }
 
 /// `package` with only the components `filter` keeps.

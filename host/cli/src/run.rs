@@ -152,7 +152,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         .into_iter()
         .map(|text| (text, images.take().unwrap_or_default()))
         .collect();
-    Ok(runtime.block_on(async move {
+    let code = runtime.block_on(async move {
         let session = Arc::new(App::new(prepared, tools));
         let signalled = Arc::new(AtomicI32::new(0));
         let shutdown = CancellationToken::new();
@@ -182,8 +182,16 @@ fn run(args: Args) -> Result<i32, RunError> {
             0 => code,
             signal_code => signal_code,
         }
-    }))
+    });
+    // Dropping a runtime waits for its blocking tasks without limit; nothing left at this
+    // point may hold the exit (extension calls run on threads of their own, which the
+    // process exit ends).
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    Ok(code)
 }
+
+/// How long the runtime may take to wind down once the mode has returned.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// How the interactive UI starts: the command line's messages as its first prompts, and the
 /// start-up warnings in its header (stderr is hidden behind the UI).

@@ -1,11 +1,13 @@
 //! Compactor components as [`CompactionOverride`]s: the preparation goes to the component in
-//! its WIT form, and the decision comes back as pi-ext-api's.
+//! its WIT form, and the decision comes back as pi-ext-api's. Each call runs under a watchdog
+//! (`watchdog.rs`): past its deadline or on abort the compaction gets the error at once.
 
 use crate::bindings::types as wit;
 use crate::component::{LoadedComponent, Pre};
 use crate::convert;
 use crate::error::{Cause, ExtensionError};
 use crate::state::CallContext;
+use crate::watchdog;
 use pi_agent::BoxFuture;
 use pi_ext_api::{
     CompactionDecision, CompactionOverride, CompactionPreparation, CompactionRequest,
@@ -13,7 +15,6 @@ use pi_ext_api::{
 };
 use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 
 /// A compactor component.
@@ -39,15 +40,11 @@ impl ComponentCompactor {
     fn run(
         component: &LoadedComponent,
         preparation: &wit::CompactionPreparation,
-        abort: Arc<AtomicBool>,
-        llm: Option<Arc<dyn LlmBridge>>,
+        call: CallContext,
     ) -> Result<CompactionDecision, ExtensionError> {
         let Pre::Compactor(pre) = &component.pre else {
             return Err(component.error(Cause::Runtime("not a compactor component".into())));
         };
-        let mut call = CallContext::new(component.grant.limits.timeout);
-        call.abort = abort;
-        call.llm = llm.filter(|_| component.grant.llm);
         let mut store = component.store(call)?;
         let instance = pre
             .instantiate(&mut store)
@@ -97,27 +94,19 @@ impl ComponentCompactor {
         preparation: &CompactionPreparation,
         cancel: CancellationToken,
     ) -> Result<CompactionDecision, ExtensionError> {
-        {
-            let abort = Arc::new(AtomicBool::new(cancel.is_cancelled()));
-            let watcher = {
-                let abort = abort.clone();
-                tokio::spawn(async move {
-                    cancel.cancelled().await;
-                    abort.store(true, Ordering::Relaxed);
-                })
-            };
-            let component = self.component.clone();
-            let llm = self.llm.clone();
-            let prep = to_wit(preparation);
-            let joined =
-                tokio::task::spawn_blocking(move || Self::run(&component, &prep, abort, llm)).await;
-            watcher.abort();
-            joined.unwrap_or_else(|e| {
-                Err(self
-                    .component
-                    .error(Cause::Runtime(format!("the call failed in the host: {e}"))))
-            })
-        }
+        let component = self.component.clone();
+        let llm = self.llm.clone().filter(|_| component.grant.llm);
+        let prep = to_wit(preparation);
+        let abort = cancel.clone();
+        watchdog::spawn(&self.component.extension, cancel, move |watch| {
+            let mut call = CallContext::new(component.grant.limits.timeout);
+            call.abort = abort;
+            call.llm = llm;
+            call.watch = watch;
+            Self::run(&component, &prep, call)
+        })?
+        .wait()
+        .await
     }
 }
 

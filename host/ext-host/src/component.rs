@@ -3,12 +3,13 @@
 
 use crate::bindings::{compactor, provider, renderer, tool};
 use crate::cache::{Cached, ComponentCache};
+use crate::clock::Interrupt;
 use crate::engine::new_store;
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
 use crate::manifest::World;
 pub use crate::source::ComponentSource;
-use crate::state::{CallContext, HostState, Interrupt};
+use crate::state::{CallContext, HostState};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -352,6 +353,7 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     refuse_symlinks(&mut linker)?;
+    crate::bounded::add_to_linker(&mut linker)?;
     tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     if world == World::Tool {

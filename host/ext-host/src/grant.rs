@@ -1,6 +1,6 @@
 //! What an extension may touch: built from the manifest's requests and the user's approval.
 
-use crate::manifest::{Capabilities, FsAccess};
+use crate::manifest::{Capabilities, FsAccess, Manifest};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -100,6 +100,16 @@ impl Grant {
             llm: capabilities.llm,
             ..Grant::new(workspace)
         }
+    }
+
+    /// Everything the manifest asked for, with the limits it sets on itself (a package may
+    /// shorten its calls' deadline, never lengthen it).
+    pub fn from_manifest(manifest: &Manifest, workspace: impl Into<PathBuf>) -> Self {
+        let mut grant = Self::from_capabilities(&manifest.capabilities, workspace);
+        if let Some(ms) = manifest.limits.timeout_ms {
+            grant.limits.timeout = grant.limits.timeout.min(Duration::from_millis(ms));
+        }
+        grant
     }
 
     /// Whether an HTTP request to `authority` (`host` or `host:port`) is allowed. A granted

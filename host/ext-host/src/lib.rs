@@ -5,11 +5,15 @@
 //! [`Engine`](wasmtime::Engine) runs them all with epoch interruption, a per-call deadline and
 //! a memory cap; compiled components are cached on disk (content hash + engine compatibility),
 //! linked once into an `InstancePre` and instantiated in a fresh store per call. Each store's
-//! WASI context is built from the extension's [`Grant`] only.
+//! WASI context is built from the extension's [`Grant`] only. Every call is bounded from
+//! outside too: it runs on its own thread under a watchdog, and the WASI calls that can wait
+//! end at its deadline or abort.
 
 mod bindings;
+mod bounded;
 mod bounds;
 pub mod cache;
+mod clock;
 pub mod compactor;
 pub mod component;
 mod convert;
@@ -29,6 +33,7 @@ pub mod renderer;
 mod source;
 mod state;
 pub mod tool;
+mod watchdog;
 
 pub use cache::ComponentCache;
 pub use compactor::ComponentCompactor;

@@ -23,6 +23,9 @@
 //! skills = "skills"
 //! prompts = "prompts"
 //! themes = "themes"
+//!
+//! [limits]
+//! timeout-ms = 5000          # a shorter deadline per call than pi's (never a longer one)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +48,17 @@ pub struct Manifest {
     pub components: Vec<ComponentEntry>,
     pub capabilities: Capabilities,
     pub resources: Resources,
+    /// Absent from start-up indexes written before limits existed.
+    #[serde(default)]
+    pub limits: PackageLimits,
+}
+
+/// Limits a package sets on its own calls. They can only tighten pi's: a longer deadline
+/// would be a capability, which a manifest cannot grant itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PackageLimits {
+    /// The deadline of each call, in milliseconds (at most pi's default).
+    pub timeout_ms: Option<u64>,
 }
 
 /// One component of a package.
@@ -218,6 +232,14 @@ struct RawManifest {
     capabilities: RawCapabilities,
     #[serde(default)]
     resources: RawResources,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawLimits {
+    timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -307,7 +329,16 @@ impl Manifest {
             themes: relative("resources.themes", raw.resources.themes.as_deref())
                 .map_err(|(f, r)| invalid(&f, r))?,
         };
+        if raw.limits.timeout_ms == Some(0) {
+            return Err(invalid(
+                "limits.timeout-ms",
+                "must be at least 1 millisecond".to_owned(),
+            ));
+        }
         Ok(Manifest {
+            limits: PackageLimits {
+                timeout_ms: raw.limits.timeout_ms,
+            },
             name: raw.package.name,
             version: raw.package.version,
             description: raw.package.description,

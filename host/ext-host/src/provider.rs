@@ -1,18 +1,22 @@
 //! Provider components as pi-ai providers: registered under their models' `api` in an
-//! [`ApiRegistry`](pi_ai::ApiRegistry); each request runs in a fresh store on a blocking thread
-//! and its events go through pi-ai's `MessageBuilder` into the event stream as they arrive.
+//! [`ApiRegistry`](pi_ai::ApiRegistry); each request runs in a fresh store on its own thread
+//! under a watchdog (`watchdog.rs`), and its events go through pi-ai's `MessageBuilder` into
+//! the event stream as they arrive. When the watchdog gives up on a request (deadline, abort)
+//! the stream ends with that error at once, and whatever the abandoned call still emits is
+//! dropped.
 
 use crate::bindings::types as wit;
 use crate::component::{LoadedComponent, Pre};
 use crate::convert;
 use crate::error::{Cause, ExtensionError};
 use crate::state::{CallContext, SinkFn};
+use crate::watchdog::{self, Watch};
 use pi_ai::{
     ApiProvider, ApiRegistry, AssistantMessage, AssistantMessageEventStream, Context, EventSender,
     MessageBuilder, Model, StopReason, StreamOptions,
 };
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
 
 /// A provider component.
 pub struct ComponentProvider {
@@ -25,10 +29,15 @@ struct EventPump {
     builder: MessageBuilder,
     open: Option<usize>,
     tx: EventSender,
+    /// The message was finished (or failed); later events of an abandoned call are dropped.
+    done: bool,
 }
 
 impl EventPump {
     fn on_event(&mut self, event: wit::StreamEvent) -> bool {
+        if self.done {
+            return false;
+        }
         let b = &mut self.builder;
         match event {
             wit::StreamEvent::TextStart => self.open = Some(b.start_text()),
@@ -85,12 +94,28 @@ impl EventPump {
 }
 
 impl ComponentProvider {
-    /// Asks the component for its models.
+    /// Asks the component for its models (bounded by the grant's timeout, like any call).
     pub fn load(component: Arc<LoadedComponent>) -> Result<Self, ExtensionError> {
+        let loaded = component.clone();
+        let models = watchdog::spawn(
+            &component.extension,
+            CancellationToken::new(),
+            move |watch| Self::models_inline(&loaded, watch),
+        )?
+        .wait_blocking()?;
+        Ok(ComponentProvider { models, component })
+    }
+
+    fn models_inline(
+        component: &LoadedComponent,
+        watch: Watch,
+    ) -> Result<Vec<Model>, ExtensionError> {
         let Pre::Provider(pre) = &component.pre else {
             return Err(component.error(Cause::Runtime("not a provider component".into())));
         };
-        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+        let mut context = CallContext::new(component.grant.limits.timeout);
+        context.watch = watch;
+        let mut store = component.store(context)?;
         let instance = pre
             .instantiate(&mut store)
             .map_err(|e| component.classify(&e, &store))?;
@@ -98,10 +123,7 @@ impl ComponentProvider {
             .pi_extension_provider_guest()
             .call_models(&mut store)
             .map_err(|e| component.classify(&e, &store))?;
-        Ok(ComponentProvider {
-            models: models.iter().map(convert::model).collect(),
-            component,
-        })
+        Ok(models.iter().map(convert::model).collect())
     }
 
     /// The models this provider serves (pi model records).
@@ -136,14 +158,12 @@ impl ComponentProvider {
         model: &Model,
         context: &wit::LlmContext,
         options: &wit::StreamOptions,
-        abort: Arc<AtomicBool>,
+        mut call: CallContext,
         pump: Arc<Mutex<EventPump>>,
     ) -> Result<StopReason, ExtensionError> {
         let Pre::Provider(pre) = &component.pre else {
             return Err(component.error(Cause::Runtime("not a provider component".into())));
         };
-        let mut call = CallContext::new(component.grant.limits.timeout);
-        call.abort = abort;
         let sink_pump = pump.clone();
         let sink: SinkFn = Box::new(move |event| match sink_pump.lock() {
             Ok(mut pump) => pump.on_event(event),
@@ -165,6 +185,39 @@ impl ComponentProvider {
     }
 }
 
+/// Ends the message with the call's outcome (once: an abandoned call's later events and
+/// outcome are dropped).
+fn finish(pump: &Mutex<EventPump>, model: &Model, outcome: Result<StopReason, ExtensionError>) {
+    let Ok(mut pump) = pump.lock() else { return };
+    if pump.done {
+        return;
+    }
+    pump.builder.message_mut().usage.apply_cost(&model.cost);
+    match outcome {
+        Ok(StopReason::Error) => {
+            pump.builder
+                .fail(StopReason::Error, "the provider reported an error".into());
+        }
+        Ok(StopReason::Aborted) => {
+            pump.builder
+                .fail(StopReason::Aborted, "Request was aborted".into());
+        }
+        Ok(reason) => {
+            pump.builder.finish(reason);
+        }
+        Err(error) => {
+            let reason = if error.cause == Cause::Aborted {
+                StopReason::Aborted
+            } else {
+                StopReason::Error
+            };
+            pump.builder.fail(reason, error.to_string());
+        }
+    }
+    pump.flush();
+    pump.done = true;
+}
+
 impl ApiProvider for ComponentProvider {
     fn stream(
         &self,
@@ -177,6 +230,7 @@ impl ApiProvider for ComponentProvider {
             builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
             open: None,
             tx,
+            done: false,
         };
         if !self.owns(model) {
             // A models.json model routed to this component's `api` under another provider's
@@ -192,15 +246,7 @@ impl ApiProvider for ComponentProvider {
             return stream;
         }
         let pump = Arc::new(Mutex::new(pump));
-        let abort = Arc::new(AtomicBool::new(false));
         let cancel = options.cancel.clone();
-        let watcher = {
-            let abort = abort.clone();
-            tokio::spawn(async move {
-                cancel.cancelled().await;
-                abort.store(true, Ordering::Relaxed);
-            })
-        };
         let component = self.component.clone();
         let model = model.clone();
         let wit_context = convert::context(context);
@@ -210,41 +256,29 @@ impl ApiProvider for ComponentProvider {
             .clone()
             .or_else(|| pi_ai::auth::env_api_key(&model.provider));
         let wit_options = convert::options(&model, &options, api_key);
-        tokio::task::spawn_blocking(move || {
-            let outcome = Self::run(
+        let (call_pump, call_model, abort) = (pump.clone(), model.clone(), cancel.clone());
+        let spawned = watchdog::spawn(&self.component.extension, cancel, move |watch| {
+            let mut call = CallContext::new(component.grant.limits.timeout);
+            call.abort = abort;
+            call.watch = watch;
+            Self::run(
                 &component,
-                &model,
+                &call_model,
                 &wit_context,
                 &wit_options,
-                abort,
-                pump.clone(),
-            );
-            watcher.abort();
-            let Ok(mut pump) = pump.lock() else { return };
-            pump.builder.message_mut().usage.apply_cost(&model.cost);
-            match outcome {
-                Ok(StopReason::Error) => {
-                    pump.builder
-                        .fail(StopReason::Error, "the provider reported an error".into());
-                }
-                Ok(StopReason::Aborted) => {
-                    pump.builder
-                        .fail(StopReason::Aborted, "Request was aborted".into());
-                }
-                Ok(reason) => {
-                    pump.builder.finish(reason);
-                }
-                Err(error) => {
-                    let reason = if error.cause == Cause::Aborted {
-                        StopReason::Aborted
-                    } else {
-                        StopReason::Error
-                    };
-                    pump.builder.fail(reason, error.to_string());
-                }
-            }
-            pump.flush();
+                call,
+                call_pump,
+            )
         });
+        match spawned {
+            Ok(watchdog) => {
+                tokio::spawn(async move {
+                    let outcome = watchdog.wait().await;
+                    finish(&pump, &model, outcome);
+                });
+            }
+            Err(error) => finish(&pump, &model, Err(error)),
+        }
         stream
     }
 }

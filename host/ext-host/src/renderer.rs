@@ -1,12 +1,16 @@
 //! Renderer components as [`MessageRenderer`]s: custom messages and tool results drawn as
-//! styled lines.
+//! styled lines. The UI asks synchronously, so each call runs under a watchdog
+//! (`watchdog.rs`) that the UI thread waits on: a renderer that never answers costs the UI its
+//! deadline once per question, never a hang.
 
 use crate::bindings::types as wit;
 use crate::component::{LoadedComponent, Pre};
 use crate::error::{Cause, ExtensionError};
 use crate::state::CallContext;
+use crate::watchdog::{self, Watch};
 use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, Span, Style, StyledLine};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// A renderer component and what it draws.
 pub struct ComponentRenderer {
@@ -64,23 +68,48 @@ fn line(spans: wit::StyledLine) -> StyledLine {
         .collect()
 }
 
+/// The context of one renderer call.
+fn context(component: &LoadedComponent, watch: Watch) -> CallContext {
+    let mut context = CallContext::new(component.grant.limits.timeout);
+    context.watch = watch;
+    context
+}
+
+/// Runs `call` on its own thread and waits for it, at most until its deadline.
+fn bounded<T, F>(component: &Arc<LoadedComponent>, call: F) -> Result<T, ExtensionError>
+where
+    T: Send + 'static,
+    F: FnOnce(&LoadedComponent, Watch) -> Result<T, ExtensionError> + Send + 'static,
+{
+    let loaded = component.clone();
+    watchdog::spawn(
+        &component.extension,
+        CancellationToken::new(),
+        move |watch| call(&loaded, watch),
+    )?
+    .wait_blocking()
+}
+
 impl ComponentRenderer {
     /// Asks the component what it draws.
     pub fn load(component: Arc<LoadedComponent>) -> Result<Self, ExtensionError> {
-        let Pre::Renderer(pre) = &component.pre else {
-            return Err(component.error(Cause::Runtime("not a renderer component".into())));
-        };
-        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
-        let instance = pre
-            .instantiate(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let guest = instance.pi_extension_renderer_guest();
-        let custom_types = guest
-            .call_custom_types(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let tool_names = guest
-            .call_tool_names(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
+        let (custom_types, tool_names) = bounded(&component, |component, watch| {
+            let Pre::Renderer(pre) = &component.pre else {
+                return Err(component.error(Cause::Runtime("not a renderer component".into())));
+            };
+            let mut store = component.store(context(component, watch))?;
+            let instance = pre
+                .instantiate(&mut store)
+                .map_err(|e| component.classify(&e, &store))?;
+            let guest = instance.pi_extension_renderer_guest();
+            let custom_types = guest
+                .call_custom_types(&mut store)
+                .map_err(|e| component.classify(&e, &store))?;
+            let tool_names = guest
+                .call_tool_names(&mut store)
+                .map_err(|e| component.classify(&e, &store))?;
+            Ok((custom_types, tool_names))
+        })?;
         Ok(ComponentRenderer {
             component,
             custom_types,
@@ -114,18 +143,20 @@ impl ComponentRenderer {
         target: &RenderTarget<'_>,
         width: u32,
     ) -> Result<Option<Vec<StyledLine>>, ExtensionError> {
-        let component = &self.component;
-        let Pre::Renderer(pre) = &component.pre else {
-            return Err(component.error(Cause::Runtime("not a renderer component".into())));
-        };
-        let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
-        let instance = pre
-            .instantiate(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let lines = instance
-            .pi_extension_renderer_guest()
-            .call_render(&mut store, &subject(target), width)
-            .map_err(|e| component.classify(&e, &store))?;
+        let subject = subject(target);
+        let lines = bounded(&self.component, move |component, watch| {
+            let Pre::Renderer(pre) = &component.pre else {
+                return Err(component.error(Cause::Runtime("not a renderer component".into())));
+            };
+            let mut store = component.store(context(component, watch))?;
+            let instance = pre
+                .instantiate(&mut store)
+                .map_err(|e| component.classify(&e, &store))?;
+            instance
+                .pi_extension_renderer_guest()
+                .call_render(&mut store, &subject, width)
+                .map_err(|e| component.classify(&e, &store))
+        })?;
         Ok(lines.map(|lines| lines.into_iter().map(line).collect()))
     }
 }

@@ -1,17 +1,22 @@
 //! The data of one store (one call): WASI context built from the grant, limits, and the
 //! call's facts and callbacks. Also the host side of the `host`, `stream-sink` and `llm`
 //! interfaces.
+//!
+//! The call's bounds are one [`CallClock`] (`clock.rs`), which the HTTP gate here uses too:
+//! its timeouts never outlast the call.
 
 use crate::bindings::compactor::pi::extension::llm;
 use crate::bindings::provider::pi::extension::stream_sink;
 use crate::bindings::tool::pi::extension::{host, types};
+use crate::clock::{CallClock, Interrupt};
 use crate::error::ExtensionId;
 use crate::grant::Grant;
 use crate::manifest::FsAccess;
+use crate::watchdog::Watch;
 use pi_ext_api::LlmBridge;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
@@ -30,33 +35,29 @@ pub type SinkFn = Box<dyn FnMut(types::StreamEvent) -> bool + Send>;
 /// Facts and callbacks of one call.
 pub struct CallContext {
     pub session_id: Option<String>,
-    pub abort: Arc<AtomicBool>,
+    /// Cancelled when the user aborts the call.
+    pub abort: CancellationToken,
     pub timeout: Duration,
     pub progress: Option<ProgressFn>,
     pub sink: Option<SinkFn>,
     pub llm: Option<Arc<dyn LlmBridge>>,
+    /// Told when the store exists, so that the caller's watchdog starts its clock then (a
+    /// cold compile before it is not the component's time).
+    pub(crate) watch: Watch,
 }
 
 impl CallContext {
     pub fn new(timeout: Duration) -> Self {
         CallContext {
             session_id: None,
-            abort: Arc::new(AtomicBool::new(false)),
+            abort: CancellationToken::new(),
             timeout,
             progress: None,
             sink: None,
             llm: None,
+            watch: Watch::default(),
         }
     }
-}
-
-/// Why the epoch callback stopped a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum Interrupt {
-    #[error("deadline exceeded")]
-    Deadline,
-    #[error("aborted")]
-    Aborted,
 }
 
 /// Caps memory and tables, and remembers whether it had to refuse memory.
@@ -101,10 +102,27 @@ impl wasmtime::ResourceLimiter for Limiter {
     }
 }
 
-/// Refuses HTTP requests to hosts outside the grant.
+/// Refuses HTTP requests to hosts outside the grant, and bounds the others by the call: no
+/// timeout (connect, first byte, between bytes) outlasts the call's deadline, and an abort ends
+/// the wait for the response (wasmtime-wasi-http's defaults are ten minutes each).
 pub struct HttpGate {
     grant: Arc<Grant>,
     extension: Arc<ExtensionId>,
+    clock: CallClock,
+}
+
+/// The guest's request options with every timeout cut to `remaining`.
+fn bounded_options(
+    options: Option<wasmtime_wasi_http::RequestOptions>,
+    remaining: Duration,
+) -> wasmtime_wasi_http::RequestOptions {
+    let cut = |asked: Option<Duration>| Some(asked.map_or(remaining, |a| a.min(remaining)));
+    let options = options.unwrap_or_default();
+    wasmtime_wasi_http::RequestOptions {
+        connect_timeout: cut(options.connect_timeout),
+        first_byte_timeout: cut(options.first_byte_timeout),
+        between_bytes_timeout: cut(options.between_bytes_timeout),
+    }
 }
 
 impl WasiHttpHooks for HttpGate {
@@ -133,7 +151,20 @@ impl WasiHttpHooks for HttpGate {
             tracing::warn!(extension = %self.extension, host = %authority, "HTTP request denied: host not granted");
             return Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) });
         }
-        wasmtime_wasi_http::default_hooks().send_request(request, options, fut)
+        let options = bounded_options(options, self.clock.remaining());
+        let response = Box::into_pin(wasmtime_wasi_http::default_hooks().send_request(
+            request,
+            Some(options),
+            fut,
+        ));
+        let clock = self.clock.clone();
+        Box::new(async move {
+            tokio::select! {
+                response = response => response,
+                // The guest sees a timeout; the epoch or the bounded wait stops it next.
+                _ = clock.reached() => Err(wasmtime_wasi_http::Error::ConnectionTimeout),
+            }
+        })
     }
 }
 
@@ -145,9 +176,7 @@ pub struct HostState {
     gate: HttpGate,
     pub(crate) limiter: Limiter,
     pub(crate) call: CallContext,
-    pub(crate) deadline: Instant,
-    /// When the abort flag was first seen (the start of the abort grace).
-    abort_seen: std::sync::OnceLock<Instant>,
+    pub(crate) clock: CallClock,
     pub(crate) extension: Arc<ExtensionId>,
     pub(crate) grant: Arc<Grant>,
     stdout: MemoryOutputPipe,
@@ -202,7 +231,8 @@ impl HostState {
                 builder.env(name, value);
             }
         }
-        let deadline = Instant::now() + call.timeout;
+        let clock = CallClock::start(call.timeout, call.abort.clone(), grant.limits.abort_grace);
+        call.watch.started(&clock);
         Ok(HostState {
             wasi: builder.build(),
             table: ResourceTable::new(),
@@ -210,6 +240,7 @@ impl HostState {
             gate: HttpGate {
                 grant: grant.clone(),
                 extension: extension.clone(),
+                clock: clock.clone(),
             },
             limiter: Limiter {
                 memory_bytes: usize::try_from(grant.limits.memory_mib.saturating_mul(1 << 20))
@@ -217,8 +248,7 @@ impl HostState {
                 memory_denied: false,
             },
             call,
-            deadline,
-            abort_seen: std::sync::OnceLock::new(),
+            clock,
             extension,
             grant,
             stdout,
@@ -229,23 +259,13 @@ impl HostState {
     /// Checked by the epoch callback: abort first (once the grant's abort grace has passed),
     /// then the deadline.
     pub fn interrupt(&self) -> Option<Interrupt> {
-        if self.call.abort.load(Ordering::Relaxed) {
-            let grace = self.grant.limits.abort_grace;
-            if grace.is_zero() || self.abort_seen.get_or_init(Instant::now).elapsed() >= grace {
-                return Some(Interrupt::Aborted);
-            }
-        }
-        if Instant::now() >= self.deadline {
-            Some(Interrupt::Deadline)
-        } else {
-            None
-        }
+        self.clock.interrupt()
     }
 
     /// Whether the call was aborted or is past its deadline, grace or not: host resources
     /// of the call (processes) are stopped at once.
     pub fn stop_requested(&self) -> bool {
-        self.call.abort.load(Ordering::Relaxed) || Instant::now() >= self.deadline
+        self.clock.stop_requested()
     }
 
     /// Sends what the component printed to the log (bounded by the pipe capacity).
@@ -308,7 +328,7 @@ impl host::Host for HostState {
     }
 
     fn aborted(&mut self) -> bool {
-        self.call.abort.load(Ordering::Relaxed)
+        self.call.abort.is_cancelled()
     }
 }
 

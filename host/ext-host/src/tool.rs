@@ -1,6 +1,7 @@
 //! Tool components as pi-agent tools: progress becomes `tool_execution_update`, abort becomes
-//! an epoch interrupt, and a trap, deadline or memory cap becomes an error result that names
-//! the extension and the cause.
+//! an interrupt, and a trap, deadline or memory cap becomes an error result that names the
+//! extension and the cause. Calls and `describe` run under a watchdog (`watchdog.rs`), so a
+//! component stuck in a host call cannot hold its caller past the deadline or an abort.
 
 use crate::bindings::types as wit;
 use crate::bounds;
@@ -8,11 +9,11 @@ use crate::cache::ToolDescription;
 use crate::component::{LazyComponent, LoadedComponent, Pre};
 use crate::error::{Cause, ExtensionError};
 use crate::state::{CallContext, ProgressFn};
+use crate::watchdog::{self, Watch};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolUpdateFn};
 use pi_ai::UserBlock;
 use serde_json::Value;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 
 pub use pi_agent::ToolOutput;
@@ -24,12 +25,28 @@ pub struct ComponentTool {
     session_id: Option<String>,
 }
 
-/// Calls `describe` (instantiates the component once).
-pub fn describe(component: &LoadedComponent) -> Result<Vec<ToolDescription>, ExtensionError> {
+/// Calls `describe` (instantiates the component once), bounded by the grant's timeout like
+/// any call: a component that never answers is reported, not waited for.
+pub fn describe(component: &Arc<LoadedComponent>) -> Result<Vec<ToolDescription>, ExtensionError> {
+    let loaded = component.clone();
+    watchdog::spawn(
+        &component.extension,
+        CancellationToken::new(),
+        move |watch| describe_inline(&loaded, watch),
+    )?
+    .wait_blocking()
+}
+
+fn describe_inline(
+    component: &LoadedComponent,
+    watch: Watch,
+) -> Result<Vec<ToolDescription>, ExtensionError> {
     let Pre::Tool(pre) = &component.pre else {
         return Err(component.error(Cause::Runtime("not a tool component".into())));
     };
-    let mut store = component.store(CallContext::new(component.grant.limits.timeout))?;
+    let mut context = CallContext::new(component.grant.limits.timeout);
+    context.watch = watch;
+    let mut store = component.store(context)?;
     let instance = pre
         .instantiate(&mut store)
         .map_err(|e| component.classify(&e, &store))?;
@@ -44,7 +61,8 @@ pub fn describe(component: &LoadedComponent) -> Result<Vec<ToolDescription>, Ext
 }
 
 /// Runs one call of tool `name` with `arguments` (JSON text) in a fresh store, on the calling
-/// (blocking) thread: for embedders and benchmarks that call a component directly.
+/// (blocking) thread, without a watchdog (the epoch and the bounded WASI waits still apply):
+/// for embedders and benchmarks that call a component directly.
 pub fn call_once(
     component: &LoadedComponent,
     name: &str,
@@ -56,7 +74,8 @@ pub fn call_once(
         name: name.to_owned(),
         arguments: arguments.to_owned(),
     };
-    let result = call(component, &request, Arc::default(), None, None)?;
+    let context = CallContext::new(component.grant.limits.timeout);
+    let result = call(component, &request, context)?;
     let limits = crate::grant::Limits {
         result_bytes: limit,
         ..component.grant.limits.clone()
@@ -68,17 +87,11 @@ pub fn call_once(
 pub(crate) fn call(
     component: &LoadedComponent,
     call: &wit::ToolCall,
-    abort: Arc<AtomicBool>,
-    progress: Option<ProgressFn>,
-    session_id: Option<String>,
+    context: CallContext,
 ) -> Result<wit::ToolResult, ExtensionError> {
     let Pre::Tool(pre) = &component.pre else {
         return Err(component.error(Cause::Runtime("not a tool component".into())));
     };
-    let mut context = CallContext::new(component.grant.limits.timeout);
-    context.abort = abort;
-    context.progress = progress;
-    context.session_id = session_id;
     let mut store = component.store(context)?;
     let instance = pre
         .instantiate(&mut store)
@@ -91,6 +104,16 @@ pub(crate) fn call(
     result.map_err(|message| {
         let message = bounds::cut_owned(message, component.grant.limits.result_bytes);
         component.error(Cause::Guest(message))
+    })
+}
+
+/// The progress callback of a call: updates are bounded like results, and delivered inside
+/// the caller's runtime (the call's own thread is outside it) so that listeners may use tokio.
+fn progress_fn(update: ToolUpdateFn, limits: crate::grant::Limits) -> ProgressFn {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    Box::new(move |r: wit::ToolResult| {
+        let _entered = runtime.as_ref().map(tokio::runtime::Handle::enter);
+        update(bounds::tool_output(r, &limits));
     })
 }
 
@@ -149,21 +172,8 @@ impl ComponentTool {
         cancel: CancellationToken,
         on_update: Option<ToolUpdateFn>,
     ) -> Result<ToolOutput, ToolError> {
-        let abort = Arc::new(AtomicBool::new(cancel.is_cancelled()));
-        let watcher = {
-            let abort = abort.clone();
-            let cancel = cancel.clone();
-            tokio::spawn(async move {
-                cancel.cancelled().await;
-                abort.store(true, Ordering::Relaxed);
-            })
-        };
         let limits = self.component.grant.limits.clone();
-        let progress: Option<ProgressFn> = on_update.map(|update| {
-            let limits = limits.clone();
-            Box::new(move |r: wit::ToolResult| update(bounds::tool_output(r, &limits)))
-                as ProgressFn
-        });
+        let progress = on_update.map(|update| progress_fn(update, limits.clone()));
         let component = self.component.clone();
         let wit_call = wit::ToolCall {
             id: call_id.to_owned(),
@@ -171,14 +181,21 @@ impl ComponentTool {
             arguments: args.to_string(),
         };
         let session_id = self.session_id.clone();
-        let joined = tokio::task::spawn_blocking(move || {
+        let abort = cancel.clone();
+        let outcome = match watchdog::spawn(&self.component.extension, cancel, move |watch| {
             let loaded = component.get()?;
-            call(&loaded, &wit_call, abort, progress, session_id)
-        })
-        .await;
-        watcher.abort();
-        match joined {
-            Ok(Ok(result)) => {
+            let mut context = CallContext::new(loaded.grant.limits.timeout);
+            context.abort = abort;
+            context.progress = progress;
+            context.session_id = session_id;
+            context.watch = watch;
+            call(&loaded, &wit_call, context)
+        }) {
+            Ok(watchdog) => watchdog.wait().await,
+            Err(error) => Err(error),
+        };
+        match outcome {
+            Ok(result) => {
                 let is_error = result.is_error;
                 let output = bounds::tool_output(result, &limits);
                 if is_error {
@@ -187,14 +204,10 @@ impl ComponentTool {
                     Ok(output)
                 }
             }
-            Ok(Err(error)) => {
+            Err(error) => {
                 tracing::warn!("{error}");
                 Err(ToolError::new(error.to_string()))
             }
-            Err(join) => Err(ToolError::new(format!(
-                "extension {}: the call failed in the host: {join}",
-                self.component.extension
-            ))),
         }
     }
 }

@@ -9,13 +9,14 @@ use pi_guest_build::{
     GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
 };
 
-const COMPONENTS: [&str; 6] = [
+const COMPONENTS: [&str; 7] = [
     "tool",
     "spawner",
     "provider",
     "renderer",
     "compactor",
     "llm_compactor",
+    "slow_describe",
 ];
 
 fn main() {

@@ -18,3 +18,4 @@ mod cli_tools;
 mod cli_tui;
 mod cli_tui_commands;
 mod cli_tui_support;
+mod cli_watchdog;

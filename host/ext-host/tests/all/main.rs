@@ -14,6 +14,7 @@ mod manifest;
 mod provider;
 mod renderer;
 mod tool;
+mod watchdog;
 
 use pi_agent::{ToolError, ToolOutput};
 use pi_ext_api::ToolDescription;

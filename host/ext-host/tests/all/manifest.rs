@@ -172,3 +172,22 @@ fn grants_match_hosts_exactly() {
     assert!(grant.allows_host("a.example.org"));
     assert!(!grant.allows_host("example.org"));
 }
+
+#[test]
+fn a_package_may_shorten_its_deadline_but_never_lengthen_it() {
+    use pi_ext_host::Grant;
+    use std::time::Duration;
+    let default = Grant::new("/ws").limits.timeout;
+    let short = parse(&format!("{HEAD}\n[limits]\ntimeout-ms = 1500\n")).expect("valid");
+    assert_eq!(short.limits.timeout_ms, Some(1500));
+    let grant = Grant::from_manifest(&short, "/ws");
+    assert_eq!(grant.limits.timeout, Duration::from_millis(1500));
+    let long = parse(&format!("{HEAD}\n[limits]\ntimeout-ms = 3600000\n")).expect("valid");
+    assert_eq!(Grant::from_manifest(&long, "/ws").limits.timeout, default);
+    let none = parse(HEAD).expect("valid");
+    assert_eq!(Grant::from_manifest(&none, "/ws").limits.timeout, default);
+    assert_eq!(
+        parse(&format!("{HEAD}\n[limits]\ntimeout-ms = 0\n")).expect_err("zero"),
+        "/pkg/pi-extension.toml: limits.timeout-ms: must be at least 1 millisecond"
+    );
+}

@@ -21,7 +21,7 @@ fn plain(spans: &[Span]) -> String {
 #[test]
 fn a_custom_message_renders_to_styled_wrapped_lines() {
     let renderer = renderer();
-    assert_eq!(renderer.custom_types(), ["note"]);
+    assert_eq!(renderer.custom_types(), ["note", "sleepy"]);
     let payload = json!({"text": "abcdefghij"});
     let target = RenderTarget::CustomMessage {
         custom_type: "note",

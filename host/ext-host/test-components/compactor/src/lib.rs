@@ -1,5 +1,5 @@
 //! A compaction override: cancels when asked to, defers to pi for short histories, and writes
-//! its own summary otherwise.
+//! its own summary otherwise. Asked to `sleep`, it sleeps ten minutes (the watchdog suite).
 
 use pi_guest_sdk::{
     AssistantBlock, CompactionDecision, CompactionPreparation, Compactor, ContentBlock,
@@ -10,6 +10,9 @@ struct CountingCompactor;
 
 impl Compactor for CountingCompactor {
     fn compact(prep: CompactionPreparation) -> CompactionDecision {
+        if prep.custom_instructions.as_deref() == Some("sleep") {
+            std::thread::sleep(std::time::Duration::from_secs(600));
+        }
         if prep.custom_instructions.as_deref() == Some("cancel") {
             return CompactionDecision::Cancel("the user asked to keep everything".into());
         }

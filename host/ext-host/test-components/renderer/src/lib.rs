@@ -1,4 +1,5 @@
-//! A renderer for the `note` custom message type and the `echo` tool's results.
+//! A renderer for the `note` custom message type and the `echo` tool's results. A `sleepy`
+//! message makes it sleep ten minutes (the watchdog suite).
 
 use pi_guest_sdk::{ContentBlock, RenderSubject, Renderer, Span, Style, StyledLine};
 
@@ -26,7 +27,7 @@ fn wrap(text: &str, width: u32) -> Vec<String> {
 
 impl Renderer for NoteRenderer {
     fn custom_types() -> Vec<String> {
-        vec!["note".into()]
+        vec!["note".into(), "sleepy".into()]
     }
 
     fn tool_names() -> Vec<String> {
@@ -41,6 +42,10 @@ impl Renderer for NoteRenderer {
                 let mut lines = vec![vec![span("Note", Some("accent"), true)]];
                 lines.extend(wrap(body, width).iter().map(|l| vec![span(l, None, false)]));
                 Some(lines)
+            }
+            RenderSubject::CustomMessage(m) if m.custom_type == "sleepy" => {
+                std::thread::sleep(std::time::Duration::from_secs(600));
+                None
             }
             RenderSubject::ToolResult(r) if r.tool_name == "echo" => {
                 let color = if r.result.is_error {

@@ -1,4 +1,6 @@
-//! A typical tool component, plus the hostile operations of the escape suite (`probe`).
+//! A typical tool component, plus the hostile operations of the escape and watchdog suites
+//! (`probe`): escapes, runaway loops and memory, and calls that would block their host thread
+//! (a ten-minute sleep, opening a FIFO found in the workspace).
 
 use pi_guest_sdk::{ExecutionMode, Tool, ToolCall, ToolDefinition, ToolResult, host, text};
 use serde_json::Value;
@@ -170,9 +172,31 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
             result.details = Some(format!("{{\"blob\":\"{}\"}}", "d".repeat(1024 * 1024)));
             Ok(result)
         }
+        // A monotonic-clock wait in `wasi:io/poll`, where no epoch interrupt reaches it.
+        "sleep" => {
+            std::thread::sleep(std::time::Duration::from_secs(600));
+            Ok(text("slept ten minutes"))
+        }
+        "fifo" => open_fifo(),
         "panic" => panic!("the tool panicked on purpose"),
         other => Err(format!("unknown op {other}")),
     }
+}
+
+/// Opens the first FIFO in the working directory for reading: the open waits for a writer
+/// that never comes, unless the host refuses it.
+fn open_fifo() -> Result<ToolResult, String> {
+    let entries = std::fs::read_dir(".").map_err(|e| format!("cannot list .: {e}"))?;
+    // std's FIFO test is unstable on WASI; the workspace holds nothing else that is special.
+    let special = |t: std::fs::FileType| !t.is_file() && !t.is_dir() && !t.is_symlink();
+    let fifo = entries
+        .flatten()
+        .find(|e| e.file_type().is_ok_and(special))
+        .ok_or("no FIFO in the workspace")?;
+    let name = fifo.file_name().to_string_lossy().into_owned();
+    std::fs::read_to_string(fifo.path())
+        .map(|t| text(&format!("read {name}: {t}")))
+        .map_err(|e| format!("cannot open {name}: {e}"))
 }
 
 /// Recursion whose frames live on the wasm stack (no address-taken locals, so nothing goes to
