@@ -84,7 +84,7 @@ pub fn tool_of(path: &str, grant: Grant, tool: &str, name: &str) -> ComponentToo
     let description = descriptions
         .into_iter()
         .find(|d| d.name == tool)
-        .expect("tool described");
+        .unwrap_or_else(|| panic!("tool {tool} not described"));
     ComponentTool::new(component, description)
 }
 

@@ -111,7 +111,7 @@ async fn opening_a_fifo_in_the_workspace_is_refused() {
         "{}",
         err.message
     );
-    let read = run(&test_tool(grant, "read"), json!({"path": "pipe"}))
+    let read = run(&test_tool(grant, "read_file"), json!({"path": "pipe"}))
         .await
         .expect_err("refused");
     assert!(
@@ -132,7 +132,7 @@ async fn opening_a_fifo_in_the_workspace_is_refused() {
                 filesystem: FsAccess::Read,
                 ..ws.grant()
             },
-            "read",
+            "read_file",
         ),
         json!({"path": "hello.txt"}),
     )
