@@ -50,7 +50,7 @@ fn packages_in(dir: &Path) -> Vec<PathBuf> {
 
 /// How reading one manifest went.
 pub(crate) enum ManifestRead {
-    Found(Manifest),
+    Found(Box<Manifest>),
     /// The file does not exist: in an extensions dir, that folder is not a package.
     Missing(ManifestError),
     Failed(ManifestError),
@@ -60,7 +60,7 @@ pub(crate) enum ManifestRead {
 pub(crate) fn read_manifest(path: &Path) -> ManifestRead {
     match std::fs::read_to_string(path) {
         Ok(text) => match Manifest::parse(&text, path) {
-            Ok(manifest) => ManifestRead::Found(manifest),
+            Ok(manifest) => ManifestRead::Found(Box::new(manifest)),
             Err(e) => ManifestRead::Failed(e),
         },
         Err(e) => {
@@ -119,7 +119,7 @@ pub(crate) fn discover_with(
     let mut errors = Vec::new();
     for (dir, source) in candidates(paths) {
         let manifest = match read(&dir.join(MANIFEST_FILE)) {
-            ManifestRead::Found(manifest) => manifest,
+            ManifestRead::Found(manifest) => *manifest,
             ManifestRead::Missing(_) if source != ExtensionSource::CommandLine => continue,
             ManifestRead::Missing(e) | ManifestRead::Failed(e) => {
                 errors.push(e);

@@ -163,7 +163,7 @@ impl StartupIndex {
             && let Ok(manifest) = serde_json::from_str::<Manifest>(entry.manifest.get())
         {
             self.data.packages.insert(path.to_owned(), entry);
-            return ManifestRead::Found(manifest);
+            return ManifestRead::Found(Box::new(manifest));
         }
         self.manifest_parses += 1;
         let result = read(path);
