@@ -7,33 +7,7 @@ use pi_ext_host::manifest::Manifest;
 use pi_fuzz::Gen;
 use std::path::{Component, Path};
 
-const FULL: &str = r#"[package]
-name = "hello-tools"
-version = "1.2.3"
-description = "Says hello"
-wit = "0.1.0"
-
-[[component]]
-path = "tools/hello.wasm"
-world = "tool"
-
-[[component]]
-path = "render.wasm"
-world = "renderer"
-
-[capabilities]
-filesystem = "read"
-temp = true
-network = ["api.example.com", "127.0.0.1:8080", "*.example.org"]
-env = ["HOME", "MY_TOKEN"]
-process = true
-llm = true
-
-[resources]
-skills = "skills"
-prompts = "prompts"
-themes = "themes"
-"#;
+use crate::manifest::FULL;
 
 const SMALL: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n[[component]]\npath = \"a.wasm\"\nworld = \"provider\"\n";
 

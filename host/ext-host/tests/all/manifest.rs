@@ -7,11 +7,8 @@ fn parse(text: &str) -> Result<Manifest, String> {
 
 const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n";
 
-#[test]
-fn a_full_manifest_parses() {
-    let m = parse(
-        r#"
-[package]
+/// A manifest using every section (also the fuzz targets' seed).
+pub const FULL: &str = r#"[package]
 name = "hello-tools"
 version = "1.2.3"
 description = "Says hello"
@@ -37,9 +34,11 @@ llm = true
 skills = "skills"
 prompts = "prompts"
 themes = "themes"
-"#,
-    )
-    .expect("valid");
+"#;
+
+#[test]
+fn a_full_manifest_parses() {
+    let m = parse(FULL).expect("valid");
     assert_eq!(m.name, "hello-tools");
     assert_eq!(m.components.len(), 2);
     assert_eq!(m.components[0].world, World::Tool);

@@ -308,10 +308,8 @@ impl LlmBridge for StuckLlm {
     }
 }
 
-#[tokio::test]
-async fn a_compactor_stuck_in_the_host_is_abandoned_at_its_deadline() {
-    let ws = Workspace::create();
-    let mut grant = short(ws.grant(), 1000);
+/// The llm test compactor under `grant` (plus `llm`), answered by [`StuckLlm`].
+fn stuck_compactor(mut grant: Grant) -> ComponentCompactor {
     grant.llm = true;
     let lazy = component(
         pi_ext_test_artifacts::LLM_COMPACTOR,
@@ -319,7 +317,13 @@ async fn a_compactor_stuck_in_the_host_is_abandoned_at_its_deadline() {
         grant,
         "stuck-compactor",
     );
-    let compactor = ComponentCompactor::new(lazy.get().expect("load")).with_llm(Arc::new(StuckLlm));
+    ComponentCompactor::new(lazy.get().expect("load")).with_llm(Arc::new(StuckLlm))
+}
+
+#[tokio::test]
+async fn a_compactor_stuck_in_the_host_is_abandoned_at_its_deadline() {
+    let ws = Workspace::create();
+    let compactor = stuck_compactor(short(ws.grant(), 1000));
     let started = Instant::now();
     let err = compactor
         .compact(&preparation("llm"), CancellationToken::new())
@@ -332,15 +336,7 @@ async fn a_compactor_stuck_in_the_host_is_abandoned_at_its_deadline() {
     assert_ended_in_time(started, Duration::from_millis(900));
 
     // And an abort ends such a call at once (default deadline).
-    let mut grant = ws.grant();
-    grant.llm = true;
-    let lazy = component(
-        pi_ext_test_artifacts::LLM_COMPACTOR,
-        World::Compactor,
-        grant,
-        "stuck-compactor",
-    );
-    let compactor = ComponentCompactor::new(lazy.get().expect("load")).with_llm(Arc::new(StuckLlm));
+    let compactor = stuck_compactor(ws.grant());
     let cancel = CancellationToken::new();
     let abort = cancel.clone();
     tokio::spawn(async move {
