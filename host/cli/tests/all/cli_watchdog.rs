@@ -130,6 +130,46 @@ fn a_describe_that_sleeps_does_not_hang_start_up() {
     );
 }
 
+/// A signal while start-up waits on a sleeping `describe()` (pi's default 30 s deadline):
+/// nothing is written yet, and pi ends at once by the signal's own action, which a shell
+/// reports as 143 / 130.
+fn signal_during_a_sleeping_describe(signal: &str, number: i32) {
+    use std::os::unix::process::ExitStatusExt;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(
+        &pi,
+        "slowdesc",
+        pi_ext_test_artifacts::SLOW_DESCRIBE,
+        "tool",
+        "",
+    );
+    let child = pi.spawn(&["-p", "hello"]);
+    std::thread::sleep(Duration::from_millis(700));
+    let (out, took) = signal_after(child, signal);
+    let err = stderr(&out);
+    assert!(
+        took < SIGNAL_BOUND,
+        "pi took {took:?} to exit; stderr: {err}"
+    );
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| 128 + out.status.signal().unwrap_or(0));
+    assert_eq!(code, 128 + number, "{:?}; stderr: {err}", out.status);
+    assert!(!err.to_lowercase().contains("panic"), "{err}");
+    assert!(pi.session_files().is_empty(), "nothing half-written");
+}
+
+#[test]
+fn sigterm_during_a_sleeping_describe_at_start_up_ends_pi() {
+    signal_during_a_sleeping_describe("-TERM", 15);
+}
+
+#[test]
+fn sigint_during_a_sleeping_describe_at_start_up_ends_pi() {
+    signal_during_a_sleeping_describe("-INT", 2);
+}
+
 /// A loopback server that accepts connections and holds them without a word; the receiver
 /// hears of each connection.
 fn silent_server() -> (String, std::sync::mpsc::Receiver<()>) {
