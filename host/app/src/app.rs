@@ -221,6 +221,7 @@ impl App {
             skills,
             templates,
             resource_search,
+            model_images,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -236,6 +237,7 @@ impl App {
         options.auth = Arc::clone(&auth);
         options.api_key = api_key.clone();
         options.registry = Some(Arc::clone(&registry));
+        options.model_images = model_images;
         let session = AgentSession::new(options);
         session.set_compactors(reload::compactors(&base.extensions, &session));
         let mut app =

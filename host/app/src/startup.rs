@@ -209,6 +209,8 @@ pub struct Prepared {
     pub system_prompt: String,
     /// How to find the skills, templates and context files again (`/reload`).
     pub resource_search: ResourceSearch,
+    /// Whether the chosen model takes images, shared by the `read` tool and the session.
+    pub model_images: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -249,6 +251,9 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         system_prompt,
     } = resource_search.load();
     Ok(Prepared {
+        model_images: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            chosen.model.supports_images(),
+        )),
         api_key: opts.api_key.clone(),
         base,
         session,

@@ -12,20 +12,33 @@ use pi_session::settings::SettingsManager;
 use std::path::Path;
 use std::sync::Arc;
 
+/// What the tools know of the session they serve.
+pub struct SessionFacts<'a> {
+    /// What extension components see as `host.session-id`.
+    pub session_id: &'a str,
+    /// Added to the environment of `bash` commands (pi's `PI_*` session variables).
+    pub command_env: Vec<(String, String)>,
+    /// Whether the current model takes images (the `read` tool attaches none otherwise).
+    pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
+}
+
 /// The enabled tools, in order: a name an extension provides is that extension's tool (it
-/// overrides the built-in), anything else the built-in working in `cwd`. `command_env` is added
-/// to the environment of `bash` commands (pi's `PI_*` session variables); `session_id` is what
-/// extension components see as `host.session-id`.
+/// overrides the built-in), anything else the built-in working in `cwd`.
 pub fn tools(
     names: &[String],
     cwd: &Path,
     host: &ExtensionHost,
     extensions: &Extensions,
-    session_id: &str,
-    command_env: Vec<(String, String)>,
+    session: SessionFacts<'_>,
     settings: &SettingsManager,
 ) -> Vec<Arc<dyn AgentTool>> {
+    let SessionFacts {
+        session_id,
+        command_env,
+        model_images,
+    } = session;
     let mut ctx = ToolContext::new(host, cwd);
+    ctx.model_supports_images = Arc::clone(model_images);
     ctx.command_env.extend(command_env);
     ctx.auto_resize_images = settings.images_auto_resize();
     if let Some(shell) = settings.shell_path() {
@@ -58,8 +71,11 @@ pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTo
         &prepared.base.env.cwd,
         &prepared.base.host,
         &prepared.base.extensions,
-        prepared.session.session_id(),
-        command_env(&prepared.session, &prepared.model, prepared.thinking),
+        SessionFacts {
+            session_id: prepared.session.session_id(),
+            command_env: command_env(&prepared.session, &prepared.model, prepared.thinking),
+            model_images: &prepared.model_images,
+        },
         &prepared.base.settings,
     )
 }

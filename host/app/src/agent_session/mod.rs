@@ -88,11 +88,16 @@ pub struct AgentSessionOptions {
     pub sleeper: Option<Arc<dyn Sleeper>>,
     /// Compactors asked before each compaction.
     pub compactors: Vec<Arc<dyn CompactionOverride>>,
+    /// Whether the current model takes images, shared with the `read` tool (it says so
+    /// instead of attaching an image the model would not see); kept up to date on model
+    /// changes.
+    pub model_images: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl AgentSessionOptions {
     /// Options with defaults for everything but the session, settings and model.
     pub fn new(session: SessionManager, settings: SettingsManager, model: Model) -> Self {
+        let model_images = Arc::new(std::sync::atomic::AtomicBool::new(model.supports_images()));
         AgentSessionOptions {
             session,
             settings,
@@ -106,6 +111,7 @@ impl AgentSessionOptions {
             stream_fn: None,
             sleeper: None,
             compactors: Vec::new(),
+            model_images,
         }
     }
 }
@@ -144,6 +150,7 @@ struct Inner {
     run: Mutex<RunState>,
     /// Cancels a retry wait or a running compaction (`abort`).
     cancel: Mutex<CancellationToken>,
+    model_images: Arc<std::sync::atomic::AtomicBool>,
 }
 
 use pi_ai::lock;
@@ -212,6 +219,7 @@ impl AgentSession {
             listeners: Mutex::new(Listeners::default()),
             run: Mutex::new(RunState::default()),
             cancel: Mutex::new(CancellationToken::new()),
+            model_images: options.model_images,
         });
         let session = AgentSession { inner };
         session.install_hooks();
@@ -454,8 +462,17 @@ impl AgentSession {
     }
 
     /// Switches the model and records a `model_change` entry.
+    /// Whether the current model takes images (shared with the `read` tool).
+    pub fn model_images(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        Arc::clone(&self.inner.model_images)
+    }
+
     pub fn set_model(&self, model: Model) -> Result<(), AgentSessionError> {
         lock(&self.inner.session).append_model_change(&model.provider, &model.id)?;
+        self.inner.model_images.store(
+            model.supports_images(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         self.inner.agent.set_model(model);
         Ok(())
     }

@@ -59,13 +59,17 @@ impl App {
                 crate::tools::command_env(session, &self.model(), self.thinking_level())
             });
             let session_id = self.session.with_session(|s| s.session_id().to_owned());
+            let model_images = self.session.model_images();
             let tools = crate::tools::tools(
                 &names,
                 &env.cwd,
                 host,
                 &extensions,
-                &session_id,
-                command_env,
+                crate::tools::SessionFacts {
+                    session_id: &session_id,
+                    command_env,
+                    model_images: &model_images,
+                },
                 &settings,
             );
             self.session.agent().set_tools(tools);

@@ -144,3 +144,42 @@ fn tool_flags_select_what_the_model_sees() {
     assert_eq!(names(0), ["read", "grep"]);
     assert!(names(1).is_empty());
 }
+
+#[test]
+fn read_tells_a_model_without_image_input_instead_of_attaching_the_image() {
+    use base64::Engine as _;
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let models = serde_json::json!({"providers": {"mock": {
+        "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions",
+        "apiKey": "mock-key",
+        "models": [
+            {"id": "vision", "input": ["text", "image"]},
+            {"id": "text-only", "input": ["text"]}
+        ]
+    }}});
+    pi.write_agent_file("models.json", &models.to_string());
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(super::cli_tui_support::DOT_PNG)
+        .unwrap();
+    std::fs::write(pi.cwd().join("dot.png"), png).unwrap();
+    let read_with = |model: &str| {
+        pi.mock
+            .push(Turn::new().tool_call("r1", "read", serde_json::json!({"path": "dot.png"})));
+        pi.mock.push(Turn::text("seen"));
+        let out = pi.run(&["--model", model, "--no-session", "-p", "look"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        pi.mock.requests().pop().unwrap().body.to_string()
+    };
+    let text_only = read_with("mock/text-only");
+    assert!(
+        text_only.contains("Current model does not support images"),
+        "{text_only}"
+    );
+    let vision = read_with("mock/vision");
+    assert!(
+        !vision.contains("Current model does not support images"),
+        "{vision}"
+    );
+    assert!(vision.contains("image_url"), "{vision}");
+}
