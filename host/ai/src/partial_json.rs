@@ -407,7 +407,8 @@ impl StreamingJson {
         }
     }
 
-    /// A decoded `\uXXXX`: surrogate halves are paired, lone ones become U+FFFD.
+    /// A decoded `\u` escape (four hex digits): surrogate halves are paired, lone ones become
+    /// U+FFFD, the replacement character.
     fn unicode(&mut self, root: &mut Value, code: u32) {
         let Token::Str { high, .. } = &mut self.token else {
             return;

@@ -151,14 +151,7 @@ async fn tool_arguments_nested_100000_deep_end_the_run_with_an_error() {
             .any(|e| matches!(e, AgentEvent::ToolExecutionStart { .. })),
         "the tool must not run"
     );
-    let last = rig
-        .agent
-        .messages()
-        .last()
-        .unwrap()
-        .as_assistant()
-        .unwrap()
-        .clone();
+    let last = rig.last_assistant();
     assert_eq!(last.stop_reason, StopReason::Error);
     let error = last.error_message.unwrap_or_default();
     assert!(error.contains("nest deeper than"), "{error}");

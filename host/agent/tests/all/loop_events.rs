@@ -254,14 +254,7 @@ async fn a_stream_that_breaks_after_a_tool_call_runs_no_tool() {
         kinds[kinds.len() - 3..],
         strs(&["message_end:assistant", "turn_end", "agent_end"])[..]
     );
-    let last = rig
-        .agent
-        .messages()
-        .last()
-        .unwrap()
-        .as_assistant()
-        .unwrap()
-        .clone();
+    let last = rig.last_assistant();
     assert_eq!(last.stop_reason, StopReason::Error);
     assert!(last.tool_calls().count() >= 1, "{last:?}");
     assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 0);

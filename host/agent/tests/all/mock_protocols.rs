@@ -57,14 +57,7 @@ async fn one_tool_run_on_every_protocol() {
             "{api}"
         );
         assert_eq!(rig.mock.requests().len(), 2, "{api}");
-        let answer = rig
-            .agent
-            .messages()
-            .last()
-            .unwrap()
-            .as_assistant()
-            .unwrap()
-            .clone();
+        let answer = rig.last_assistant();
         assert_eq!(answer.text(), "Echoed.", "{api}");
         assert_eq!(answer.api, api.as_str());
     }

@@ -254,6 +254,16 @@ impl Rig {
         }
     }
 
+    /// The agent's last message, which must be the assistant's.
+    pub fn last_assistant(&self) -> pi_ai::AssistantMessage {
+        self.agent
+            .messages()
+            .last()
+            .and_then(|m| m.as_assistant())
+            .expect("the last message is the assistant's")
+            .clone()
+    }
+
     /// A rig with default options, no tools, and `replies` queued.
     pub fn new_script(replies: Vec<pi_mock_llm::Reply>) -> Self {
         let rig = Rig::new(Vec::new());

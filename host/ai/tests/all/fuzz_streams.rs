@@ -184,57 +184,61 @@ fn deep_arguments() -> Vec<String> {
         .collect()
 }
 
+/// `head`, one `frame` per delta (given the delta as a JSON string literal), then `tail`.
+fn framed(head: &str, deltas: &[String], frame: impl Fn(&str) -> String, tail: &str) -> String {
+    let mut sse = head.to_owned();
+    for delta in deltas {
+        sse.push_str(&frame(&serde_json::to_string(delta).unwrap()));
+    }
+    sse.push_str(tail);
+    sse
+}
+
 fn anthropic_stream(deltas: &[String]) -> String {
-    let mut sse = String::from(
+    framed(
         "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":\"test\",\"stop_reason\":null,\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n\
          event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"write\",\"input\":{}}}\n\n",
-    );
-    for delta in deltas {
-        let delta = serde_json::to_string(delta).unwrap();
-        sse.push_str(&format!(
-            "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":{delta}}}}}\n\n"
-        ));
-    }
-    sse.push_str(
+        deltas,
+        |delta| {
+            format!(
+                "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":{delta}}}}}\n\n"
+            )
+        },
         "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
          event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":5}}\n\n\
          event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
-    );
-    sse
+    )
 }
 
 fn completions_stream(deltas: &[String]) -> String {
-    let mut sse = String::from(
+    framed(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"write\",\"arguments\":\"\"}}]}}]}\n\n",
-    );
-    for delta in deltas {
-        let delta = serde_json::to_string(delta).unwrap();
-        sse.push_str(&format!(
-            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":{delta}}}}}]}}}}]}}\n\n"
-        ));
-    }
-    sse.push_str(
+        deltas,
+        |delta| {
+            format!(
+                "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":0,\"function\":{{\"arguments\":{delta}}}}}]}}}}]}}\n\n"
+            )
+        },
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n",
-    );
-    sse
+    )
 }
 
 fn responses_stream(deltas: &[String]) -> String {
-    let mut sse = String::from(
-        "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_1\",\"name\":\"write\",\"arguments\":\"\"}}\n\n",
-    );
-    for delta in deltas {
-        let delta = serde_json::to_string(delta).unwrap();
-        sse.push_str(&format!(
-            "event: response.function_call_arguments.delta\ndata: {{\"type\":\"response.function_call_arguments.delta\",\"output_index\":0,\"item_id\":\"fc_1\",\"delta\":{delta}}}\n\n"
-        ));
-    }
     let whole = serde_json::to_string(&deltas.concat()).unwrap();
-    sse.push_str(&format!(
+    let tail = format!(
         "event: response.output_item.done\ndata: {{\"type\":\"response.output_item.done\",\"output_index\":0,\"item\":{{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_1\",\"name\":\"write\",\"arguments\":{whole}}}}}\n\n\
          event: response.completed\ndata: {{\"type\":\"response.completed\",\"response\":{{\"status\":\"completed\",\"usage\":{{\"input_tokens\":1,\"output_tokens\":1,\"total_tokens\":2}}}}}}\n\n"
-    ));
-    sse
+    );
+    framed(
+        "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"output_index\":0,\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_1\",\"name\":\"write\",\"arguments\":\"\"}}\n\n",
+        deltas,
+        |delta| {
+            format!(
+                "event: response.function_call_arguments.delta\ndata: {{\"type\":\"response.function_call_arguments.delta\",\"output_index\":0,\"item_id\":\"fc_1\",\"delta\":{delta}}}\n\n"
+            )
+        },
+        &tail,
+    )
 }
 
 /// Google sends a call's arguments as one JSON object inside the event.
