@@ -45,8 +45,8 @@ impl AgentTool for ReadTool {
     fn description(&self) -> &str {
         "Read a file"
     }
-    fn parameters(&self) -> &Value {
-        static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    fn parameters(&self) -> &pi_ai::Schema {
+        static SCHEMA: std::sync::OnceLock<pi_ai::Schema> = std::sync::OnceLock::new();
         SCHEMA.get_or_init(|| {
             json!({
                 "type": "object",
@@ -57,6 +57,7 @@ impl AgentTool for ReadTool {
                 },
                 "required": ["path"]
             })
+            .into()
         })
     }
     fn execute<'a>(

@@ -137,7 +137,7 @@ impl ToolRunner<'_> {
             return Prepared::Immediate(ToolOutput::text(ABORTED_TEXT));
         }
         let args = tool.prepare_arguments(call.arguments.clone());
-        match validate_tool_arguments(&call.name, tool.parameters(), &args) {
+        match validate_tool_arguments(&call.name, tool.parameters().value(), &args) {
             Ok(args) => Prepared::Ready {
                 tool: Arc::clone(tool),
                 args,

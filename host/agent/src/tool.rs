@@ -112,7 +112,7 @@ pub trait AgentTool: Send + Sync {
     fn description(&self) -> &str;
 
     /// JSON Schema of the arguments object.
-    fn parameters(&self) -> &Value;
+    fn parameters(&self) -> &pi_ai::Schema;
 
     /// Rewrites arguments before validation (compatibility shims for old call shapes).
     fn prepare_arguments(&self, args: Value) -> Value {

@@ -313,7 +313,7 @@ pub struct Tool {
     pub name: String,
     pub description: String,
     /// JSON Schema of the arguments object.
-    pub parameters: Value,
+    pub parameters: crate::Schema,
 }
 
 /// What one model request is about.

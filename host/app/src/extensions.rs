@@ -38,11 +38,12 @@ pub use compactor::ExtensionCompactor;
 use filter::{PackageFilter, Picked, ResourceKind};
 use pi_ext_api::{MessageRenderer, ToolDescription};
 use pi_ext_host::lockfile::LockedPackage;
-use pi_ext_host::manifest::World;
+use pi_ext_host::manifest::{ComponentEntry, World};
 use pi_ext_host::{
     ComponentProvider, DiscoveredExtension, ExtensionHost, Grant, LazyComponent, SearchPaths,
 };
 use pi_session::paths;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -170,12 +171,13 @@ pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
             .push(format!("Warning: extension not loaded: {error}"));
     }
     for package in &packages {
-        if let Some(grant) = allowed(package, search, &mut out) {
-            let filter = search
-                .packages
-                .iter()
-                .find(|p| p.locked.path == package.dir)
-                .and_then(|p| p.filter.as_ref());
+        // An installed package is searched at exactly its locked path, so the bytes match.
+        let installed = search
+            .packages
+            .iter()
+            .find(|p| p.locked.path.as_os_str() == package.dir.as_os_str());
+        if let Some(grant) = allowed(package, installed, search, &mut out) {
+            let filter = installed.and_then(|p| p.filter.as_ref());
             open_package(host, &filtered(package, filter), filter, grant, &mut out);
         }
     }
@@ -199,15 +201,12 @@ fn cli_dirs<'a>(search: &'a ExtensionSearch) -> impl Iterator<Item = PathBuf> + 
 /// it); other packages (placed by hand, `-e`) get what they ask, and `-e` ones say so.
 fn allowed(
     package: &DiscoveredExtension,
+    installed: Option<&InstalledPackage>,
     search: &ExtensionSearch,
     out: &mut Extensions,
 ) -> Option<Grant> {
     let manifest = &package.manifest;
     let asks = &manifest.capabilities;
-    let installed = search
-        .packages
-        .iter()
-        .find(|p| p.locked.path == package.dir);
     if let Some(installed) = installed {
         let beyond = asks.beyond(&installed.locked.approved);
         if !beyond.is_empty() {
@@ -234,16 +233,19 @@ fn allowed(
     Some(Grant::from_manifest(manifest, search.cwd))
 }
 
-/// `package` with only the components `filter` keeps.
-fn filtered(package: &DiscoveredExtension, filter: Option<&PackageFilter>) -> DiscoveredExtension {
-    let mut package = package.clone();
-    if let Some(filter) = filter {
-        package
-            .manifest
-            .components
-            .retain(|c| filter.keeps(ResourceKind::Extensions, &c.path));
+/// `package` with only the components `filter` keeps (copied only when it drops some).
+fn filtered<'p>(
+    package: &'p DiscoveredExtension,
+    filter: Option<&PackageFilter>,
+) -> Cow<'p, DiscoveredExtension> {
+    let keeps =
+        |c: &&ComponentEntry| filter.is_none_or(|f| f.keeps(ResourceKind::Extensions, &c.path));
+    if package.manifest.components.iter().all(|c| keeps(&c)) {
+        return Cow::Borrowed(package);
     }
-    package
+    let mut package = package.clone();
+    package.manifest.components.retain(|c| keeps(&c));
+    Cow::Owned(package)
 }
 
 fn open_package(
@@ -268,7 +270,21 @@ fn open_package(
     };
     for (entry, component) in manifest.components.iter().zip(&loaded.components) {
         match entry.world {
-            World::Tool => add_tools(host, &id, &manifest.capabilities.replaces, component, out),
+            World::Tool => {
+                // `open` described each tool component (from the start-up index when warm).
+                let described = loaded
+                    .tools
+                    .iter()
+                    .filter(|tool| Arc::ptr_eq(tool.component(), component))
+                    .map(|tool| tool.tool_description().clone());
+                add_tools(
+                    &id,
+                    &manifest.capabilities.replaces,
+                    component,
+                    described,
+                    out,
+                );
+            }
             World::Provider => add_provider(&id, component, out),
             World::Compactor => out.compactors.push(Arc::clone(component)),
             // Renderers draw custom messages and tool results in the interactive UI; print,
@@ -314,25 +330,16 @@ fn add_resources(
     }
 }
 
-/// The tools of one tool component; `open` has just stored their descriptions in the cache.
-/// A tool with a built-in's name sees everything the model sends that tool: it replaces the
-/// built-in only when the package asks for that (`replaces`, approved at install), and the
-/// run says so.
+/// The tools of one tool component. A tool with a built-in's name sees everything the model
+/// sends that tool: it replaces the built-in only when the package asks for that (`replaces`,
+/// approved at install), and the run says so.
 fn add_tools(
-    host: &ExtensionHost,
     id: &str,
     replaces: &[String],
     component: &Arc<LazyComponent>,
+    descriptions: impl Iterator<Item = ToolDescription>,
     out: &mut Extensions,
 ) {
-    let descriptions = match host.describe(component) {
-        Ok(d) => d,
-        Err(error) => {
-            out.warnings
-                .push(format!("Warning: extension \"{id}\": {error}"));
-            return;
-        }
-    };
     for description in descriptions {
         let name = &description.name;
         if pi_builtins::TOOL_NAMES.contains(&name.as_str()) {

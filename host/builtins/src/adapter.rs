@@ -105,7 +105,7 @@ impl AgentTool for BuiltinComponentTool {
         self.inner.description()
     }
 
-    fn parameters(&self) -> &Value {
+    fn parameters(&self) -> &pi_ext_api::Schema {
         self.inner.parameters()
     }
 

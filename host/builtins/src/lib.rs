@@ -147,7 +147,7 @@ pub fn description(name: &str) -> Option<ToolDescription> {
         name: def.name.clone(),
         label: def.label.clone(),
         description: def.description.clone(),
-        parameters: def.parameters.clone(),
+        parameters: def.parameters.clone().into(),
         prompt_snippet: Some(def.prompt_snippet.clone()).filter(|s| !s.is_empty()),
         prompt_guidelines: def.prompt_guidelines.clone(),
         sequential: def.execution_mode == ExecutionMode::Sequential,

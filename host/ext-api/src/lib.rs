@@ -15,6 +15,7 @@ pub use compaction::{
     CompactionRequest,
 };
 pub use llm::LlmBridge;
+pub use pi_ai::Schema;
 pub use render::{MessageRenderer, RenderTarget, Span, Style, StyledLine};
 pub use tool::ToolDescription;
 

@@ -3,7 +3,6 @@
 //! tools; it is also what the component cache stores, so start-up never instantiates a tool.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// A tool's description.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -13,7 +12,7 @@ pub struct ToolDescription {
     pub label: String,
     pub description: String,
     /// JSON schema of the arguments object.
-    pub parameters: Value,
+    pub parameters: pi_ai::Schema,
     /// One line for the system prompt's "Available tools"; tools without one are not listed.
     pub prompt_snippet: Option<String>,
     /// Lines for the system prompt's "Guidelines".

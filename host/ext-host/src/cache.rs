@@ -30,8 +30,7 @@ pub(crate) fn description_of(def: &ToolDefinition) -> ToolDescription {
         name: def.name.clone(),
         label: def.label.clone(),
         description: def.description.clone(),
-        parameters: serde_json::from_str(&def.parameters_schema)
-            .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+        parameters: pi_ai::Schema::from_text_or_object(&def.parameters_schema),
         prompt_snippet: def.prompt_snippet.clone(),
         prompt_guidelines: def.prompt_guidelines.clone(),
         sequential: matches!(

@@ -104,7 +104,7 @@ pub fn context(context: &Context) -> wit::LlmContext {
             .map(|t| wit::ToolSpec {
                 name: t.name.clone(),
                 description: t.description.clone(),
-                parameters_schema: t.parameters.to_string(),
+                parameters_schema: t.parameters.text().to_owned(),
             })
             .collect(),
     }
@@ -184,8 +184,7 @@ pub fn from_context(context: wit::LlmContext) -> Context {
             .tools
             .into_iter()
             .map(|t| pi_ai::Tool {
-                parameters: serde_json::from_str(&t.parameters_schema)
-                    .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+                parameters: pi_ai::Schema::from_text_or_object(&t.parameters_schema),
                 name: t.name,
                 description: t.description,
             })

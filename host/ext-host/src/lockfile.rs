@@ -198,37 +198,33 @@ fn hash(path: &Path) -> Result<String, LockError> {
 /// symbolic links.
 fn walk(dir: &Path) -> Result<BTreeMap<String, (PathBuf, FileStamp)>, LockError> {
     let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(at) = stack.pop() {
+    // Each folder with its relative path ("" for `dir`, else ending in `/`).
+    let mut stack = vec![(dir.to_owned(), String::new())];
+    while let Some((at, prefix)) = stack.pop() {
         for entry in std::fs::read_dir(&at).map_err(io_error(&at))? {
             let entry = entry.map_err(io_error(&at))?;
-            let path = entry.path();
-            let kind = entry.file_type().map_err(io_error(&path))?;
+            let kind = entry.file_type().map_err(io_error(&entry.path()))?;
             if kind.is_symlink() {
-                return Err(LockError::Symlink { path });
+                return Err(LockError::Symlink { path: entry.path() });
             }
+            let mut relative = prefix.clone();
+            relative.push_str(&entry.file_name().to_string_lossy());
             if kind.is_dir() {
-                stack.push(path);
+                relative.push('/');
+                stack.push((entry.path(), relative));
                 continue;
             }
-            let meta = entry.metadata().map_err(io_error(&path))?;
+            let meta = entry.metadata().map_err(io_error(&entry.path()))?;
             let mtime_ns = meta
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-            let relative = path
-                .strip_prefix(dir)
-                .unwrap_or(&path)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
             let stamp = FileStamp {
                 size: meta.len(),
                 mtime_ns,
             };
-            out.insert(relative, (path, stamp));
+            out.insert(relative, (entry.path(), stamp));
         }
     }
     Ok(out)

@@ -164,6 +164,10 @@ impl ComponentTool {
         &self.component
     }
 
+    pub fn tool_description(&self) -> &ToolDescription {
+        &self.description
+    }
+
     /// Runs a call; failures of any kind come back as an error naming the extension.
     pub async fn run(
         &self,
@@ -225,7 +229,7 @@ impl AgentTool for ComponentTool {
         &self.description.description
     }
 
-    fn parameters(&self) -> &Value {
+    fn parameters(&self) -> &pi_ai::Schema {
         &self.description.parameters
     }
 

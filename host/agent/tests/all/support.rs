@@ -17,7 +17,7 @@ type ToolFn = dyn Fn(Value, CancellationToken, ToolUpdateFn) -> BoxFuture<'stati
 /// A tool whose behaviour is a closure.
 pub struct FnTool {
     name: String,
-    schema: Value,
+    schema: pi_ai::Schema,
     mode: ExecutionMode,
     run: Box<ToolFn>,
 }
@@ -36,14 +36,14 @@ impl FnTool {
     ) -> Self {
         FnTool {
             name: name.to_owned(),
-            schema: json!({"type": "object"}),
+            schema: json!({"type": "object"}).into(),
             mode: ExecutionMode::Parallel,
             run: Box::new(run),
         }
     }
 
     pub fn schema(mut self, schema: Value) -> Self {
-        self.schema = schema;
+        self.schema = schema.into();
         self
     }
 
@@ -66,7 +66,7 @@ impl AgentTool for FnTool {
         "a test tool"
     }
 
-    fn parameters(&self) -> &Value {
+    fn parameters(&self) -> &pi_ai::Schema {
         &self.schema
     }
 

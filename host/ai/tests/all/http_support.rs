@@ -22,7 +22,8 @@ pub fn context() -> Context {
                 "type": "object",
                 "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
                 "required": ["path"]
-            }),
+            })
+            .into(),
         }],
     }
 }

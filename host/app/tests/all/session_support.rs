@@ -232,7 +232,7 @@ pub fn strs(items: &[&str]) -> Vec<String> {
 }
 
 /// A tool named `echo` answering `ok`, after `delay` (so a message can be queued while it runs).
-pub struct OkTool(Value, Duration);
+pub struct OkTool(pi_ai::Schema, Duration);
 
 impl OkTool {
     pub fn arc() -> Arc<dyn pi_agent::AgentTool> {
@@ -240,7 +240,7 @@ impl OkTool {
     }
 
     pub fn slow(delay: Duration) -> Arc<dyn pi_agent::AgentTool> {
-        Arc::new(OkTool(serde_json::json!({"type": "object"}), delay))
+        Arc::new(OkTool(serde_json::json!({"type": "object"}).into(), delay))
     }
 }
 
@@ -253,7 +253,7 @@ impl pi_agent::AgentTool for OkTool {
         "answers ok"
     }
 
-    fn parameters(&self) -> &Value {
+    fn parameters(&self) -> &pi_ai::Schema {
         &self.0
     }
 

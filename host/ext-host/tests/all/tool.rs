@@ -16,7 +16,7 @@ async fn describe_lists_the_tools_with_their_schema() {
     let tools = host().describe(&component).expect("describe");
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["echo", "read_file", "write_file", "probe"]);
-    assert_eq!(tools[0].parameters, json!({"type": "object"}));
+    assert_eq!(tools[0].parameters.value(), &json!({"type": "object"}));
     assert_eq!(
         tools[0].prompt_snippet.as_deref(),
         Some("echo: Echoes its arguments.")

@@ -16,7 +16,7 @@ fn prompt_tool(name: &str, snippet: Option<&str>, guidelines: &[&str]) -> ToolDe
         name: name.to_owned(),
         label: name.to_owned(),
         description: String::new(),
-        parameters: serde_json::json!({"type": "object"}),
+        parameters: serde_json::json!({"type": "object"}).into(),
         prompt_snippet: snippet.map(str::to_owned),
         prompt_guidelines: guidelines.iter().map(|g| (*g).to_owned()).collect(),
         sequential: false,

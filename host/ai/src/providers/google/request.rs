@@ -261,7 +261,7 @@ mod tests {
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read a file".into(),
-                parameters: json!({"type": "object"}),
+                parameters: json!({"type": "object"}).into(),
             }],
         }
     }

@@ -295,7 +295,8 @@ mod tests {
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read a file".into(),
-                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}})
+                    .into(),
             }],
         }
     }

@@ -255,7 +255,7 @@ mod tests {
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read".into(),
-                parameters: json!({"type": "object"}),
+                parameters: json!({"type": "object"}).into(),
             }],
         }
     }
