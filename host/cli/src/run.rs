@@ -152,7 +152,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         .into_iter()
         .map(|text| (text, images.take().unwrap_or_default()))
         .collect();
-    let code = runtime.block_on(async move {
+    let (code, app) = runtime.block_on(async move {
         let session = Arc::new(App::new(prepared, tools));
         let signalled = Arc::new(AtomicI32::new(0));
         let shutdown = CancellationToken::new();
@@ -178,15 +178,19 @@ fn run(args: Args) -> Result<i32, RunError> {
                 }
             }
         };
-        match signalled.load(Ordering::SeqCst) {
+        let code = match signalled.load(Ordering::SeqCst) {
             0 => code,
             signal_code => signal_code,
-        }
+        };
+        (code, session)
     });
     // Dropping a runtime waits for its blocking tasks without limit; nothing left at this
     // point may hold the exit (extension calls run on threads of their own, which the
     // process exit ends).
     runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    // Everything the app wrote is on disk (session entries are appended as they happen);
+    // freeing its models, tools and extensions one by one would only delay the exit.
+    std::mem::forget(app);
     Ok(code)
 }
 
