@@ -6,11 +6,15 @@
 
 pub mod api_registry;
 pub mod auth;
+mod auth_error;
+mod auth_store;
 pub mod classify;
+mod config_value;
 pub mod event;
 pub mod file_lock;
 pub mod http;
 pub mod models;
+pub mod oauth;
 pub mod options;
 pub mod partial_json;
 pub mod protocol;
@@ -23,7 +27,7 @@ pub mod transform;
 pub mod types;
 
 pub use api_registry::{ApiRegistry, complete, registry, stream};
-pub use auth::{AuthError, AuthStorage, Credential, resolve_api_key};
+pub use auth::{AuthError, AuthStorage, Credential, ResolveOptions, resolve_api_key};
 pub use classify::{is_context_overflow, is_retryable_error};
 pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
 pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};

@@ -17,7 +17,11 @@ pub use decode::AnthropicDecoder;
 const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// OAuth tokens (Claude Pro/Max) start with this and go in `authorization`, not `x-api-key`.
 const OAUTH_TOKEN_PREFIX: &str = "sk-ant-oat";
-const OAUTH_BETA: &str = "oauth-2025-04-20";
+/// A Claude Pro/Max token is accepted for requests that present themselves as Claude Code:
+/// these betas, this client identity, and [`request::OAUTH_IDENTITY`] as the system prompt's
+/// first block.
+const OAUTH_BETA: &str = "claude-code-20250219,oauth-2025-04-20";
+const OAUTH_USER_AGENT: &str = "claude-cli/2.0.0 (external, cli)";
 
 pub struct AnthropicMessages;
 
@@ -36,7 +40,7 @@ impl Protocol for AnthropicMessages {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "v1/messages"),
             headers: headers(model, options, api_key),
-            body: request::build_body(model, context, options),
+            body: request::build_body(model, context, options, api_key.is_some_and(is_oauth_token)),
         })
     }
 
@@ -60,6 +64,8 @@ fn headers(model: &Model, options: &StreamOptions, api_key: Option<&str>) -> Vec
         Some(key) if is_oauth_token(key) => {
             own.push(("authorization".to_owned(), format!("Bearer {key}")));
             own.push(("anthropic-beta".to_owned(), OAUTH_BETA.to_owned()));
+            own.push(("user-agent".to_owned(), OAUTH_USER_AGENT.to_owned()));
+            own.push(("x-app".to_owned(), "cli".to_owned()));
         }
         Some(key) => own.push(("x-api-key".to_owned(), key.to_owned())),
         None => {} // a local server that needs no key
@@ -129,8 +135,32 @@ mod tests {
             header(&req, "authorization"),
             Some("Bearer sk-ant-oat01-abc")
         );
-        assert_eq!(header(&req, "anthropic-beta"), Some("oauth-2025-04-20"));
+        assert_eq!(
+            header(&req, "anthropic-beta"),
+            Some("claude-code-20250219,oauth-2025-04-20")
+        );
+        assert_eq!(header(&req, "x-app"), Some("cli"));
         assert_eq!(header(&req, "x-api-key"), None);
+    }
+
+    #[test]
+    fn oauth_requests_open_the_system_prompt_with_the_claude_code_identity() {
+        let context = Context {
+            system_prompt: Some("You are pi.".into()),
+            ..Context::default()
+        };
+        let system = |key| {
+            let req = AnthropicMessages
+                .build_request(&model(), &context, &StreamOptions::default(), Some(key))
+                .unwrap();
+            req.body["system"].clone()
+        };
+        let oauth = system("sk-ant-oat01-abc");
+        assert_eq!(oauth[0]["text"], request::OAUTH_IDENTITY);
+        assert_eq!(oauth[1]["text"], "You are pi.");
+        let api = system("sk-ant-api-1");
+        assert_eq!(api.as_array().map(Vec::len), Some(1));
+        assert_eq!(api[0]["text"], "You are pi.");
     }
 
     #[test]

@@ -11,17 +11,30 @@ use serde_json::{Map, Value, json};
 /// output limit.
 const MIN_ANSWER_TOKENS: u64 = 1024;
 
-pub(super) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+/// The first system block of a request made with a Claude Pro/Max OAuth token.
+pub(super) const OAUTH_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+pub(super) fn build_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    oauth: bool,
+) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     let limits = limits(model, options);
     body.insert("max_tokens".into(), json!(limits.max_tokens));
     body.insert("stream".into(), json!(true));
-    if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]),
-        );
+    let mut system = Vec::new();
+    if oauth {
+        system.push(json!({"type": "text", "text": OAUTH_IDENTITY}));
+    }
+    if let Some(prompt) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        system
+            .push(json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}));
+    }
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
     }
     body.insert("messages".into(), Value::Array(messages(&context.messages)));
     if !context.tools.is_empty() {
@@ -296,7 +309,7 @@ mod tests {
 
     #[test]
     fn full_context_body() {
-        let body = build_body(&model(), &context(), &StreamOptions::default());
+        let body = build_body(&model(), &context(), &StreamOptions::default(), false);
         let expected = json!({
             "model": "claude-test",
             "max_tokens": 64000,
@@ -339,7 +352,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let body = build_body(&model(), &ctx, &StreamOptions::default());
+        let body = build_body(&model(), &ctx, &StreamOptions::default(), false);
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 1);
         assert_eq!(
@@ -356,7 +369,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Off),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options);
+        let body = build_body(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000));
         assert_eq!(body["temperature"], json!(0.5));
         assert!(body.get("thinking").is_none());
@@ -370,7 +383,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Medium),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options);
+        let body = build_body(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000 + 8192));
         assert_eq!(
             body["thinking"],
@@ -419,7 +432,7 @@ mod tests {
             temperature: Some(0.2),
             ..Default::default()
         };
-        let body = build_body(&m, &Context::default(), &options);
+        let body = build_body(&m, &Context::default(), &options, false);
         assert!(body.get("thinking").is_none());
         assert_eq!(body["max_tokens"], json!(64000));
         assert_eq!(body["temperature"], json!(0.2));
