@@ -210,7 +210,7 @@ impl CodeFlow {
 
 /// The ChatGPT account id in a Codex access token (a JWT): the ChatGPT backend wants it as a
 /// header.
-fn chatgpt_account_id(jwt: &str) -> Option<String> {
+pub(crate) fn chatgpt_account_id(jwt: &str) -> Option<String> {
     let payload = jwt.split('.').nth(1)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload.trim_end_matches('='))

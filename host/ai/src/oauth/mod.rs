@@ -22,6 +22,7 @@ use crate::auth_store::Credential;
 use futures::future::BoxFuture;
 use std::time::Duration;
 
+pub(crate) use code_flow::chatgpt_account_id;
 pub use pkce::challenge as pkce_challenge;
 pub use refresh::{REFRESH_TIMEOUT, REFRESH_WINDOW, ResolveOptions};
 

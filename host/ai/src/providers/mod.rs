@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod google;
+pub mod openai_codex;
 pub mod openai_completions;
 pub mod openai_responses;
 
@@ -18,6 +19,7 @@ pub fn protocol(api: &str) -> Option<Box<dyn Protocol>> {
         "anthropic-messages" => Box::new(anthropic::AnthropicMessages),
         "openai-completions" => Box::new(openai_completions::OpenAiCompletions),
         "openai-responses" => Box::new(openai_responses::OpenAiResponses),
+        "openai-codex-responses" => Box::new(openai_codex::OpenAiCodexResponses),
         "google-generative-ai" => Box::new(google::GoogleGenerativeAi),
         _ => return None,
     })
@@ -36,6 +38,10 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
         (
             "openai-responses",
             Arc::new(HttpProvider(openai_responses::OpenAiResponses)),
+        ),
+        (
+            "openai-codex-responses",
+            Arc::new(HttpProvider(openai_codex::OpenAiCodexResponses)),
         ),
         (
             "google-generative-ai",

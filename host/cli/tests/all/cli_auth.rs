@@ -540,3 +540,42 @@ fn auth_help_lists_every_command() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_codex_login_reaches_the_chatgpt_backend_with_its_account_header() {
+    use base64::Engine;
+    let pi = PiEnv::empty();
+    let models = json!({"providers": {"openai-codex": {
+        "baseUrl": pi.mock.url(),
+        "api": "openai-codex-responses",
+        "models": [{"id": "codex-mock", "name": "Codex mock", "reasoning": true,
+                    "contextWindow": 272000, "maxTokens": 128000}]
+    }}});
+    pi.write_agent_file("models.json", &models.to_string());
+    let claims = r#"{"https://api.openai.com/auth":{"chatgpt_account_id":"acct-42"}}"#;
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims);
+    let access = format!("eyJhbGciOiJub25lIn0.{payload}.sig");
+    let auth = json!({"openai-codex": {"type": "oauth", "access": access, "refresh": "r",
+        "expires": pi_ai::now_ms() + 3_600_000, "accountId": "acct-42"}});
+    pi.write_agent_file("auth.json", &auth.to_string());
+    pi.mock.push(Turn::text("from codex"));
+    let out = pi.run(&[
+        "-p",
+        "--provider",
+        "openai-codex",
+        "--model",
+        "codex-mock",
+        "hi",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "from codex");
+    let request = &pi.mock.requests()[0];
+    assert_eq!(request.path, "/codex/responses");
+    assert_eq!(request.header("chatgpt-account-id"), Some("acct-42"));
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    assert!(request.body["instructions"].as_str().unwrap().len() > 10);
+    assert!(request.body.get("max_output_tokens").is_none());
+}
