@@ -27,6 +27,13 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             .api_key
             .clone()
             .or_else(|| crate::auth::env_api_key(&model.provider));
+        let copilot;
+        let model = if model.provider == crate::providers::copilot::PROVIDER {
+            copilot = crate::providers::copilot::prepare(model, context, api_key.as_deref());
+            &copilot
+        } else {
+            model
+        };
         // Fit the history to this model (images, foreign thinking, tool-call ids) on a copy:
         // the caller's messages are what the session stores and must stay untouched.
         let context = Context {

@@ -1,6 +1,7 @@
 //! The built-in wire-protocol adapters.
 
 pub mod anthropic;
+pub mod copilot;
 pub mod google;
 pub mod openai_codex;
 pub mod openai_completions;

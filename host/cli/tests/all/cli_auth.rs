@@ -579,3 +579,47 @@ fn a_codex_login_reaches_the_chatgpt_backend_with_its_account_header() {
     assert!(request.body["instructions"].as_str().unwrap().len() > 10);
     assert!(request.body.get("max_output_tokens").is_none());
 }
+
+#[test]
+fn an_expired_copilot_token_is_exchanged_again_and_sent_with_the_copilot_headers() {
+    let pi = PiEnv::empty();
+    let oauth = MockOAuth::start();
+    let models = json!({"providers": {"github-copilot": {
+        "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
+        "api": "openai-completions",
+        "models": [{"id": "copilot-mock", "name": "Copilot mock", "contextWindow": 128000,
+                    "maxTokens": 16000}]
+    }}});
+    pi.write_agent_file("models.json", &models.to_string());
+    let auth = json!({"github-copilot": {"type": "oauth", "access": "copilot-token-old",
+        "refresh": "gho_stored", "expires": pi_ai::now_ms() - 1000}});
+    pi.write_agent_file("auth.json", &auth.to_string());
+    pi.mock.push(Turn::text("from copilot"));
+    let args = [
+        "-p",
+        "--provider",
+        "github-copilot",
+        "--model",
+        "copilot-mock",
+        "hi",
+    ];
+    let mut cmd = pi.command(&args);
+    let out = with_oauth(&mut cmd, &oauth).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let exchanges = oauth.refresh_requests();
+    assert_eq!(exchanges.len(), 1);
+    assert_eq!(exchanges[0].headers["authorization"], "Bearer gho_stored");
+    let request = &pi.mock.requests()[0];
+    assert_eq!(
+        request.header("authorization"),
+        Some("Bearer copilot-token-1")
+    );
+    assert_eq!(
+        request.header("copilot-integration-id"),
+        Some("vscode-chat")
+    );
+    assert_eq!(request.header("x-initiator"), Some("user"));
+    let stored = &auth_json(&pi)["github-copilot"];
+    assert_eq!(stored["access"], "copilot-token-1");
+    assert_eq!(stored["refresh"], "gho_stored");
+}
