@@ -38,7 +38,7 @@ pub const ANTHROPIC: CodeFlow = CodeFlow {
     authorize_url: "https://claude.ai/oauth/authorize",
     token_url: "https://platform.claude.com/v1/oauth/token",
     client_id: "9d1c250a-e61b-44d9-88ed-5944d1962f5e",
-    scope: "org:create_api_key user:profile user:inference",
+    scope: "org:create_api_key user:profile user:inference user:sessions:claude_code user:mcp_servers user:file_upload",
     port: 53692,
     path: "/callback",
     body: Body::Json,

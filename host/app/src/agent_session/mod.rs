@@ -349,6 +349,8 @@ impl AgentSession {
         messages: Vec<AgentMessage>,
     ) -> Result<(), AgentSessionError> {
         self.ensure_idle()?;
+        // A fresh token first: an earlier abort must not cancel this prompt's refresh.
+        self.reset_cancel();
         let provider = self.model().provider;
         if self.resolve_api_key(&provider).await?.is_none() {
             return Err(AgentSessionError::NoApiKey(provider));
@@ -358,7 +360,6 @@ impl AgentSession {
             run.overflow_recovery_attempted = false;
             run.retry_attempt = 0;
         }
-        self.reset_cancel();
         self.check_before_prompt().await;
         self.inner
             .agent

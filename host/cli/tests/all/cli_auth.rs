@@ -623,3 +623,47 @@ fn an_expired_copilot_token_is_exchanged_again_and_sent_with_the_copilot_headers
     assert_eq!(stored["access"], "copilot-token-1");
     assert_eq!(stored["refresh"], "gho_stored");
 }
+
+#[test]
+fn sigint_during_a_refresh_cancels_it_and_keeps_the_stored_login() {
+    let pi = PiEnv::empty();
+    anthropic_on_mock(&pi);
+    let oauth = MockOAuth::start();
+    oauth.set_refresh(RefreshReply::Hang);
+    store_anthropic(&pi, 2);
+    let before = auth_json(&pi);
+    let args = [
+        "-p",
+        "--provider",
+        "anthropic",
+        "--model",
+        "mock-claude",
+        "hi",
+    ];
+    let mut cmd = pi.command(&args);
+    let child = with_oauth(&mut cmd, &oauth).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while oauth.refresh_requests().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        oauth.refresh_requests().len(),
+        1,
+        "the refresh never started"
+    );
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("refreshing the OAuth login for \"anthropic\" was cancelled"),
+        "{err}"
+    );
+    assert!(!err.contains("no answer within"), "{err}");
+    assert_eq!(auth_json(&pi), before);
+    assert!(pi.mock.requests().is_empty());
+}

@@ -21,7 +21,7 @@ const OAUTH_TOKEN_PREFIX: &str = "sk-ant-oat";
 /// these betas, this client identity, and [`request::OAUTH_IDENTITY`] as the system prompt's
 /// first block.
 const OAUTH_BETA: &str = "claude-code-20250219,oauth-2025-04-20";
-const OAUTH_USER_AGENT: &str = "claude-cli/2.0.0 (external, cli)";
+const OAUTH_USER_AGENT: &str = "claude-cli/2.1.75";
 
 pub struct AnthropicMessages;
 
