@@ -1,8 +1,10 @@
 //! pi-ai: model access for pi.
 //!
 //! One entry point, [`stream()`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
-//! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the four wire
-//! protocols; failures of any kind end the stream with an `error` event, never a panic.
+//! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the wire protocols
+//! (the four public APIs and the ChatGPT backend); failures of any kind end the stream with an
+//! `error` event, never a panic. `auth` resolves the credential of each request and `oauth`
+//! signs in and refreshes.
 
 pub mod api_registry;
 pub mod auth;
