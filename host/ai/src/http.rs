@@ -10,7 +10,7 @@ use crate::protocol::{HttpRequest, Protocol, ResponseReader};
 use crate::retry::{self, Decision, Failure};
 use crate::stream::{ApiProvider, AssistantMessageEventStream, EventSender};
 use crate::types::{Context, Model, StopReason};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 /// Runs an HTTP+SSE [`Protocol`] as an [`ApiProvider`].
@@ -55,6 +55,38 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
         tokio::spawn(run_request(request, reader, options, tx, provider));
         stream
     }
+}
+
+/// The built-in protocol adapters over HTTP, by `api` value.
+pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
+    vec![
+        (
+            "anthropic-messages",
+            Arc::new(HttpProvider(crate::providers::anthropic::AnthropicMessages)),
+        ),
+        (
+            "openai-completions",
+            Arc::new(HttpProvider(
+                crate::providers::openai_completions::OpenAiCompletions,
+            )),
+        ),
+        (
+            "openai-responses",
+            Arc::new(HttpProvider(
+                crate::providers::openai_responses::OpenAiResponses,
+            )),
+        ),
+        (
+            "openai-codex-responses",
+            Arc::new(HttpProvider(
+                crate::providers::openai_codex::OpenAiCodexResponses,
+            )),
+        ),
+        (
+            "google-generative-ai",
+            Arc::new(HttpProvider(crate::providers::google::GoogleGenerativeAi)),
+        ),
+    ]
 }
 
 fn http_client() -> &'static reqwest::Client {

@@ -33,8 +33,8 @@ struct AuthArgs {
 
 #[derive(Debug, Subcommand)]
 enum AuthCommand {
-    /// Sign in: OAuth for anthropic, openai-codex, github-copilot and openrouter; an API key
-    /// (read from stdin) for every provider, and with --api-key
+    /// Sign in: OAuth for anthropic, openai-codex, github-copilot, openrouter, xai and
+    /// kimi-coding; an API key (read from stdin) for every other provider, and with --api-key
     Login {
         provider: String,
         /// Store an API key (read from stdin) instead of signing in with OAuth

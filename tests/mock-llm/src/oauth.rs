@@ -1,5 +1,6 @@
 //! A loopback OAuth server for sign-in tests: authorize (redirecting to the client's
-//! loopback callback), token (authorization code with a PKCE check, refresh, device code),
+//! loopback callback), token (authorization code with a PKCE check, refresh, device code,
+//! optionally with PKCE),
 //! device-code, Copilot token exchange and OpenRouter key minting, with a request log and
 //! scripted refresh failures; plus [`browse`], a browser stand-in that follows redirects.
 //!
@@ -164,7 +165,12 @@ fn route(request: &OAuthRequest, state: &Mutex<State>) -> Response {
         let location = format!("{target}?{}", query.finish());
         return (302, vec![("location".to_owned(), location)], String::new());
     }
-    if path.ends_with("/device/code") {
+    if path.ends_with("/device/code") || path.ends_with("/device_authorization") {
+        if let Some(challenge) = request.params.get("code_challenge") {
+            lock(state)
+                .codes
+                .insert("device-1".to_owned(), challenge.clone());
+        }
         return json_reply(
             200,
             json!({"device_code": "device-1", "user_code": "ABCD-1234",
@@ -226,6 +232,12 @@ fn token(request: &OAuthRequest, state: &Mutex<State>) -> Response {
         }
         "urn:ietf:params:oauth:grant-type:device_code" => {
             let mut st = lock(state);
+            // A device code asked for with a PKCE challenge is only redeemed with its verifier.
+            if let Some(challenge) = st.codes.get(&param("device_code"))
+                && *challenge != pi_ai::oauth::pkce_challenge(&param("code_verifier"))
+            {
+                return oauth_error(400, "invalid_grant");
+            }
             if st.pending_polls > 0 {
                 st.pending_polls -= 1;
                 return oauth_error(400, "authorization_pending");

@@ -41,6 +41,7 @@ pub async fn login(ui: &dyn LoginUi, options: &LoginOptions) -> Result<Credentia
         ),
         client_id: CLIENT_ID,
         scope: SCOPE,
+        pkce: None,
     };
     let json = flow.run(ui).await?;
     let github_token = json

@@ -1,6 +1,7 @@
 //! The device-code flow (RFC 8628): ask for a code, show it with its page, poll the token
 //! endpoint until the user approves, declines or the code expires.
 
+use super::pkce::Pkce;
 use super::token::{self, Body};
 use super::{LoginUi, OAuthError};
 use serde_json::Value;
@@ -12,19 +13,24 @@ pub struct DeviceFlow<'a> {
     pub code_url: String,
     pub token_url: String,
     pub client_id: &'a str,
+    /// Empty: no `scope` parameter.
     pub scope: &'a str,
+    /// PKCE on top of the device code (xAI wants the verifier with each poll).
+    pub pkce: Option<&'a Pkce>,
 }
 
 impl DeviceFlow<'_> {
     /// The token answer once the user approved.
     pub async fn run(&self, ui: &dyn LoginUi) -> Result<Value, OAuthError> {
-        let start = token::post(
-            self.provider,
-            &self.code_url,
-            Body::Form,
-            &[("client_id", self.client_id), ("scope", self.scope)],
-        )
-        .await?;
+        let mut params = vec![("client_id", self.client_id)];
+        if !self.scope.is_empty() {
+            params.push(("scope", self.scope));
+        }
+        if let Some(pkce) = self.pkce {
+            params.push(("code_challenge", pkce.challenge.as_str()));
+            params.push(("code_challenge_method", "S256"));
+        }
+        let start = token::post(self.provider, &self.code_url, Body::Form, &params).await?;
         let field = |name: &str| start.get(name).and_then(Value::as_str);
         let (Some(device_code), Some(user_code)) = (field("device_code"), field("user_code"))
         else {
@@ -59,11 +65,14 @@ impl DeviceFlow<'_> {
     }
 
     async fn poll(&self, device_code: &str) -> Result<Poll, OAuthError> {
-        let params = [
+        let mut params = vec![
             ("client_id", self.client_id),
             ("device_code", device_code),
             ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
         ];
+        if let Some(pkce) = self.pkce {
+            params.push(("code_verifier", pkce.verifier.as_str()));
+        }
         // Pending answers come as 400 from standard servers and as 200 from GitHub.
         let json = match token::post(self.provider, &self.token_url, Body::Form, &params).await {
             Ok(json) => json,

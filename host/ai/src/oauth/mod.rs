@@ -1,7 +1,8 @@
 //! OAuth sign-in and token refresh for the providers pi reaches by subscription.
 //!
 //! Two flow types: authorization code with PKCE and a loopback callback (with a
-//! paste-the-redirect fallback for machines without a browser) and the device-code flow.
+//! paste-the-redirect fallback for machines without a browser) for Anthropic, OpenAI Codex and
+//! OpenRouter, and the device-code flow for GitHub Copilot, xAI and Kimi.
 //! A flow returns a [`Credential`] for the caller to store; refresh turns a stored OAuth
 //! credential into a new one (`refresh` runs it under the store's lock).
 //!
@@ -14,6 +15,7 @@ mod callback;
 mod code_flow;
 mod copilot;
 mod device;
+mod device_tokens;
 mod pkce;
 pub(crate) mod refresh;
 mod token;
@@ -93,14 +95,20 @@ pub enum SignIn {
     GitHubCopilot,
     /// OpenRouter: authorization code + PKCE that mints an API key (stored as `api_key`).
     OpenRouter,
+    /// xAI (Grok subscriptions): device code with PKCE.
+    Xai,
+    /// Kimi For Coding: device code.
+    Kimi,
 }
 
 impl SignIn {
-    pub const ALL: [SignIn; 4] = [
+    pub const ALL: [SignIn; 6] = [
         SignIn::Anthropic,
         SignIn::OpenAiCodex,
         SignIn::GitHubCopilot,
         SignIn::OpenRouter,
+        SignIn::Xai,
+        SignIn::Kimi,
     ];
 
     /// The sign-in of provider id `provider`, if pi has one.
@@ -115,6 +123,8 @@ impl SignIn {
             SignIn::OpenAiCodex => "openai-codex",
             SignIn::GitHubCopilot => "github-copilot",
             SignIn::OpenRouter => "openrouter",
+            SignIn::Xai => "xai",
+            SignIn::Kimi => "kimi-coding",
         }
     }
 
@@ -125,6 +135,8 @@ impl SignIn {
             SignIn::OpenAiCodex => "ChatGPT Plus/Pro subscription, Codex (browser, PKCE)",
             SignIn::GitHubCopilot => "GitHub Copilot (device code; --domain for Enterprise)",
             SignIn::OpenRouter => "OpenRouter account (browser; mints an API key)",
+            SignIn::Xai => "xAI Grok subscription (device code)",
+            SignIn::Kimi => "Kimi For Coding subscription (device code)",
         }
     }
 
@@ -139,6 +151,8 @@ impl SignIn {
             SignIn::OpenAiCodex => code_flow::CODEX.login(ui).await,
             SignIn::OpenRouter => code_flow::OPENROUTER.login(ui).await,
             SignIn::GitHubCopilot => copilot::login(ui, options).await,
+            SignIn::Xai => device_tokens::XAI.login(ui).await,
+            SignIn::Kimi => device_tokens::KIMI.login(ui).await,
         }
     }
 
@@ -154,6 +168,8 @@ impl SignIn {
             SignIn::OpenAiCodex => code_flow::CODEX.refresh(refresh, extra).await,
             SignIn::OpenRouter => code_flow::OPENROUTER.refresh(refresh, extra).await,
             SignIn::GitHubCopilot => copilot::refresh(refresh, extra).await,
+            SignIn::Xai => device_tokens::XAI.refresh(refresh, extra).await,
+            SignIn::Kimi => device_tokens::KIMI.refresh(refresh, extra).await,
         }
     }
 }

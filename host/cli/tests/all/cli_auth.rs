@@ -12,7 +12,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-const PROVIDERS: [&str; 4] = ["ANTHROPIC", "OPENAI_CODEX", "GITHUB_COPILOT", "OPENROUTER"];
+const PROVIDERS: [&str; 6] = [
+    "ANTHROPIC",
+    "OPENAI_CODEX",
+    "GITHUB_COPILOT",
+    "OPENROUTER",
+    "XAI",
+    "KIMI_CODING",
+];
 
 /// `cmd` with every sign-in endpoint on `oauth`, any free callback port, and no browser.
 fn with_oauth<'a>(cmd: &'a mut Command, oauth: &MockOAuth) -> &'a mut Command {
@@ -666,4 +673,52 @@ fn sigint_during_a_refresh_cancels_it_and_keeps_the_stored_login() {
     assert!(!err.contains("no answer within"), "{err}");
     assert_eq!(auth_json(&pi), before);
     assert!(pi.mock.requests().is_empty());
+}
+
+#[test]
+fn xai_and_kimi_device_logins_store_refreshable_oauth_credentials() {
+    for (provider, code_path, token_path) in [
+        ("xai", "/oauth2/device/code", "/oauth2/token"),
+        (
+            "kimi-coding",
+            "/api/oauth/device_authorization",
+            "/api/oauth/token",
+        ),
+    ] {
+        let pi = PiEnv::empty();
+        let oauth = MockOAuth::start();
+        let mut cmd = pi.command(&["auth", "login", provider, "--no-browser"]);
+        let mut child = with_oauth(&mut cmd, &oauth).spawn().unwrap();
+        let lines = stderr_lines(&mut child);
+        let shown = wait_line(&lines, &format!("Sign in to {provider}: open"));
+        assert!(shown.contains("ABCD-1234"), "{shown}");
+        let (code, rest) = finish(child, &lines);
+        assert_eq!(code, 0, "{provider}: {rest}");
+        let stored = &auth_json(&pi)[provider];
+        assert_eq!(stored["type"], "oauth", "{provider}");
+        assert_eq!(stored["refresh"], "device-refresh", "{provider}");
+        assert_private(&pi);
+        let requests = oauth.requests();
+        assert_eq!(requests[0].path, code_path);
+        assert_eq!(requests.last().unwrap().path, token_path);
+        // xAI's device code is bound to a PKCE challenge; Kimi's is not.
+        let pkce = requests[0].params.contains_key("code_challenge");
+        assert_eq!(pkce, provider == "xai", "{provider}");
+
+        // The stored login is refreshed with a refresh_token grant when it runs out.
+        let mut auth = auth_json(&pi);
+        auth[provider]["expires"] = json!(0);
+        pi.write_agent_file("auth.json", &auth.to_string());
+        let mut cmd = pi.command(&["auth", "print-bearer-token", "--provider", provider]);
+        let out = with_oauth(&mut cmd, &oauth).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).starts_with("sk-ant-oat01-refreshed-"),
+            "{}",
+            stdout(&out)
+        );
+        let refresh = &oauth.refresh_requests()[0];
+        assert_eq!(refresh.path, token_path);
+        assert_eq!(refresh.params["refresh_token"], "device-refresh");
+    }
 }

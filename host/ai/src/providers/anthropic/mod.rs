@@ -58,6 +58,11 @@ fn is_oauth_token(key: &str) -> bool {
     key.starts_with(OAUTH_TOKEN_PREFIX)
 }
 
+/// `header.payload.signature`, base64url parts, as OAuth access tokens are.
+fn is_jwt(key: &str) -> bool {
+    key.starts_with("eyJ") && key.split('.').count() == 3
+}
+
 fn headers(model: &Model, options: &StreamOptions, api_key: Option<&str>) -> Vec<(String, String)> {
     let mut own = Vec::new();
     match api_key.filter(|k| !k.is_empty()) {
@@ -66,6 +71,11 @@ fn headers(model: &Model, options: &StreamOptions, api_key: Option<&str>) -> Vec
             own.push(("anthropic-beta".to_owned(), OAUTH_BETA.to_owned()));
             own.push(("user-agent".to_owned(), OAUTH_USER_AGENT.to_owned()));
             own.push(("x-app".to_owned(), "cli".to_owned()));
+        }
+        // Other services' OAuth logins on this protocol (Kimi For Coding) are JWTs and go as
+        // a plain bearer token.
+        Some(key) if is_jwt(key) => {
+            own.push(("authorization".to_owned(), format!("Bearer {key}")));
         }
         Some(key) => own.push(("x-api-key".to_owned(), key.to_owned())),
         None => {} // a local server that needs no key
@@ -161,6 +171,20 @@ mod tests {
         let api = system("sk-ant-api-1");
         assert_eq!(api.as_array().map(Vec::len), Some(1));
         assert_eq!(api[0]["text"], "You are pi.");
+    }
+
+    #[test]
+    fn a_jwt_login_goes_in_bearer_without_the_claude_code_betas() {
+        let req = build(
+            &StreamOptions::default(),
+            Some("eyJhbGciOi.eyJzdWIiOi.c2ln"),
+        );
+        assert_eq!(
+            header(&req, "authorization"),
+            Some("Bearer eyJhbGciOi.eyJzdWIiOi.c2ln")
+        );
+        assert_eq!(header(&req, "anthropic-beta"), None);
+        assert_eq!(header(&req, "x-api-key"), None);
     }
 
     #[test]
