@@ -50,7 +50,8 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
         let (tx, stream) = AssistantMessageEventStream::channel(model);
-        let reader = ResponseReader::new(&self.0, model);
+        let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
+        let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
         tokio::spawn(run_request(request, reader, options, tx, provider));
         stream

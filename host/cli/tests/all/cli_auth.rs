@@ -722,3 +722,42 @@ fn xai_and_kimi_device_logins_store_refreshable_oauth_credentials() {
         assert_eq!(refresh.params["refresh_token"], "device-refresh");
     }
 }
+
+#[test]
+fn a_subscription_answer_calling_claude_codes_read_runs_pis_read_tool() {
+    let pi = PiEnv::empty();
+    anthropic_on_mock(&pi);
+    store_anthropic(&pi, 60);
+    std::fs::write(pi.cwd().join("a.txt"), "alpha beta\n").unwrap();
+    pi.mock
+        .push(Turn::new().tool_call("toolu_1", "Read", json!({"path": "a.txt"})));
+    pi.mock.push(Turn::text("read it"));
+    let args = [
+        "-p",
+        "--provider",
+        "anthropic",
+        "--model",
+        "mock-claude",
+        "read a.txt",
+    ];
+    let out = pi.run(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "read it");
+    let requests = pi.mock.requests();
+    let tools: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"Read") && tools.contains(&"Bash"),
+        "{tools:?}"
+    );
+    let second = requests[1].body["messages"].to_string();
+    assert!(second.contains(r#""name":"Read""#), "{second}");
+    assert!(
+        second.contains("alpha beta"),
+        "the read tool did not run: {second}"
+    );
+}

@@ -48,6 +48,21 @@ impl Protocol for AnthropicMessages {
         Box::new(AnthropicDecoder::default())
     }
 
+    /// A subscription token's tool calls come back in Claude Code's casing.
+    fn request_decoder(
+        &self,
+        _model: &Model,
+        context: &Context,
+        api_key: Option<&str>,
+    ) -> Box<dyn Decoder> {
+        if api_key.is_some_and(is_oauth_token) {
+            let names = context.tools.iter().map(|t| t.name.clone()).collect();
+            Box::new(AnthropicDecoder::with_tool_names(names))
+        } else {
+            Box::new(AnthropicDecoder::default())
+        }
+    }
+
     /// Anthropic accepts ids matching `^[a-zA-Z0-9_-]+$` of at most 64 characters.
     fn normalize_tool_call_id(&self, id: &str) -> String {
         super::sanitize_tool_call_id(id)
@@ -171,6 +186,61 @@ mod tests {
         let api = system("sk-ant-api-1");
         assert_eq!(api.as_array().map(Vec::len), Some(1));
         assert_eq!(api[0]["text"], "You are pi.");
+    }
+
+    #[test]
+    fn oauth_requests_name_tools_as_claude_code_does_and_the_answer_names_them_back() {
+        use crate::types::{AssistantBlock, AssistantMessage, Message, Tool, ToolCall};
+        let tool = |name: &str| Tool {
+            name: name.into(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+        };
+        let mut earlier = AssistantMessage::empty_for(&model());
+        earlier.content = vec![AssistantBlock::ToolCall(ToolCall {
+            id: "toolu_1".into(),
+            name: "read".into(),
+            arguments: serde_json::json!({}),
+            thought_signature: None,
+        })];
+        let context = Context {
+            tools: vec![tool("read"), tool("bash"), tool("find")],
+            messages: vec![Message::Assistant(earlier)],
+            ..Context::default()
+        };
+        let body = |key| {
+            AnthropicMessages
+                .build_request(&model(), &context, &StreamOptions::default(), Some(key))
+                .unwrap()
+                .body
+        };
+        let oauth = body("sk-ant-oat01-abc");
+        let names: Vec<&str> = oauth["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Read", "Bash", "find"]);
+        assert_eq!(oauth["messages"][0]["content"][0]["name"], "Read");
+        assert_eq!(body("sk-ant-api-1")["tools"][0]["name"], "read");
+
+        let sse = concat!(
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"Bash\",\"input\":{}}}\n\n",
+            "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":2}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        let decoder =
+            AnthropicMessages.request_decoder(&model(), &context, Some("sk-ant-oat01-abc"));
+        let mut reader = crate::protocol::ResponseReader::with_decoder(decoder, &model());
+        reader.feed(sse.as_bytes()).unwrap();
+        let message = reader.finish();
+        let AssistantBlock::ToolCall(call) = &message.content[0] else {
+            panic!("expected a tool call: {message:?}");
+        };
+        assert_eq!(call.name, "bash");
     }
 
     #[test]

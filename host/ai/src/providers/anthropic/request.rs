@@ -11,6 +11,59 @@ use serde_json::{Map, Value, json};
 /// output limit.
 const MIN_ANSWER_TOKENS: u64 = 1024;
 
+/// Claude Code's tool names. A subscription token's requests name tools the way Claude Code
+/// does, so pi's tools whose names match one case-insensitively are sent in this casing (and
+/// named back by the decoder).
+const CLAUDE_CODE_TOOLS: [&str; 17] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// `name` in Claude Code's casing when it is one of Claude Code's tools.
+pub(super) fn claude_code_name(name: &str) -> &str {
+    CLAUDE_CODE_TOOLS
+        .into_iter()
+        .find(|cc| cc.eq_ignore_ascii_case(name))
+        .unwrap_or(name)
+}
+
+/// Renames the tool definitions and the history's tool calls to Claude Code's casing.
+fn use_claude_code_names(body: &mut Map<String, Value>) {
+    let rename = |item: &mut Value| {
+        if let Some(Value::String(name)) = item.get_mut("name") {
+            *name = claude_code_name(name).to_owned();
+        }
+    };
+    if let Some(Value::Array(tools)) = body.get_mut("tools") {
+        tools.iter_mut().for_each(rename);
+    }
+    if let Some(Value::Array(messages)) = body.get_mut("messages") {
+        for message in messages {
+            if let Some(Value::Array(blocks)) = message.get_mut("content") {
+                blocks
+                    .iter_mut()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .for_each(rename);
+            }
+        }
+    }
+}
+
 /// The first system block of a request made with a Claude Pro/Max OAuth token.
 pub(super) const OAUTH_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
@@ -53,6 +106,9 @@ pub(super) fn build_body(
                 body.insert("temperature".into(), json!(t));
             }
         }
+    }
+    if oauth {
+        use_claude_code_names(&mut body);
     }
     Value::Object(body)
 }
