@@ -50,19 +50,20 @@ impl LoginUi for CliLoginUi {
         eprintln!("{message}");
     }
 
+    /// Reads on a plain thread, not the runtime's blocking pool: when the browser's callback
+    /// wins, the read is still waiting on the terminal, and the runtime's shutdown would wait
+    /// for it; the process exit ends a plain thread.
     fn read_line(&self) -> BoxFuture<'_, Option<String>> {
-        Box::pin(async {
-            tokio::task::spawn_blocking(|| {
-                let mut line = String::new();
-                match std::io::stdin().lock().read_line(&mut line) {
-                    Ok(n) if n > 0 => Some(line),
-                    _ => None,
-                }
-            })
-            .await
-            .ok()
-            .flatten()
-        })
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let read = match std::io::stdin().lock().read_line(&mut line) {
+                Ok(n) if n > 0 => Some(line),
+                _ => None,
+            };
+            let _ = tx.send(read);
+        });
+        Box::pin(async move { rx.await.ok().flatten() })
     }
 }
 

@@ -89,7 +89,13 @@ fn anthropic_login_through_the_loopback_callback_stores_a_private_oauth_credenti
     let pi = PiEnv::empty();
     let oauth = MockOAuth::start();
     let mut cmd = pi.command(&["auth", "login", "anthropic", "--no-browser"]);
-    let mut child = with_oauth(&mut cmd, &oauth).spawn().unwrap();
+    // stdin stays open and silent, as a terminal nobody types in: the paste prompt must not
+    // keep pi from finishing once the browser's callback arrived.
+    let mut child = with_oauth(&mut cmd, &oauth)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take();
     let lines = stderr_lines(&mut child);
     let url = wait_line(&lines, "http://127.0.0.1:");
     assert!(url.contains("/oauth/authorize?"), "{url}");
@@ -97,6 +103,14 @@ fn anthropic_login_through_the_loopback_callback_stores_a_private_oauth_credenti
     let (status, page) = browse(&url).unwrap();
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Signed in"), "{page}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pi auth login did not exit after the callback"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let (code, rest) = finish(child, &lines);
     assert_eq!(code, 0, "{rest}");
     let stored = &auth_json(&pi)["anthropic"];
