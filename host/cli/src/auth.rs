@@ -36,6 +36,7 @@ enum AuthCommand {
     /// Sign in: OAuth for anthropic, openai-codex, github-copilot, openrouter, xai and
     /// kimi-coding; an API key (read from stdin) for every other provider, and with --api-key
     Login {
+        /// Provider id, as auth.json keys it (anthropic, openai-codex, groq, …)
         provider: String,
         /// Store an API key (read from stdin) instead of signing in with OAuth
         #[arg(long)]
@@ -48,7 +49,10 @@ enum AuthCommand {
         domain: Option<String>,
     },
     /// Delete the stored credential of a provider
-    Logout { provider: String },
+    Logout {
+        /// Provider id, as auth.json keys it
+        provider: String,
+    },
     /// The state of each credential (exit 0 all ready, 1 some not ready, 2 some invalid)
     Status {
         /// Providers to check (default: every stored one and every one with an env key)
