@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli_auth;
+mod cli_auth_requests;
 mod cli_export;
 mod cli_extension_models;
 mod cli_extension_sources;
