@@ -53,7 +53,11 @@ pub type TransformContextFn = Arc<
 pub type ConvertToLlmFn = Arc<dyn Fn(&[AgentMessage]) -> Vec<Message> + Send + Sync>;
 
 /// Resolves the API key for a provider before each request (may refresh OAuth tokens).
-pub type GetApiKeyFn = Arc<dyn Fn(&str) -> BoxFuture<'static, Option<String>> + Send + Sync>;
+/// `Ok(None)` leaves the choice to the adapter (the environment); `Err` is an authentication
+/// failure: the request is not sent and the turn ends with that error, so a broken stored
+/// credential is never quietly replaced by another key.
+pub type GetApiKeyFn =
+    Arc<dyn Fn(&str) -> BoxFuture<'static, Result<Option<String>, String>> + Send + Sync>;
 
 /// Called after `turn_end` when the run goes on, before queued messages are injected. It sees
 /// the turn synchronously (so it can clone only what it needs) and returns a future that may

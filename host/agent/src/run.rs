@@ -302,10 +302,13 @@ impl Run {
         let mut options = self.config.stream_options.clone();
         options.cancel = self.cancel.clone();
         options.reasoning = Some(self.config.thinking_level).filter(|l| *l != ThinkingLevel::Off);
-        if let Some(get_api_key) = &self.config.hooks.get_api_key
-            && let Some(key) = get_api_key(&self.config.model.provider).await
-        {
-            options.api_key = Some(key);
+        if let Some(get_api_key) = &self.config.hooks.get_api_key {
+            match get_api_key(&self.config.model.provider).await {
+                Ok(key) => options.api_key = key,
+                Err(error) => {
+                    return Ok(self.announce(None, auth_error_message(&self.config.model, error)));
+                }
+            }
         }
         let mut stream = (self.config.hooks.stream_fn)(&self.config.model, &request, options);
         drop(request);
@@ -355,6 +358,15 @@ impl Run {
         });
         message
     }
+}
+
+/// The message recorded when a request is not sent because its credential could not be
+/// resolved.
+fn auth_error_message(model: &pi_ai::Model, error: String) -> AssistantMessage {
+    let mut message = AssistantMessage::empty_for(model);
+    message.stop_reason = StopReason::Error;
+    message.error_message = Some(error);
+    message
 }
 
 /// The message recorded when a request is not even sent because the run was aborted.

@@ -19,7 +19,7 @@ impl ApiRegistry {
     /// The four built-in protocols.
     pub fn builtin() -> Self {
         let registry = ApiRegistry::default();
-        for provider in crate::providers::builtin() {
+        for provider in crate::http::builtin() {
             registry.register(provider.0, provider.1);
         }
         registry

@@ -1,20 +1,16 @@
-//! Credentials: the environment-variable table, `auth.json` storage ([`AuthStorage`]), the
-//! resolution order of an API key, and pi's config-value syntax (`!cmd`, `$VAR`).
+//! Credentials: the environment-variable table and the resolution of the key a request uses
+//! (the store, its errors, the config-value syntax and OAuth options are re-exported here so
+//! callers need one path).
 //!
 //! Resolution order: explicit key > stored credential > environment > models.json
 //! `apiKey`. A stored credential owns its provider: when it is unusable the answer is an error,
 //! never a quiet fallback to a different key from the environment.
 
-use crate::file_lock::FileLock;
-use crate::sync::lock;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+pub use crate::auth_error::AuthError;
+pub use crate::auth_store::{AuthStorage, AuthUpdate, Credential};
+pub use crate::config_value::resolve_config_value;
+pub use crate::oauth::ResolveOptions;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// Environment variables that may hold `provider`'s API key, in lookup order.
 pub fn env_var_names(provider: &str) -> &'static [&'static str] {
@@ -60,301 +56,52 @@ pub fn env_api_key(provider: &str) -> Option<String> {
         .find(|value| !value.trim().is_empty())
 }
 
-/// Why a credential could not be read, stored or resolved.
-#[derive(Debug, thiserror::Error)]
-pub enum AuthError {
-    #[error("cannot read {}: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{}:{line}:{column}: invalid JSON: {message} (the file was left unchanged)", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
-    #[error("{}: expected a JSON object of credentials keyed by provider", path.display())]
-    NotAnObject { path: PathBuf },
-    #[error("the stored credential for \"{provider}\" is invalid: {message}")]
-    BadCredential { provider: String, message: String },
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    /// The stored OAuth access token is past its expiry. OAuth flows (login, refresh) belong
-    /// to a later issue, so the user is told to log in again; never a silent env fallback.
-    #[error("the OAuth login for \"{provider}\" has expired: log in again (/login {provider})")]
-    OAuthExpired { provider: String },
-    #[error("the stored API key for \"{provider}\" resolves to nothing (an unset variable?)")]
-    EmptyStoredKey { provider: String },
-    #[error("cannot run command `{command}`: {source}")]
-    CommandSpawn {
-        command: String,
-        source: std::io::Error,
-    },
-    #[error("command `{command}` failed ({status}){}", stderr_suffix(stderr))]
-    CommandFailed {
-        command: String,
-        status: String,
-        stderr: String,
-    },
-    #[error("command `{command}` did not finish within {} s", timeout.as_secs())]
-    CommandTimeout { command: String, timeout: Duration },
-}
-
-fn stderr_suffix(stderr: &str) -> String {
-    if stderr.trim().is_empty() {
-        String::new()
-    } else {
-        format!(": {}", stderr.trim())
-    }
-}
-
-/// One `auth.json` entry. Fields pi (or a newer pi) writes that we do not model are kept in
-/// `extra` so that reading and writing a credential does not lose them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type")]
-pub enum Credential {
-    #[serde(rename = "api_key")]
-    ApiKey {
-        key: String,
-        #[serde(flatten)]
-        extra: Map<String, Value>,
-    },
-    #[serde(rename = "oauth")]
-    OAuth {
-        access: String,
-        refresh: String,
-        /// Expiry of `access`, milliseconds since the Unix epoch.
-        expires: i64,
-        #[serde(flatten)]
-        extra: Map<String, Value>,
-    },
-}
-
-impl Credential {
-    pub fn api_key(key: impl Into<String>) -> Self {
-        Credential::ApiKey {
-            key: key.into(),
-            extra: Map::new(),
-        }
-    }
-}
-
-/// Credentials by provider id: `auth.json` on disk, or memory only (tests, SDK use).
-///
-/// The file is kept with mode 0600. Every change re-reads the file under a lock
-/// (`auth.json.lock`) and replaces it atomically (temporary file + rename), so a concurrent pi
-/// process's entries survive and a crash never leaves a half-written file. A file that does not
-/// parse is never overwritten: the change fails with the parse error instead.
-pub struct AuthStorage {
-    path: Option<PathBuf>,
-    /// Each change is one insert, remove or swap, so a poisoned lock still guards a whole map.
-    entries: Mutex<Map<String, Value>>,
-}
-
-impl AuthStorage {
-    /// Storage backed by `path`. A missing file is an empty store (created on first write).
-    pub fn open(path: impl Into<PathBuf>) -> Result<Self, AuthError> {
-        let path = path.into();
-        let entries = read_auth_file(&path)?;
-        Ok(AuthStorage {
-            path: Some(path),
-            entries: Mutex::new(entries),
-        })
-    }
-
-    /// Storage that lives only in memory.
-    pub fn in_memory() -> Self {
-        AuthStorage {
-            path: None,
-            entries: Mutex::new(Map::new()),
-        }
-    }
-
-    /// The backing file, if any.
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
-    /// Re-reads the file (another process may have logged in or refreshed a token).
-    pub fn reload(&self) -> Result<(), AuthError> {
-        if let Some(path) = &self.path {
-            let fresh = read_auth_file(path)?;
-            *lock(&self.entries) = fresh;
-        }
-        Ok(())
-    }
-
-    /// The credential stored for `provider`.
-    pub fn get(&self, provider: &str) -> Result<Option<Credential>, AuthError> {
-        let Some(value) = lock(&self.entries).get(provider).cloned() else {
-            return Ok(None);
-        };
-        serde_json::from_value(value)
-            .map(Some)
-            .map_err(|e| AuthError::BadCredential {
-                provider: provider.to_owned(),
-                message: e.to_string(),
-            })
-    }
-
-    /// Whether anything is stored for `provider`.
-    pub fn has(&self, provider: &str) -> bool {
-        lock(&self.entries).contains_key(provider)
-    }
-
-    /// Providers with a stored entry, in file order.
-    pub fn providers(&self) -> Vec<String> {
-        lock(&self.entries).keys().cloned().collect()
-    }
-
-    /// Stores (replaces) the credential of `provider`.
-    pub fn set(&self, provider: &str, credential: &Credential) -> Result<(), AuthError> {
-        let value = serde_json::to_value(credential).map_err(|e| AuthError::BadCredential {
-            provider: provider.to_owned(),
-            message: e.to_string(),
-        })?;
-        self.modify(|entries| {
-            entries.insert(provider.to_owned(), value);
-        })
-    }
-
-    /// Deletes the credential of `provider` (logout). Returns whether one existed.
-    pub fn remove(&self, provider: &str) -> Result<bool, AuthError> {
-        let mut existed = false;
-        self.modify(|entries| existed = entries.remove(provider).is_some())?;
-        Ok(existed)
-    }
-
-    fn modify(&self, change: impl FnOnce(&mut Map<String, Value>)) -> Result<(), AuthError> {
-        let Some(path) = &self.path else {
-            change(&mut lock(&self.entries));
-            return Ok(());
-        };
-        let _lock = FileLock::acquire(path).map_err(|source| AuthError::Write {
-            path: crate::file_lock::lock_path(path),
-            source,
-        })?;
-        let mut entries = read_auth_file(path)?;
-        change(&mut entries);
-        write_auth_file(path, &entries)?;
-        *lock(&self.entries) = entries;
-        Ok(())
-    }
-}
-
-fn read_auth_file(path: &Path) -> Result<Map<String, Value>, AuthError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Map::new()),
-        Err(source) => {
-            return Err(AuthError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(entries)) => Ok(entries),
-        Ok(_) => Err(AuthError::NotAnObject {
-            path: path.to_owned(),
-        }),
-        Err(e) => Err(AuthError::Parse {
-            path: path.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        }),
-    }
-}
-
-fn write_auth_file(path: &Path, entries: &Map<String, Value>) -> Result<(), AuthError> {
-    let write_error = |source| AuthError::Write {
-        path: path.to_owned(),
-        source,
-    };
-    let mut text =
-        serde_json::to_string_pretty(entries).map_err(|e| write_error(std::io::Error::other(e)))?;
-    text.push('\n');
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(write_error)?;
-    }
-    let tmp = sibling(path, &format!(".tmp.{}", std::process::id()));
-    let result = (|| {
-        let mut file = private_file(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(write_error)
-}
-
-/// `path` with `suffix` appended to its file name.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(suffix);
-    path.with_file_name(name)
-}
-
-/// Creates (truncating) a file readable only by its owner.
-fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)
-}
-
 /// The API key (or OAuth access token) to use for `provider`, by pi's precedence:
 /// `explicit` > stored credential > environment variable > models.json `apiKey`
 /// (`models_json_key`, raw, resolved here with [`resolve_config_value`]).
 ///
-/// `Ok(None)` means no credential anywhere. A stored credential that cannot be used is an error:
-/// it owns its provider, so the environment is not consulted behind the user's back.
-pub fn resolve_api_key(
+/// The store is re-read first (another process may have logged in, out, or refreshed). A
+/// stored OAuth login close to expiry is refreshed (see [`crate::oauth::refresh`]).
+/// `Ok(None)` means no credential anywhere. A stored credential that cannot be used is an
+/// error: it owns its provider, so the environment is not consulted behind the user's back.
+pub async fn resolve_api_key(
     provider: &str,
     explicit: Option<&str>,
     storage: &AuthStorage,
     models_json_key: Option<&str>,
+    options: &ResolveOptions,
 ) -> Result<Option<String>, AuthError> {
+    storage.reload()?;
     resolve_with(
         provider,
         explicit,
         storage,
         &|| env_api_key(provider),
         models_json_key,
-        crate::types::now_ms(),
+        options,
+        &crate::types::now_ms,
     )
+    .await
 }
 
 /// [`resolve_api_key`] with the environment and the clock passed in (tests cannot safely set
 /// process environment variables).
-fn resolve_with(
+async fn resolve_with(
     provider: &str,
     explicit: Option<&str>,
     storage: &AuthStorage,
-    env_key: &dyn Fn() -> Option<String>,
+    env_key: &(dyn Fn() -> Option<String> + Sync),
     models_json_key: Option<&str>,
-    now_ms: i64,
+    options: &ResolveOptions,
+    now: &(dyn Fn() -> i64 + Sync),
 ) -> Result<Option<String>, AuthError> {
     if let Some(key) = explicit.map(str::trim).filter(|k| !k.is_empty()) {
         return Ok(Some(key.to_owned()));
     }
     if let Some(credential) = storage.get(provider)? {
-        return stored_key(provider, &credential, now_ms).map(Some);
+        return stored_key(provider, &credential, storage, options, now)
+            .await
+            .map(Some);
     }
     if let Some(key) = env_key() {
         return Ok(Some(key));
@@ -365,164 +112,34 @@ fn resolve_with(
     }
 }
 
-/// The key a stored credential yields at time `now_ms`.
-fn stored_key(provider: &str, credential: &Credential, now_ms: i64) -> Result<String, AuthError> {
+/// The key a stored credential yields now, refreshing an OAuth login when it is due.
+async fn stored_key(
+    provider: &str,
+    credential: &Credential,
+    storage: &AuthStorage,
+    options: &ResolveOptions,
+    now: &(dyn Fn() -> i64 + Sync),
+) -> Result<String, AuthError> {
     match credential {
         Credential::ApiKey { key, .. } => {
             resolve_config_value(key)?.ok_or_else(|| AuthError::EmptyStoredKey {
                 provider: provider.to_owned(),
             })
         }
-        // Seam for OAuth refresh: when `expires - now` falls inside the refresh
-        // window (5 min), lock the store, re-read, call the provider's refresh, save, then use the
-        // new token. Until refresh exists an expired token must send the user to /login.
         Credential::OAuth {
             access, expires, ..
         } => {
-            if *expires <= now_ms {
-                Err(AuthError::OAuthExpired {
+            let Some(sign_in) = crate::oauth::SignIn::for_provider(provider) else {
+                return Err(AuthError::WrongType {
                     provider: provider.to_owned(),
-                })
-            } else {
-                Ok(access.clone())
-            }
-        }
-    }
-}
-
-/// Longest a `!command` value may run.
-const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Resolves a config value (models.json `apiKey`/`headers`, stored keys) the way pi does:
-/// - `!command` runs the command in a shell and yields its trimmed standard output;
-/// - `$VAR` and `${VAR}` are replaced by environment variables (an unset one leaves the whole
-///   value unresolved: `Ok(None)`);
-/// - `$$` stands for `$` and `$!` for `!`;
-/// - anything else is literal.
-///
-/// An empty result is `Ok(None)`. A failing command is an error carrying its stderr.
-pub fn resolve_config_value(raw: &str) -> Result<Option<String>, AuthError> {
-    let value = match raw.strip_prefix('!') {
-        Some(command) => Some(run_command(command.trim())?),
-        None => interpolate(raw, &|name| std::env::var(name).ok()),
-    };
-    Ok(value.filter(|v| !v.is_empty()))
-}
-
-/// `$VAR` / `${VAR}` / `$$` / `$!` expansion; `None` when a variable is unset.
-fn interpolate(raw: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (replacement, consumed) = expand_dollar(after, lookup)?;
-        out.push_str(&replacement);
-        rest = &after[consumed..];
-    }
-    out.push_str(rest);
-    Some(out)
-}
-
-/// Expands what follows one `$`: returns the text and how many bytes after the `$` it used.
-fn expand_dollar(after: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<(String, usize)> {
-    let is_name_start = |c: char| c == '_' || c.is_ascii_alphabetic();
-    let name_len = |s: &str| {
-        s.char_indices()
-            .find(|&(_, c)| !(c == '_' || c.is_ascii_alphanumeric()))
-            .map_or(s.len(), |(i, _)| i)
-    };
-    match after.chars().next() {
-        Some('$') => Some(("$".to_owned(), 1)),
-        Some('!') => Some(("!".to_owned(), 1)),
-        Some('{') => {
-            let inner = &after[1..];
-            match inner.find('}') {
-                Some(end) if end > 0 && name_len(&inner[..end]) == end => {
-                    Some((lookup(&inner[..end])?, end + 2))
-                }
-                // Not a well-formed `${NAME}`: keep the `$` literally.
-                _ => Some(("$".to_owned(), 0)),
-            }
-        }
-        Some(c) if is_name_start(c) => {
-            let len = name_len(after);
-            Some((lookup(&after[..len])?, len))
-        }
-        _ => Some(("$".to_owned(), 0)),
-    }
-}
-
-fn shell(command: &str) -> Command {
-    #[cfg(windows)]
-    {
-        let mut cmd = Command::new("cmd");
-        cmd.args(["/C", command]);
-        cmd
-    }
-    #[cfg(not(windows))]
-    {
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", command]);
-        cmd
-    }
-}
-
-/// Runs `command` in a shell and returns its trimmed stdout.
-fn run_command(command: &str) -> Result<String, AuthError> {
-    let mut child = shell(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| AuthError::CommandSpawn {
-            command: command.to_owned(),
-            source,
-        })?;
-    // Pipes are drained on threads so a chatty command cannot block on a full pipe.
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let deadline = Instant::now() + COMMAND_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(AuthError::CommandTimeout {
-                    command: command.to_owned(),
-                    timeout: COMMAND_TIMEOUT,
                 });
+            };
+            if !crate::oauth::refresh::needs_refresh(*expires, now(), options) {
+                return Ok(access.clone());
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(source) => {
-                return Err(AuthError::CommandSpawn {
-                    command: command.to_owned(),
-                    source,
-                });
-            }
+            crate::oauth::refresh::refreshed_access(provider, sign_in, storage, options, now).await
         }
-    };
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    if !status.success() {
-        return Err(AuthError::CommandFailed {
-            command: command.to_owned(),
-            status: status.to_string(),
-            stderr,
-        });
     }
-    Ok(stdout.trim().to_owned())
-}
-
-fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
 }
 
 /// Request headers from three layers, later layers winning: the model's configured headers,
@@ -555,50 +172,7 @@ pub fn merge_header_layers(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(name: &str) -> Option<String> {
-        match name {
-            "HOME_KEY" => Some("abc".to_owned()),
-            "EMPTY" => Some(String::new()),
-            _ => None,
-        }
-    }
-
-    #[test]
-    fn interpolation_rules() {
-        let cases: &[(&str, Option<&str>)] = &[
-            ("plain-key", Some("plain-key")),
-            ("$HOME_KEY", Some("abc")),
-            ("${HOME_KEY}", Some("abc")),
-            ("pre-${HOME_KEY}-post", Some("pre-abc-post")),
-            ("$HOME_KEY.x", Some("abc.x")),
-            ("$$HOME_KEY", Some("$HOME_KEY")),
-            ("$!cmd", Some("!cmd")),
-            ("cost $5", Some("cost $5")),
-            ("${not closed", Some("${not closed")),
-            ("trailing $", Some("trailing $")),
-            ("$EMPTY", Some("")),
-            ("$MISSING_VAR", None),
-            ("a ${MISSING_VAR} b", None),
-        ];
-        for (raw, expected) in cases {
-            assert_eq!(interpolate(raw, &env).as_deref(), *expected, "{raw}");
-        }
-    }
-
-    #[test]
-    fn expired_oauth_is_an_error_and_valid_oauth_yields_access() {
-        let credential = Credential::OAuth {
-            access: "tok".into(),
-            refresh: "ref".into(),
-            expires: 1_000,
-            extra: Map::new(),
-        };
-        assert_eq!(stored_key("anthropic", &credential, 999).unwrap(), "tok");
-        let err = stored_key("anthropic", &credential, 1_000).unwrap_err();
-        assert!(matches!(err, AuthError::OAuthExpired { .. }));
-        assert!(err.to_string().contains("log in again"));
-    }
+    use serde_json::Map;
 
     fn oauth(expires: i64) -> Credential {
         Credential::OAuth {
@@ -609,51 +183,96 @@ mod tests {
         }
     }
 
-    #[test]
-    fn precedence_explicit_then_stored_then_env_then_models_json() {
-        let env = || Some("from-env".to_owned());
-        let no_env = || None;
+    async fn resolve(
+        provider: &str,
+        explicit: Option<&str>,
+        store: &AuthStorage,
+        env: &(dyn Fn() -> Option<String> + Sync),
+        models_json: Option<&str>,
+        options: &ResolveOptions,
+    ) -> Result<Option<String>, AuthError> {
+        resolve_with(provider, explicit, store, env, models_json, options, &|| 0).await
+    }
+
+    #[tokio::test]
+    async fn precedence_explicit_then_stored_then_env_then_models_json() {
+        fn env() -> Option<String> {
+            Some("from-env".to_owned())
+        }
+        fn no_env() -> Option<String> {
+            None
+        }
         let store = AuthStorage::in_memory();
-        let resolve = |explicit, env: &dyn Fn() -> Option<String>, models_json| {
-            resolve_with("openai", explicit, &store, env, models_json, 0).unwrap()
+        let o = ResolveOptions::default();
+        let r = |explicit, env: &'static (dyn Fn() -> Option<String> + Sync), json| {
+            let (store, o) = (&store, &o);
+            async move {
+                resolve("openai", explicit, store, env, json, o)
+                    .await
+                    .unwrap()
+            }
         };
-        assert_eq!(resolve(None, &no_env, None), None);
+        assert_eq!(r(None, &no_env, None).await, None);
         assert_eq!(
-            resolve(None, &no_env, Some("from-json")).as_deref(),
+            r(None, &no_env, Some("from-json")).await.as_deref(),
             Some("from-json")
         );
         assert_eq!(
-            resolve(None, &env, Some("from-json")).as_deref(),
+            r(None, &env, Some("from-json")).await.as_deref(),
             Some("from-env")
         );
         store.set("openai", &Credential::api_key("stored")).unwrap();
         assert_eq!(
-            resolve(None, &env, Some("from-json")).as_deref(),
+            r(None, &env, Some("from-json")).await.as_deref(),
             Some("stored")
         );
         assert_eq!(
-            resolve(Some("explicit"), &env, Some("x")).as_deref(),
+            r(Some("explicit"), &env, Some("x")).await.as_deref(),
             Some("explicit")
         );
-        assert_eq!(resolve(Some("  "), &env, None).as_deref(), Some("stored"));
+        assert_eq!(r(Some("  "), &env, None).await.as_deref(), Some("stored"));
     }
 
-    #[test]
-    fn expired_stored_oauth_never_falls_back_to_the_environment() {
+    #[tokio::test]
+    async fn valid_oauth_yields_access_and_a_wrong_type_never_falls_back() {
         let store = AuthStorage::in_memory();
-        store.set("anthropic", &oauth(1_000)).unwrap();
         let env = || Some("from-env".to_owned());
-        let err = resolve_with("anthropic", None, &store, &env, Some("json"), 2_000).unwrap_err();
-        assert!(matches!(err, AuthError::OAuthExpired { ref provider } if provider == "anthropic"));
-        let ok = resolve_with("anthropic", None, &store, &env, None, 500).unwrap();
+        let o = ResolveOptions::default();
+        store.set("anthropic", &oauth(10 * 60_000)).unwrap();
+        let ok = resolve("anthropic", None, &store, &env, None, &o)
+            .await
+            .unwrap();
         assert_eq!(ok.as_deref(), Some("access-token"));
+        // No OAuth sign-in exists for openai: a stored OAuth login there is an error.
+        store.set("openai", &oauth(10 * 60_000)).unwrap();
+        let err = resolve("openai", None, &store, &env, Some("json"), &o)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AuthError::WrongType { ref provider } if provider == "openai"));
+        assert!(err.to_string().contains("pi auth login openai"), "{err}");
         // An explicit key still wins over the broken stored credential.
-        let explicit = resolve_with("anthropic", Some("k"), &store, &env, None, 2_000).unwrap();
+        let explicit = resolve("openai", Some("k"), &store, &env, None, &o)
+            .await
+            .unwrap();
         assert_eq!(explicit.as_deref(), Some("k"));
     }
 
-    #[test]
-    fn stored_key_that_resolves_to_nothing_is_an_error() {
+    #[tokio::test]
+    async fn a_cancelled_refresh_is_an_error_and_keeps_the_stored_login() {
+        let store = AuthStorage::in_memory();
+        store.set("anthropic", &oauth(60_000)).unwrap();
+        let options = ResolveOptions::default();
+        options.cancel.cancel();
+        let env = || Some("from-env".to_owned());
+        let err = resolve("anthropic", None, &store, &env, None, &options)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AuthError::RefreshCancelled { .. }), "{err}");
+        assert_eq!(store.get("anthropic").unwrap(), Some(oauth(60_000)));
+    }
+
+    #[tokio::test]
+    async fn stored_key_that_resolves_to_nothing_is_an_error() {
         let store = AuthStorage::in_memory();
         store
             .set(
@@ -662,7 +281,10 @@ mod tests {
             )
             .unwrap();
         let env = || Some("from-env".to_owned());
-        let err = resolve_with("openai", None, &store, &env, None, 0).unwrap_err();
+        let o = ResolveOptions::default();
+        let err = resolve("openai", None, &store, &env, None, &o)
+            .await
+            .unwrap_err();
         assert!(matches!(err, AuthError::EmptyStoredKey { .. }));
     }
 }

@@ -10,7 +10,7 @@ use crate::protocol::{HttpRequest, Protocol, ResponseReader};
 use crate::retry::{self, Decision, Failure};
 use crate::stream::{ApiProvider, AssistantMessageEventStream, EventSender};
 use crate::types::{Context, Model, StopReason};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 /// Runs an HTTP+SSE [`Protocol`] as an [`ApiProvider`].
@@ -27,6 +27,13 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             .api_key
             .clone()
             .or_else(|| crate::auth::env_api_key(&model.provider));
+        let copilot;
+        let model = if model.provider == crate::providers::copilot::PROVIDER {
+            copilot = crate::providers::copilot::prepare(model, context, api_key.as_deref());
+            &copilot
+        } else {
+            model
+        };
         // Fit the history to this model (images, foreign thinking, tool-call ids) on a copy:
         // the caller's messages are what the session stores and must stay untouched.
         let context = Context {
@@ -43,11 +50,44 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
         let (tx, stream) = AssistantMessageEventStream::channel(model);
-        let reader = ResponseReader::new(&self.0, model);
+        let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
+        let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
         tokio::spawn(run_request(request, reader, options, tx, provider));
         stream
     }
+}
+
+/// The built-in protocol adapters over HTTP, by `api` value.
+pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
+    vec![
+        (
+            "anthropic-messages",
+            Arc::new(HttpProvider(crate::providers::anthropic::AnthropicMessages)),
+        ),
+        (
+            "openai-completions",
+            Arc::new(HttpProvider(
+                crate::providers::openai_completions::OpenAiCompletions,
+            )),
+        ),
+        (
+            "openai-responses",
+            Arc::new(HttpProvider(
+                crate::providers::openai_responses::OpenAiResponses,
+            )),
+        ),
+        (
+            "openai-codex-responses",
+            Arc::new(HttpProvider(
+                crate::providers::openai_codex::OpenAiCodexResponses,
+            )),
+        ),
+        (
+            "google-generative-ai",
+            Arc::new(HttpProvider(crate::providers::google::GoogleGenerativeAi)),
+        ),
+    ]
 }
 
 fn http_client() -> &'static reqwest::Client {

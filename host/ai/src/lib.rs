@@ -1,16 +1,22 @@
 //! pi-ai: model access for pi.
 //!
 //! One entry point, [`stream()`], turns a [`Model`], a [`Context`] and [`StreamOptions`] into an
-//! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the four wire
-//! protocols; failures of any kind end the stream with an `error` event, never a panic.
+//! [`AssistantMessageEventStream`]. Protocol adapters (`providers`) speak the wire protocols
+//! (the four public APIs and the ChatGPT backend); failures of any kind end the stream with an
+//! `error` event, never a panic. `auth` resolves the credential of each request and `oauth`
+//! signs in and refreshes.
 
 pub mod api_registry;
 pub mod auth;
+mod auth_error;
+mod auth_store;
 pub mod classify;
+mod config_value;
 pub mod event;
 pub mod file_lock;
 pub mod http;
 pub mod models;
+pub mod oauth;
 pub mod options;
 pub mod partial_json;
 pub mod protocol;
@@ -24,7 +30,7 @@ pub mod transform;
 pub mod types;
 
 pub use api_registry::{ApiRegistry, complete, registry, stream};
-pub use auth::{AuthError, AuthStorage, Credential, resolve_api_key};
+pub use auth::{AuthError, AuthStorage, Credential, ResolveOptions, resolve_api_key};
 pub use classify::{is_context_overflow, is_retryable_error};
 pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
 pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};

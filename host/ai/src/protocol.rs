@@ -44,6 +44,18 @@ pub trait Protocol: Send + Sync + 'static {
     /// A fresh decoder for one response.
     fn decoder(&self, model: &Model) -> Box<dyn Decoder>;
 
+    /// The decoder for the answer to a request built from `context` with `api_key` (an
+    /// adapter that renamed tools for the wire names them back). [`decoder`](Self::decoder)
+    /// by default.
+    fn request_decoder(
+        &self,
+        model: &Model,
+        _context: &Context,
+        _api_key: Option<&str>,
+    ) -> Box<dyn Decoder> {
+        self.decoder(model)
+    }
+
     /// Rewrites a tool-call id into a form this protocol accepts (used by `transform_messages`
     /// on histories from other providers). Identity by default.
     fn normalize_tool_call_id(&self, id: &str) -> String {
@@ -70,9 +82,14 @@ pub struct ResponseReader {
 
 impl ResponseReader {
     pub fn new(protocol: &dyn Protocol, model: &Model) -> Self {
+        Self::with_decoder(protocol.decoder(model), model)
+    }
+
+    /// A reader feeding `decoder`.
+    pub fn with_decoder(decoder: Box<dyn Decoder>, model: &Model) -> Self {
         ResponseReader {
             sse: SseParser::new(),
-            decoder: protocol.decoder(model),
+            decoder,
             builder: MessageBuilder::new(AssistantMessage::empty_for(model)),
             failed: None,
             cost: model.cost,

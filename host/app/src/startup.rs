@@ -689,7 +689,8 @@ pub fn no_model_message(agent_dir: &Path) -> String {
          \x20      export OPENAI_API_KEY=...        (OpenAI)\n\
          \x20      export GEMINI_API_KEY=...        (Google Gemini)\n\
          \x20      export OPENROUTER_API_KEY=...    (OpenRouter)\n\
-         \x20 2. Start pi interactively and run /login <provider>.\n\
+         \x20 2. Sign in or store a key: pi auth login <provider> (or /login <provider> in\n\
+         \x20    interactive pi).\n\
          \x20 3. Pass --provider <name> --model <id> --api-key <key> for one run.\n\
          \x20 4. Use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio): add it to\n\
          \x20    {path}, e.g.\n\
@@ -710,7 +711,8 @@ pub fn no_api_key_message(model: &Model, agent_dir: &Path) -> String {
     };
     format!(
         "No API key for provider \"{provider}\" (model {provider}/{id}).\n\
-         To fix it: {env_hint}run /login {provider} in interactive pi, pass --api-key <key>, \
+         To fix it: {env_hint}run `pi auth login {provider}` (or /login {provider} in \
+         interactive pi), pass --api-key <key>, \
          or give the provider an \"apiKey\" in {models_json}.",
         provider = model.provider,
         id = model.id,

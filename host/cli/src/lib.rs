@@ -2,6 +2,7 @@
 //! and RPC modes, each a thin face over pi-app's typed API. JSON is produced only here.
 
 pub mod args;
+pub mod auth;
 pub mod ext;
 pub mod file_args;
 pub mod list_models;

@@ -13,7 +13,7 @@ pub fn render(registry: &ModelRegistry, auth: &AuthStorage, search: &str) -> Str
     if models.is_empty() {
         return if search.trim().is_empty() {
             "No models available. Set an API key environment variable (e.g. ANTHROPIC_API_KEY), \
-             run /login, or add a provider to models.json.\n"
+             run `pi auth login <provider>`, or add a provider to models.json.\n"
                 .to_owned()
         } else {
             format!("No models match \"{}\".\n", search.trim())

@@ -43,6 +43,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     if argv.get(1).is_some_and(crate::ext::is_package_command) {
         return crate::ext::main(argv);
     }
+    if argv.get(1).is_some_and(crate::auth::is_auth_command) {
+        return crate::auth::main(argv);
+    }
     let args = match Args::try_parse_argv(argv) {
         Ok(args) => args,
         Err(error) => {

@@ -14,9 +14,13 @@
 //! a scripted [`Turn`] is decided by the request's path. An empty queue answers 500
 //! "mock: no scripted reply", so a test that sends more requests than it scripted fails loudly.
 //! Each connection serves one request and is closed afterwards.
+//!
+//! [`oauth::MockOAuth`] is its sign-in counterpart: authorize, token, refresh and device-code
+//! endpoints on loopback, and a browser stand-in ([`oauth::browse`]).
 
 pub mod errors;
 mod http;
+pub mod oauth;
 mod render;
 mod reply;
 mod server;

@@ -694,10 +694,29 @@ async fn get_api_key_supplies_the_key_of_each_request() {
     let mut hooks = rig.hooks();
     hooks.get_api_key = Some(Arc::new(|provider| {
         let key = format!("key-for-{provider}");
-        Box::pin(async move { Some(key) })
+        Box::pin(async move { Ok(Some(key)) })
     }));
     rig.agent.set_hooks(hooks);
     rig.prompt("hi").await;
     let request = &rig.mock.requests()[0];
     assert_eq!(request.header("x-api-key"), Some("key-for-mock"));
+}
+
+#[tokio::test]
+async fn an_auth_error_ends_the_turn_without_sending_the_request() {
+    let rig = Rig::new_script(script![Turn::text("never sent")]);
+    let mut hooks = rig.hooks();
+    hooks.get_api_key = Some(Arc::new(|provider| {
+        let error = format!("no login for {provider}");
+        Box::pin(async move { Err(error) })
+    }));
+    rig.agent.set_hooks(hooks);
+    rig.prompt("hi").await;
+    assert!(rig.mock.requests().is_empty());
+    let last = rig.agent.messages().last().cloned().unwrap();
+    let AgentMessage::Llm(Message::Assistant(message)) = last else {
+        panic!("expected an assistant message, got {last:?}");
+    };
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(message.error_message.as_deref(), Some("no login for mock"));
 }

@@ -5,10 +5,11 @@ use crate::types::Model;
 use std::sync::LazyLock;
 
 /// The `api` values the built-in adapters speak (and that models.json may name).
-pub const SUPPORTED_APIS: [&str; 4] = [
+pub const SUPPORTED_APIS: [&str; 5] = [
     "anthropic-messages",
     "openai-completions",
     "openai-responses",
+    "openai-codex-responses",
     "google-generative-ai",
 ];
 

@@ -200,3 +200,75 @@ fn merge_headers_later_layers_win_case_insensitively() {
     );
     assert_eq!(merge_headers(None, &auth, &BTreeMap::new()), auth);
 }
+
+/// Set in the child process that [`kill_during_a_write_leaves_a_valid_file`] starts: the
+/// path of the store it rewrites until it is killed.
+const WRITER_ENV: &str = "PI_TEST_AUTH_WRITER";
+
+/// A real process rewriting auth.json in a loop is killed (SIGKILL) at several moments; each
+/// time the file left behind is a complete, private store (the write is temp + rename).
+#[test]
+fn kill_during_a_write_leaves_a_valid_file() {
+    if let Some(path) = std::env::var_os(WRITER_ENV) {
+        let store = AuthStorage::open(std::path::PathBuf::from(path)).unwrap();
+        let padding = "x".repeat(256 * 1024);
+        for n in 0u64.. {
+            let credential = Credential::OAuth {
+                access: format!("access-{n}-{padding}"),
+                refresh: format!("refresh-{n}"),
+                expires: i64::try_from(n).unwrap(),
+                extra: serde_json::Map::new(),
+            };
+            store.set("anthropic", &credential).unwrap();
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("auth.json");
+    std::fs::write(
+        &path,
+        r#"{"openai": {"type": "api_key", "key": "sk-kept", "note": 1}}"#,
+    )
+    .unwrap();
+    for round in 0..5u64 {
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "auth::kill_during_a_write_leaves_a_valid_file",
+                "--nocapture",
+            ])
+            .env(WRITER_ENV, &path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Let it complete a few writes (each changes the file), then kill it wherever it is.
+        let mut seen = std::collections::HashSet::new();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while seen.len() < 3 + round as usize && std::time::Instant::now() < deadline {
+            // Every read sees a whole file: the writer only ever renames complete ones in.
+            let now = read_json(&path);
+            if let Some(refresh) = now["anthropic"]["refresh"].as_str() {
+                seen.insert(refresh.to_owned());
+            }
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let stored = read_json(&path);
+        assert_eq!(
+            stored["openai"],
+            json!({"type": "api_key", "key": "sk-kept", "note": 1})
+        );
+        let store = AuthStorage::open(&path).unwrap();
+        assert!(matches!(
+            store.get("anthropic").unwrap(),
+            Some(Credential::OAuth { .. })
+        ));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+}

@@ -76,14 +76,18 @@ struct Produced {
 impl AgentSession {
     /// The requester summary calls use: the current model and key, the agent's stream function,
     /// the session's retry policy, and `abort` as cancellation.
-    pub(super) fn summary_requester(&self) -> Result<SummaryRequester, String> {
-        self.requester_for(self.model())
+    pub(super) async fn summary_requester(&self) -> Result<SummaryRequester, String> {
+        self.requester_for(self.model()).await
     }
 
     /// [`summary_requester`](Self::summary_requester) for another model (its own key).
-    pub(super) fn requester_for(&self, model: pi_ai::Model) -> Result<SummaryRequester, String> {
+    pub(super) async fn requester_for(
+        &self,
+        model: pi_ai::Model,
+    ) -> Result<SummaryRequester, String> {
         let api_key = self
             .resolve_api_key(&model.provider)
+            .await
             .map_err(|e| e.to_string())?;
         let weak = Arc::downgrade(&self.inner);
         Ok(SummaryRequester {
@@ -224,7 +228,10 @@ impl AgentSession {
                 }
             }
         }
-        let requester = self.summary_requester().map_err(CompactFailure::Failed)?;
+        let requester = self
+            .summary_requester()
+            .await
+            .map_err(CompactFailure::Failed)?;
         match summarize_preparation(prep, &requester, focus).await {
             Ok(output) => Ok(Produced {
                 summary: output.summary,

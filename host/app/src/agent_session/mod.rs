@@ -53,7 +53,9 @@ pub enum AgentSessionError {
     Busy,
     #[error("Compaction is in progress. Wait for it to finish.")]
     Compacting,
-    #[error("No API key found for {0}. Run '/login {0}' or set an API key.")]
+    #[error(
+        "No API key found for {0}. Run `pi auth login {0}` (or /login {0} in interactive pi) or set an API key."
+    )]
     NoApiKey(String),
     #[error(transparent)]
     Auth(#[from] pi_ai::AuthError),
@@ -237,7 +239,17 @@ impl AgentSession {
         let get_api_key: pi_agent::GetApiKeyFn = Arc::new(move |provider| {
             let session = AgentSession::from_weak(&key_weak);
             let provider = provider.to_owned();
-            Box::pin(async move { session.and_then(|s| s.resolve_api_key(&provider).ok()?) })
+            Box::pin(async move {
+                match session {
+                    // A stored credential that fails is the run's error, never "no key" (the
+                    // adapter would then read the environment).
+                    Some(session) => session
+                        .resolve_api_key(&provider)
+                        .await
+                        .map_err(|e| e.to_string()),
+                    None => Ok(None),
+                }
+            })
         });
         let convert_weak = weak.clone();
         let convert_to_llm: pi_agent::ConvertToLlmFn = Arc::new(move |messages| {
@@ -337,8 +349,10 @@ impl AgentSession {
         messages: Vec<AgentMessage>,
     ) -> Result<(), AgentSessionError> {
         self.ensure_idle()?;
+        // A fresh token first: an earlier abort must not cancel this prompt's refresh.
+        self.reset_cancel();
         let provider = self.model().provider;
-        if self.resolve_api_key(&provider)?.is_none() {
+        if self.resolve_api_key(&provider).await?.is_none() {
             return Err(AgentSessionError::NoApiKey(provider));
         }
         {
@@ -346,7 +360,6 @@ impl AgentSession {
             run.overflow_recovery_attempted = false;
             run.retry_attempt = 0;
         }
-        self.reset_cancel();
         self.check_before_prompt().await;
         self.inner
             .agent
@@ -510,19 +523,32 @@ impl AgentSession {
         lock(&self.inner.cancel).clone()
     }
 
-    /// The key for `provider`: `--api-key`, stored credential, environment, `models.json`.
-    fn resolve_api_key(&self, provider: &str) -> Result<Option<String>, AgentSessionError> {
+    /// The key for `provider`: `--api-key`, stored credential (an OAuth login refreshed when
+    /// less than max(5 min, `minOAuthValidityMs`) remains; `abort` cancels the refresh),
+    /// environment, `models.json`.
+    async fn resolve_api_key(&self, provider: &str) -> Result<Option<String>, AgentSessionError> {
         let models_key = self
             .inner
             .registry
             .as_ref()
             .and_then(|r| r.provider_api_key(provider).map(str::to_owned));
+        let min_validity = lock(&self.inner.settings)
+            .get("minOAuthValidityMs")
+            .and_then(serde_json::Value::as_u64)
+            .map_or(pi_ai::oauth::REFRESH_WINDOW, Duration::from_millis);
+        let options = pi_ai::ResolveOptions {
+            min_validity,
+            cancel: self.cancel_token(),
+            ..pi_ai::ResolveOptions::default()
+        };
         Ok(pi_ai::resolve_api_key(
             provider,
             self.inner.api_key.as_deref(),
             &self.inner.auth,
             models_key.as_deref(),
-        )?)
+            &options,
+        )
+        .await?)
     }
 
     fn retry_policy(&self) -> RetryPolicy {

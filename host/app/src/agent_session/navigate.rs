@@ -124,7 +124,10 @@ impl AgentSession {
             .unwrap_or(DEFAULT_CONTEXT_WINDOW);
         let reserve = self.with_settings(|s| s.branch_summary().reserve_tokens);
         let (messages, file_ops) = prepare_branch_entries(entries, window.saturating_sub(reserve));
-        let requester = self.summary_requester().map_err(SummaryError::Failed)?;
+        let requester = self
+            .summary_requester()
+            .await
+            .map_err(SummaryError::Failed)?;
         generate_branch_summary(
             &messages,
             &file_ops,

@@ -152,7 +152,7 @@ fn compactor_gets_the_error_of_a_missing_credential() {
     let (summary, _) = compact(&pi, rpc, "llm:keyless/locked-model");
     assert_eq!(
         summary,
-        "model unavailable: No API key found for keyless. Run '/login keyless' or set an API key."
+        "model unavailable: No API key found for keyless. Run `pi auth login keyless` (or /login keyless in interactive pi) or set an API key."
     );
     assert_eq!(pi.mock.requests().len(), before, "nothing was sent");
 }

@@ -3,6 +3,8 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_auth;
+mod cli_auth_requests;
 mod cli_export;
 mod cli_extension_models;
 mod cli_extension_sources;

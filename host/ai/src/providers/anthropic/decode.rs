@@ -66,6 +66,26 @@ pub struct AnthropicDecoder {
     /// Why the model stopped, in its words (`stop_details.explanation`), for refusals.
     stop_explanation: Option<String>,
     message_stopped: bool,
+    /// The request's tool names, when tool calls come back under other casing (Claude Code's,
+    /// for subscription tokens): a call is named after the tool it matches.
+    tool_names: Vec<String>,
+}
+
+impl AnthropicDecoder {
+    /// A decoder that names tool calls back after `tool_names` (case-insensitive match).
+    pub fn with_tool_names(tool_names: Vec<String>) -> Self {
+        AnthropicDecoder {
+            tool_names,
+            ..AnthropicDecoder::default()
+        }
+    }
+
+    fn tool_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.tool_names
+            .iter()
+            .find(|t| t.eq_ignore_ascii_case(name))
+            .map_or(name, String::as_str)
+    }
 }
 
 impl Decoder for AnthropicDecoder {
@@ -154,7 +174,8 @@ impl AnthropicDecoder {
                 index
             }
             "tool_use" => {
-                let index = out.start_tool_call(block.id.or_empty(), block.name.or_empty());
+                let name = self.tool_name(block.name.or_empty());
+                let index = out.start_tool_call(block.id.or_empty(), name);
                 // Streaming sends `input: {}` and the real input as deltas; a non-empty input
                 // here means a server that sends it whole.
                 if let Some(input) = block.input.as_deref().filter(|v| is_nonempty_object(v)) {

@@ -11,17 +11,83 @@ use serde_json::{Map, Value, json};
 /// output limit.
 const MIN_ANSWER_TOKENS: u64 = 1024;
 
-pub(super) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+/// Claude Code's tool names. A subscription token's requests name tools the way Claude Code
+/// does, so pi's tools whose names match one case-insensitively are sent in this casing (and
+/// named back by the decoder).
+const CLAUDE_CODE_TOOLS: [&str; 17] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// `name` in Claude Code's casing when it is one of Claude Code's tools.
+pub(super) fn claude_code_name(name: &str) -> &str {
+    CLAUDE_CODE_TOOLS
+        .into_iter()
+        .find(|cc| cc.eq_ignore_ascii_case(name))
+        .unwrap_or(name)
+}
+
+/// Renames the tool definitions and the history's tool calls to Claude Code's casing.
+fn use_claude_code_names(body: &mut Map<String, Value>) {
+    let rename = |item: &mut Value| {
+        if let Some(Value::String(name)) = item.get_mut("name") {
+            *name = claude_code_name(name).to_owned();
+        }
+    };
+    if let Some(Value::Array(tools)) = body.get_mut("tools") {
+        tools.iter_mut().for_each(rename);
+    }
+    if let Some(Value::Array(messages)) = body.get_mut("messages") {
+        for message in messages {
+            if let Some(Value::Array(blocks)) = message.get_mut("content") {
+                blocks
+                    .iter_mut()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .for_each(rename);
+            }
+        }
+    }
+}
+
+/// The first system block of a request made with a Claude Pro/Max OAuth token.
+pub(super) const OAUTH_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+
+pub(super) fn build_body(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    oauth: bool,
+) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     let limits = limits(model, options);
     body.insert("max_tokens".into(), json!(limits.max_tokens));
     body.insert("stream".into(), json!(true));
-    if let Some(system) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]),
-        );
+    let mut system = Vec::new();
+    if oauth {
+        system.push(json!({"type": "text", "text": OAUTH_IDENTITY}));
+    }
+    if let Some(prompt) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        system
+            .push(json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}));
+    }
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
     }
     body.insert("messages".into(), Value::Array(messages(&context.messages)));
     if !context.tools.is_empty() {
@@ -40,6 +106,9 @@ pub(super) fn build_body(model: &Model, context: &Context, options: &StreamOptio
                 body.insert("temperature".into(), json!(t));
             }
         }
+    }
+    if oauth {
+        use_claude_code_names(&mut body);
     }
     Value::Object(body)
 }
@@ -297,7 +366,7 @@ mod tests {
 
     #[test]
     fn full_context_body() {
-        let body = build_body(&model(), &context(), &StreamOptions::default());
+        let body = build_body(&model(), &context(), &StreamOptions::default(), false);
         let expected = json!({
             "model": "claude-test",
             "max_tokens": 64000,
@@ -340,7 +409,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let body = build_body(&model(), &ctx, &StreamOptions::default());
+        let body = build_body(&model(), &ctx, &StreamOptions::default(), false);
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 1);
         assert_eq!(
@@ -357,7 +426,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Off),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options);
+        let body = build_body(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000));
         assert_eq!(body["temperature"], json!(0.5));
         assert!(body.get("thinking").is_none());
@@ -371,7 +440,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Medium),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options);
+        let body = build_body(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000 + 8192));
         assert_eq!(
             body["thinking"],
@@ -420,7 +489,7 @@ mod tests {
             temperature: Some(0.2),
             ..Default::default()
         };
-        let body = build_body(&m, &Context::default(), &options);
+        let body = build_body(&m, &Context::default(), &options, false);
         assert!(body.get("thinking").is_none());
         assert_eq!(body["max_tokens"], json!(64000));
         assert_eq!(body["temperature"], json!(0.2));

@@ -6,6 +6,8 @@ mod decode;
 mod request;
 mod wire;
 
+pub(crate) use request::build_body as request_body;
+
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
 use crate::providers::openai_completions::bearer_headers;

@@ -1,0 +1,448 @@
+//! `pi auth login|logout|status|check|print-api-key|print-bearer-token`: sign-in and
+//! credential checks without starting a session. Dispatched before the normal flag parsing,
+//! like `pi ext`.
+//!
+//! `check` and `status` never contact a server: they say whether each credential is usable
+//! as stored (exit 0 ready, 1 something not ready, 2 something invalid). The `print-*`
+//! commands resolve exactly as a model request does (refreshing an OAuth login when due).
+
+mod ui;
+
+use clap::{Parser, Subcommand};
+use pi_ai::oauth::{LoginOptions, SignIn};
+use pi_ai::{AuthStorage, Credential, ResolveOptions};
+use serde_json::{Value, json};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Whether `first` starts an auth command.
+pub fn is_auth_command(first: &OsString) -> bool {
+    first == "auth"
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "pi auth",
+    about = "Sign in to providers and check the stored credentials (auth.json)"
+)]
+struct AuthArgs {
+    #[command(subcommand)]
+    command: AuthCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum AuthCommand {
+    /// Sign in: OAuth for anthropic, openai-codex, github-copilot, openrouter, xai and
+    /// kimi-coding; an API key (read from stdin) for every other provider, and with --api-key
+    Login {
+        /// Provider id, as auth.json keys it (anthropic, openai-codex, groq, …)
+        provider: String,
+        /// Store an API key (read from stdin) instead of signing in with OAuth
+        #[arg(long)]
+        api_key: bool,
+        /// Do not open a browser; the URL is printed either way
+        #[arg(long)]
+        no_browser: bool,
+        /// GitHub Enterprise domain (github-copilot only), e.g. github.example.com
+        #[arg(long)]
+        domain: Option<String>,
+    },
+    /// Delete the stored credential of a provider
+    Logout {
+        /// Provider id, as auth.json keys it
+        provider: String,
+    },
+    /// The state of each credential (exit 0 all ready, 1 some not ready, 2 some invalid)
+    Status {
+        /// Providers to check (default: every stored one and every one with an env key)
+        providers: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Same as status
+    Check {
+        providers: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the API key (or OAuth access token) a request to the provider would use
+    PrintApiKey {
+        #[arg(long)]
+        provider: String,
+    },
+    /// Print the bearer token for the provider, refreshed first if it expires sooner than
+    /// --min-expiry
+    PrintBearerToken {
+        #[arg(long)]
+        provider: String,
+        /// Least remaining validity, e.g. 30m, 90s, 2h (default and minimum: 5m)
+        #[arg(long, value_parser = parse_duration)]
+        min_expiry: Option<Duration>,
+    },
+}
+
+/// Why an auth command failed (exit 1).
+#[derive(Debug, thiserror::Error)]
+enum AuthCliError {
+    #[error(transparent)]
+    Auth(#[from] pi_ai::AuthError),
+    #[error(transparent)]
+    OAuth(#[from] pi_ai::oauth::OAuthError),
+    #[error("{0}")]
+    Message(String),
+}
+
+/// Runs `pi auth …` and returns the exit code.
+pub fn main(argv: Vec<OsString>) -> i32 {
+    let parsed = match AuthArgs::try_parse_from(
+        std::iter::once(OsString::from("pi auth")).chain(argv.into_iter().skip(2)),
+    ) {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            let _ = error.print();
+            return error.exit_code();
+        }
+    };
+    let agent_dir = pi_session::paths::agent_dir();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("Error: cannot start the runtime: {error}");
+            return 1;
+        }
+    };
+    match runtime.block_on(dispatch(parsed.command, &agent_dir)) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("Error: {error}");
+            1
+        }
+    }
+}
+
+async fn dispatch(command: AuthCommand, agent_dir: &Path) -> Result<i32, AuthCliError> {
+    let auth_path = agent_dir.join("auth.json");
+    match command {
+        AuthCommand::Login {
+            provider,
+            api_key,
+            no_browser,
+            domain,
+        } => {
+            let storage = AuthStorage::open(&auth_path)?;
+            login(&storage, &provider, api_key, no_browser, domain).await?;
+            eprintln!(
+                "Logged in to {provider}; the credential is stored in {}",
+                auth_path.display()
+            );
+            Ok(0)
+        }
+        AuthCommand::Logout { provider } => {
+            let storage = AuthStorage::open(&auth_path)?;
+            if storage.remove(&provider)? {
+                eprintln!("Logged out of {provider}");
+                Ok(0)
+            } else {
+                eprintln!("Nothing stored for {provider} in {}", auth_path.display());
+                Ok(1)
+            }
+        }
+        AuthCommand::Status { providers, json } | AuthCommand::Check { providers, json } => {
+            Ok(check(&auth_path, &providers, json))
+        }
+        AuthCommand::PrintApiKey { provider } => {
+            print_key(agent_dir, &provider, ResolveOptions::default()).await
+        }
+        AuthCommand::PrintBearerToken {
+            provider,
+            min_expiry,
+        } => {
+            let options = ResolveOptions {
+                min_validity: min_expiry.unwrap_or(pi_ai::oauth::REFRESH_WINDOW),
+                ..ResolveOptions::default()
+            };
+            print_key(agent_dir, &provider, options).await
+        }
+    }
+}
+
+async fn login(
+    storage: &AuthStorage,
+    provider: &str,
+    api_key: bool,
+    no_browser: bool,
+    domain: Option<String>,
+) -> Result<(), AuthCliError> {
+    let sign_in = SignIn::for_provider(provider).filter(|_| !api_key);
+    let Some(sign_in) = sign_in else {
+        let key = ui::read_api_key(provider)?;
+        storage.set(provider, &Credential::api_key(key))?;
+        return Ok(());
+    };
+    let ui = ui::CliLoginUi::new(sign_in, !no_browser);
+    let options = LoginOptions {
+        enterprise_domain: domain,
+    };
+    let credential = sign_in.login(&ui, &options).await?;
+    storage.set(provider, &credential)?;
+    Ok(())
+}
+
+async fn print_key(
+    agent_dir: &Path,
+    provider: &str,
+    options: ResolveOptions,
+) -> Result<i32, AuthCliError> {
+    let storage = AuthStorage::open(agent_dir.join("auth.json"))?;
+    let registry =
+        pi_ai::ModelRegistry::load_with_providers(Some(&agent_dir.join("models.json")), &[]);
+    let models_key = registry
+        .as_ref()
+        .ok()
+        .and_then(|r| r.provider_api_key(provider).map(str::to_owned));
+    let key =
+        pi_ai::resolve_api_key(provider, None, &storage, models_key.as_deref(), &options).await?;
+    match key {
+        Some(key) => {
+            println!("{key}");
+            Ok(0)
+        }
+        None => Err(AuthCliError::Message(format!(
+            "no credential for \"{provider}\": run `pi auth login {provider}`{}",
+            env_hint(provider)
+        ))),
+    }
+}
+
+fn env_hint(provider: &str) -> String {
+    match pi_ai::auth::env_var_names(provider).first() {
+        Some(var) => format!(" or set {var}"),
+        None => String::new(),
+    }
+}
+
+/// One provider's state as `check` reports it.
+struct Check {
+    provider: String,
+    state: State,
+    source: &'static str,
+    kind: Option<&'static str>,
+    expires: Option<i64>,
+    message: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum State {
+    Ready,
+    NotReady,
+    Invalid,
+}
+
+impl State {
+    fn as_str(self) -> &'static str {
+        match self {
+            State::Ready => "ready",
+            State::NotReady => "not ready",
+            State::Invalid => "invalid",
+        }
+    }
+
+    fn exit_code(self) -> i32 {
+        match self {
+            State::Ready => 0,
+            State::NotReady => 1,
+            State::Invalid => 2,
+        }
+    }
+}
+
+fn check(auth_path: &PathBuf, providers: &[String], json: bool) -> i32 {
+    let checks = match AuthStorage::open(auth_path) {
+        Ok(storage) => {
+            let names = if providers.is_empty() {
+                default_providers(&storage)
+            } else {
+                providers.to_vec()
+            };
+            names.iter().map(|p| check_one(&storage, p)).collect()
+        }
+        Err(error) => vec![Check {
+            provider: String::new(),
+            state: State::Invalid,
+            source: "auth.json",
+            kind: None,
+            expires: None,
+            message: format!("{error}"),
+        }],
+    };
+    let worst = checks
+        .iter()
+        .map(|c| c.state)
+        .max()
+        .unwrap_or(State::NotReady);
+    if json {
+        let entries: Vec<Value> = checks.iter().map(check_json).collect();
+        println!(
+            "{}",
+            json!({"status": worst.as_str(), "providers": entries})
+        );
+    } else if checks.is_empty() {
+        println!(
+            "No credentials: run `pi auth login <provider>` or set a provider's API key variable."
+        );
+    } else {
+        for c in &checks {
+            println!(
+                "{}: {} ({}) {}",
+                c.provider,
+                c.state.as_str(),
+                c.source,
+                c.message
+            );
+        }
+    }
+    worst.exit_code()
+}
+
+fn check_json(c: &Check) -> Value {
+    json!({
+        "provider": c.provider,
+        "status": c.state.as_str(),
+        "source": c.source,
+        "type": c.kind,
+        "expires": c.expires,
+        "message": c.message,
+    })
+}
+
+/// Every stored provider, then every sign-in provider and known provider with an env key.
+fn default_providers(storage: &AuthStorage) -> Vec<String> {
+    let mut names = storage.providers();
+    let known = pi_ai::ModelRegistry::load_with_providers(None, &[])
+        .map(|r| {
+            r.providers()
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    for provider in known {
+        if !names.contains(&provider) && pi_ai::auth::env_api_key(&provider).is_some() {
+            names.push(provider);
+        }
+    }
+    names
+}
+
+fn check_one(storage: &AuthStorage, provider: &str) -> Check {
+    let mut c = Check {
+        provider: provider.to_owned(),
+        state: State::Ready,
+        source: "auth.json",
+        kind: None,
+        expires: None,
+        message: String::new(),
+    };
+    match storage.get(provider) {
+        Err(error) => (c.state, c.message) = (State::Invalid, error.to_string()),
+        Ok(Some(Credential::ApiKey { key, .. })) => {
+            c.kind = Some("api_key");
+            match pi_ai::auth::resolve_config_value(&key) {
+                Ok(Some(_)) => c.message = "API key".to_owned(),
+                Ok(None) => {
+                    c.state = State::Invalid;
+                    c.message = format!(
+                        "the stored key resolves to nothing: run `pi auth login {provider}`"
+                    );
+                }
+                Err(error) => (c.state, c.message) = (State::Invalid, error.to_string()),
+            }
+        }
+        Ok(Some(Credential::OAuth { expires, .. })) => {
+            c.kind = Some("oauth");
+            c.expires = Some(expires);
+            oauth_state(&mut c, provider, expires);
+        }
+        Ok(None) => match pi_ai::auth::env_api_key(provider) {
+            Some(_) => {
+                c.source = "environment";
+                c.kind = Some("api_key");
+                c.message = "API key from the environment".to_owned();
+            }
+            None => {
+                c.state = State::NotReady;
+                c.source = "none";
+                c.message = format!(
+                    "no credential: run `pi auth login {provider}`{}",
+                    env_hint(provider)
+                );
+            }
+        },
+    }
+    c
+}
+
+fn oauth_state(c: &mut Check, provider: &str, expires: i64) {
+    if SignIn::for_provider(provider).is_none() {
+        c.state = State::Invalid;
+        c.message = format!(
+            "an OAuth login, but pi has no OAuth sign-in for {provider}: run `pi auth login {provider}`"
+        );
+        return;
+    }
+    let left = expires - pi_ai::now_ms();
+    if left > 0 {
+        c.message = format!(
+            "OAuth login, {} min left (refreshed when needed)",
+            left / 60_000
+        );
+    } else {
+        c.state = State::NotReady;
+        c.message = format!(
+            "OAuth login expired; it is refreshed on next use, or run `pi auth login {provider}`"
+        );
+    }
+}
+
+/// `30m`, `90s`, `2h`, `1500ms`, or a number of seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("\"{text}\" is not a duration (e.g. 30m, 90s, 2h)"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        "ms" => return Ok(Duration::from_millis(n)),
+        _ => {
+            return Err(format!(
+                "\"{text}\": unknown unit \"{unit}\" (use ms, s, m, h or d)"
+            ));
+        }
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1500ms"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("5y").is_err());
+    }
+}
