@@ -194,7 +194,7 @@ mod tests {
         let tool = |name: &str| Tool {
             name: name.into(),
             description: String::new(),
-            parameters: serde_json::json!({"type": "object"}),
+            parameters: serde_json::json!({"type": "object"}).into(),
         };
         let mut earlier = AssistantMessage::empty_for(&model());
         earlier.content = vec![AssistantBlock::ToolCall(ToolCall {
