@@ -115,6 +115,11 @@ pub struct Args {
     #[arg(long)]
     pub no_builtin_tools: bool,
 
+    /// Let write and edit change files in this directory too (repeatable). Setting:
+    /// tools.writableRoots.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dirs: Vec<String>,
+
     /// Load the extension in this directory (holding pi-extension.toml), or install one for
     /// this run from npm:pkg[@version], git:host/user/repo[@ref] or a git URL (repeatable).
     #[arg(short = 'e', long = "extension", value_name = "SOURCE")]
@@ -267,6 +272,7 @@ impl Args {
             exclude_tools: self.exclude_tools.clone(),
             no_tools: self.no_tools,
             no_builtin_tools: self.no_builtin_tools,
+            add_dirs: self.add_dirs.clone(),
             extensions: self.extensions.clone(),
             no_extensions: self.no_extensions,
             skills: self.skills.clone(),

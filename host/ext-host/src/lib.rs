@@ -40,7 +40,7 @@ pub use compactor::ComponentCompactor;
 pub use component::{ComponentSource, LazyComponent, LoadedComponent};
 pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
 pub use error::{Cause, ExtensionError, ExtensionId};
-pub use grant::{Grant, Limits};
+pub use grant::{Grant, Limits, Preopen};
 pub use host::{ExtensionHost, LoadedExtension};
 pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, World};
 pub use provider::ComponentProvider;

@@ -512,6 +512,17 @@ impl SettingsManager {
         self.get_bool("enableSkillCommands", true)
     }
 
+    /// `tools.pathScope`: where the file tools may go (`workspace`, `default`, `anywhere`);
+    /// `None` when unset. Checked by start-up.
+    pub fn tools_path_scope(&self) -> Option<String> {
+        self.get_str("tools.pathScope")
+    }
+
+    /// `tools.writableRoots`: directories `write` and `edit` may change besides the workspace.
+    pub fn tools_writable_roots(&self) -> Vec<String> {
+        self.get_strings("tools.writableRoots")
+    }
+
     pub fn extensions(&self) -> Vec<String> {
         self.get_strings("extensions")
     }

@@ -10,6 +10,7 @@ mod cli_extensions;
 mod cli_faults;
 mod cli_json;
 mod cli_packages;
+mod cli_paths;
 mod cli_print;
 mod cli_rpc;
 mod cli_sessions;

@@ -1,0 +1,137 @@
+//! What the built-in tools of a run may touch, from the flags and settings: the file tools'
+//! path policy (`tools.pathScope`, `--add-dir`, `tools.writableRoots`, and the folders that
+//! are always readable: skills and package resources, whose paths the system prompt gives
+//! the model to `read`). Bad values stop start-up with a message naming the flag or setting.
+
+use pi_builtins::{PathPolicy, PathScope};
+use pi_session::paths::expand_tilde;
+use pi_session::settings::SettingsManager;
+use std::path::{Path, PathBuf};
+
+/// Why the tool policy could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("--add-dir {dir}: {reason}")]
+    AddDir { dir: String, reason: String },
+    #[error(
+        "Invalid tools.pathScope \"{0}\" in settings: use \"workspace\", \"default\" or \"anywhere\"."
+    )]
+    PathScope(String),
+}
+
+/// The policy of the built-in tools of one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolPolicy {
+    pub paths: PathPolicy,
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyFlags<'a> {
+    /// The working directory relative paths are resolved against.
+    pub cwd: &'a Path,
+    /// `--add-dir`.
+    pub add_dirs: &'a [String],
+}
+
+/// The policy the flags and settings ask for; `readable` are the folders always readable.
+/// A writable root from the settings that is not a directory is left out with a warning; an
+/// `--add-dir` that is not one stops start-up.
+pub fn tool_policy(
+    flags: PolicyFlags<'_>,
+    settings: &SettingsManager,
+    readable: Vec<PathBuf>,
+    warnings: &mut Vec<String>,
+) -> Result<ToolPolicy, PolicyError> {
+    let scope = match settings.tools_path_scope() {
+        None => PathScope::Default,
+        Some(value) => PathScope::parse(&value).ok_or(PolicyError::PathScope(value))?,
+    };
+    let mut writable_roots = Vec::new();
+    for dir in flags.add_dirs {
+        let path = absolute(dir, flags.cwd);
+        if !path.is_dir() {
+            return Err(PolicyError::AddDir {
+                dir: dir.clone(),
+                reason: format!("{} is not a directory", path.display()),
+            });
+        }
+        writable_roots.push(path);
+    }
+    for dir in settings.tools_writable_roots() {
+        let path = absolute(&dir, flags.cwd);
+        if path.is_dir() {
+            writable_roots.push(path);
+        } else {
+            warnings.push(format!(
+                "Warning (settings): tools.writableRoots entry {dir} is not a directory; ignored"
+            ));
+        }
+    }
+    Ok(ToolPolicy {
+        paths: PathPolicy {
+            scope,
+            writable_roots,
+            readable_roots: readable,
+        },
+    })
+}
+
+/// `~` expanded, relative to `cwd`, `.`/`..` folded.
+fn absolute(dir: &str, cwd: &Path) -> PathBuf {
+    let path = expand_tilde(dir);
+    let joined = if path.is_absolute() {
+        path
+    } else {
+        cwd.join(path)
+    };
+    fold(&joined)
+}
+
+/// Folds `.` and `..` without touching the filesystem (the tools compare paths lexically).
+fn fold(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Folders the file tools may always read: where skills and prompt templates are found (the
+/// system prompt lists skills by path for the model to `read`), those packages ship, and the
+/// folder of each skill found. A file's folder stands for the file.
+pub fn readable_roots(locations: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for path in locations {
+        let dir = if path.is_file() {
+            path.parent().map(Path::to_path_buf)
+        } else {
+            Some(path)
+        };
+        if let Some(dir) = dir.map(|d| fold(&d))
+            && !roots.contains(&dir)
+        {
+            roots.push(dir);
+        }
+    }
+    roots
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dirs_are_made_absolute_and_folded() {
+        let cwd = Path::new("/w/p");
+        assert_eq!(absolute("../x/./y", cwd), PathBuf::from("/w/x/y"));
+        assert_eq!(absolute("/abs", cwd), PathBuf::from("/abs"));
+    }
+}
