@@ -61,6 +61,8 @@ pub struct StartupOptions {
     pub no_builtin_tools: bool,
     /// `--add-dir`: more directories `write` and `edit` may change.
     pub add_dirs: Vec<String>,
+    /// `--sandbox`: `read-only`, `workspace-write` or `off` (overrides `tools.sandbox`).
+    pub sandbox: Option<String>,
     /// `-e`: extension packages (folders or sources) for this run.
     pub extensions: Vec<String>,
     pub no_extensions: bool,
@@ -574,6 +576,7 @@ pub(crate) fn policy_flags<'a>(
     crate::tool_policy::PolicyFlags {
         cwd: &env.cwd,
         add_dirs: &opts.add_dirs,
+        sandbox: opts.sandbox.as_deref(),
     }
 }
 

@@ -1,9 +1,13 @@
 //! What the built-in tools of a run may touch, from the flags and settings: the file tools'
 //! path policy (`tools.pathScope`, `--add-dir`, `tools.writableRoots`, and the folders that
 //! are always readable: skills and package resources, whose paths the system prompt gives
-//! the model to `read`). Bad values stop start-up with a message naming the flag or setting.
+//! the model to `read`), and the Landlock sandbox of `bash`'s commands (`--sandbox`,
+//! `tools.sandbox`, `tools.sandboxNetwork`), checked here so that a system that cannot
+//! enforce it stops start-up instead of running commands unconfined. Bad values stop start-up
+//! with a message naming the flag or setting.
 
 use pi_builtins::{PathPolicy, PathScope};
+use pi_ext_host::{SandboxError, SandboxMode, ShellSandbox};
 use pi_session::paths::expand_tilde;
 use pi_session::settings::SettingsManager;
 use std::path::{Path, PathBuf};
@@ -17,12 +21,21 @@ pub enum PolicyError {
         "Invalid tools.pathScope \"{0}\" in settings: use \"workspace\", \"default\" or \"anywhere\"."
     )]
     PathScope(String),
+    #[error(
+        "Invalid tools.sandbox \"{0}\" in settings: use \"off\", \"read-only\" or \"workspace-write\"."
+    )]
+    SandboxMode(String),
+    #[error("{0}")]
+    Sandbox(#[from] SandboxError),
 }
 
 /// The policy of the built-in tools of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolPolicy {
     pub paths: PathPolicy,
+    /// The sandbox of `bash`'s commands (`None`: off); its writable directories are filled in
+    /// by the bash tool's grant.
+    pub sandbox: Option<ShellSandbox>,
 }
 
 /// What the command line asked for.
@@ -32,6 +45,8 @@ pub struct PolicyFlags<'a> {
     pub cwd: &'a Path,
     /// `--add-dir`.
     pub add_dirs: &'a [String],
+    /// `--sandbox` (wins over `tools.sandbox`).
+    pub sandbox: Option<&'a str>,
 }
 
 /// The policy the flags and settings ask for; `readable` are the folders always readable.
@@ -74,7 +89,29 @@ pub fn tool_policy(
             writable_roots,
             readable_roots: readable,
         },
+        sandbox: sandbox(flags.sandbox, settings)?,
     })
+}
+
+/// The sandbox the flag or the setting asks for, once this system is known to enforce it.
+fn sandbox(
+    flag: Option<&str>,
+    settings: &SettingsManager,
+) -> Result<Option<ShellSandbox>, PolicyError> {
+    let value = flag.map(str::to_owned).or_else(|| settings.tools_sandbox());
+    let mode = match value.as_deref() {
+        None | Some("off") => return Ok(None),
+        Some("read-only") => SandboxMode::ReadOnly,
+        Some("workspace-write") => SandboxMode::WorkspaceWrite,
+        Some(other) => return Err(PolicyError::SandboxMode(other.to_owned())),
+    };
+    let sandbox = ShellSandbox {
+        mode,
+        writable: Vec::new(),
+        network: settings.tools_sandbox_network(),
+    };
+    sandbox.check()?;
+    Ok(Some(sandbox))
 }
 
 /// `~` expanded, relative to `cwd`, `.`/`..` folded.

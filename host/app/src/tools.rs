@@ -20,7 +20,7 @@ pub struct SessionFacts<'a> {
     pub command_env: Vec<(String, String)>,
     /// Whether the current model takes images (the `read` tool attaches none otherwise).
     pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
-    /// What the built-in tools may touch (path policy).
+    /// What the built-in tools may touch (path policy, shell sandbox).
     pub policy: &'a crate::tool_policy::ToolPolicy,
 }
 
@@ -42,6 +42,7 @@ pub fn tools(
     } = session;
     let mut ctx = ToolContext::new(host, cwd);
     ctx.paths = policy.paths.clone();
+    ctx.sandbox = policy.sandbox.clone();
     ctx.model_supports_images = Arc::clone(model_images);
     ctx.command_env.extend(command_env);
     ctx.auto_resize_images = settings.images_auto_resize();

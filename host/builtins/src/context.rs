@@ -34,6 +34,10 @@ pub struct ToolContext {
     /// `--add-dir`, `tools.writableRoots`, what is always readable). The temp dir is added
     /// to the writable roots by [`ToolContext::policy`].
     pub paths: PathPolicy,
+    /// The Landlock sandbox of `bash`'s commands (`None`: off). Under `workspace-write` its
+    /// writable directories are set by `bash`'s grant: the workspace, the policy's writable
+    /// roots (pi's temp dir among them) and the system temp dir.
+    pub sandbox: Option<pi_ext_host::ShellSandbox>,
     /// Whether the current model accepts images; shared, so the host can flip it when the
     /// model changes.
     pub model_supports_images: Arc<AtomicBool>,
@@ -80,6 +84,7 @@ impl ToolContext {
             command_env: std::env::vars().collect(),
             temp_dir: own_temp_dir(),
             paths: PathPolicy::default(),
+            sandbox: None,
             model_supports_images: Arc::new(AtomicBool::new(true)),
             auto_resize_images: true,
             session_id: None,

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `read`, `grep`, `find`, `ls` | read-only: the policy's read roots (`/` unless `tools.pathScope` is `workspace`) |
 //! | `edit`, `write` | read-write: the workspace and the writable roots (`/` under `anywhere`) |
-//! | `bash` | workspace read-write, `process`, the temp dir saved outputs go to |
+//! | `bash` | workspace read-write, `process` (in the Landlock sandbox when one is set), the temp dir saved outputs go to |
 //!
 //! [`TOOLS`] is the one table of what the host knows of each tool.
 //!
@@ -212,10 +212,26 @@ pub fn grant(name: &str, ctx: &ToolContext) -> Option<Grant> {
             grant.filesystem = FsAccess::Write;
             grant.process = true;
             grant.temp_dir = Some(ctx.temp_dir.clone());
+            grant.sandbox = ctx.sandbox.clone().map(|mut sandbox| {
+                sandbox.writable = shell_writable(ctx);
+                sandbox
+            });
             grant.limits.abort_grace = BASH_ABORT_GRACE;
         }
     }
     Some(grant)
+}
+
+/// Where sandboxed `workspace-write` commands may write: the workspace, the writable roots
+/// (pi's temp dir among them) and the system temp dir (commands make temp files there).
+fn shell_writable(ctx: &ToolContext) -> Vec<std::path::PathBuf> {
+    let mut dirs = vec![ctx.cwd().to_path_buf()];
+    dirs.extend(ctx.policy().writable_roots);
+    let system = std::env::temp_dir();
+    if !dirs.contains(&system) {
+        dirs.push(system);
+    }
+    dirs
 }
 
 /// One built-in tool for `ctx`; `None` for an unknown name. Nothing is compiled until its

@@ -1,6 +1,7 @@
 //! What an extension may touch: built from the manifest's requests and the user's approval.
 
 use crate::manifest::{Capabilities, FsAccess, Manifest};
+use crate::sandbox::ShellSandbox;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -82,6 +83,9 @@ pub struct Grant {
     /// Names of host environment variables the extension sees.
     pub env: Vec<String>,
     pub process: bool,
+    /// Landlock rules for the processes spawned under `process` (pi's own `bash` tool under
+    /// `--sandbox`); a manifest cannot ask for one.
+    pub sandbox: Option<ShellSandbox>,
     pub llm: bool,
     pub limits: Limits,
 }
@@ -98,6 +102,7 @@ impl Grant {
             network: Vec::new(),
             env: Vec::new(),
             process: false,
+            sandbox: None,
             llm: false,
             limits: Limits::default(),
         }

@@ -13,6 +13,7 @@ mod cli_packages;
 mod cli_paths;
 mod cli_print;
 mod cli_rpc;
+mod cli_sandbox;
 mod cli_sessions;
 mod cli_support;
 mod cli_tools;
