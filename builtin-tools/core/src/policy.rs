@@ -10,6 +10,7 @@
 //! links are the preopens' business: WASI follows none out of a preopened directory.
 
 use crate::ToolError;
+use crate::paths::normalize_lexically;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -73,6 +74,30 @@ pub struct PathPolicy {
 }
 
 impl PathPolicy {
+    /// A policy whose roots are folded lexically (`.`/`..`, as the tools fold the paths they
+    /// check) and listed once each; relative roots are taken against `cwd`.
+    pub fn new(
+        scope: PathScope,
+        writable_roots: impl IntoIterator<Item = PathBuf>,
+        readable_roots: impl IntoIterator<Item = PathBuf>,
+        cwd: &Path,
+    ) -> Self {
+        let fold = |dirs: &mut dyn Iterator<Item = PathBuf>| {
+            let mut out: Vec<PathBuf> = Vec::new();
+            for dir in dirs.map(|d| normalize_lexically(&cwd.join(d))) {
+                if !out.contains(&dir) {
+                    out.push(dir);
+                }
+            }
+            out
+        };
+        PathPolicy {
+            scope,
+            writable_roots: fold(&mut writable_roots.into_iter()),
+            readable_roots: fold(&mut readable_roots.into_iter()),
+        }
+    }
+
     /// The directories a tool with `access` may touch in workspace `root`, the broadest
     /// first-level choice: `/` alone when the scope lets it anywhere.
     pub fn roots(&self, root: &Path, access: PathAccess) -> Vec<PathBuf> {
@@ -183,6 +208,21 @@ mod tests {
             .check(root, Path::new("/etc/passwd"), PathAccess::Read)
             .unwrap_err();
         assert!(err.message.contains("tools.pathScope"), "{}", err.message);
+    }
+
+    #[test]
+    fn new_folds_and_dedups_the_roots() {
+        let p = PathPolicy::new(
+            PathScope::Default,
+            ["a/../b".into(), "/w/b".into(), "/x/./y".into()],
+            ["/s/".into()],
+            Path::new("/w"),
+        );
+        assert_eq!(
+            p.writable_roots,
+            [PathBuf::from("/w/b"), PathBuf::from("/x/y")]
+        );
+        assert_eq!(p.readable_roots, [PathBuf::from("/s")]);
     }
 
     #[test]

@@ -84,11 +84,7 @@ pub fn tool_policy(
         }
     }
     Ok(ToolPolicy {
-        paths: PathPolicy {
-            scope,
-            writable_roots,
-            readable_roots: readable,
-        },
+        paths: PathPolicy::new(scope, writable_roots, readable, flags.cwd),
         sandbox: sandbox(flags.sandbox, settings)?,
     })
 }
@@ -114,61 +110,23 @@ fn sandbox(
     Ok(Some(sandbox))
 }
 
-/// `~` expanded, relative to `cwd`, `.`/`..` folded.
+/// `~` expanded, relative to `cwd` (the policy folds `.` and `..`).
 fn absolute(dir: &str, cwd: &Path) -> PathBuf {
-    let path = expand_tilde(dir);
-    let joined = if path.is_absolute() {
-        path
-    } else {
-        cwd.join(path)
-    };
-    fold(&joined)
-}
-
-/// Folds `.` and `..` without touching the filesystem (the tools compare paths lexically).
-fn fold(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    cwd.join(expand_tilde(dir))
 }
 
 /// Folders the file tools may always read: where skills and prompt templates are found (the
 /// system prompt lists skills by path for the model to `read`), those packages ship, and the
 /// folder of each skill found. A file's folder stands for the file.
 pub fn readable_roots(locations: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = Vec::new();
-    for path in locations {
-        let dir = if path.is_file() {
-            path.parent().map(Path::to_path_buf)
-        } else {
-            Some(path)
-        };
-        if let Some(dir) = dir.map(|d| fold(&d))
-            && !roots.contains(&dir)
-        {
-            roots.push(dir);
-        }
-    }
-    roots
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dirs_are_made_absolute_and_folded() {
-        let cwd = Path::new("/w/p");
-        assert_eq!(absolute("../x/./y", cwd), PathBuf::from("/w/x/y"));
-        assert_eq!(absolute("/abs", cwd), PathBuf::from("/abs"));
-    }
+    locations
+        .into_iter()
+        .filter_map(|path| {
+            if path.is_file() {
+                path.parent().map(Path::to_path_buf)
+            } else {
+                Some(path)
+            }
+        })
+        .collect()
 }
