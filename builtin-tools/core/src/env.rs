@@ -1,21 +1,24 @@
-//! The environment the tools run in: a workspace-rooted view of the filesystem, the session
-//! cwd, the process runner for `bash`, and where temp files go.
+//! The environment the tools run in: the workspace and its path policy (where the tools may
+//! read and write), the session cwd, the process runner for `bash`, and where temp files go.
 
 use crate::ToolError;
 use crate::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
 use crate::paths::normalize_lexically;
+use crate::policy::{PathAccess, PathPolicy};
 use crate::process::ProcessRunner;
 use crate::walk::shard::Shard;
 use crate::walk::{DirSource, StdSource};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The directory tree the tools may touch, and the session's working directory inside it.
+/// The session's workspace and working directory inside it, and where beyond it the tools
+/// may read and write (pi's defaults unless [`Workspace::with_policy`] says otherwise).
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
     cwd: PathBuf,
     home: Option<PathBuf>,
+    policy: PathPolicy,
 }
 
 impl Workspace {
@@ -39,6 +42,7 @@ impl Workspace {
             root,
             cwd,
             home: None,
+            policy: PathPolicy::default(),
         })
     }
 
@@ -51,6 +55,16 @@ impl Workspace {
     pub fn with_home(mut self, home: impl AsRef<Path>) -> Self {
         self.home = Some(normalize_lexically(home.as_ref()));
         self
+    }
+
+    /// Replaces the path policy.
+    pub fn with_policy(mut self, policy: PathPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    pub fn policy(&self) -> &PathPolicy {
+        &self.policy
     }
 
     pub fn root(&self) -> &Path {
@@ -66,10 +80,15 @@ impl Workspace {
         self.home.as_deref()
     }
 
-    /// Resolves a path the model gave against the cwd the way pi does (leading `@` stripped,
-    /// `~` expanded, unicode spaces normalised), folds `.`/`..` lexically and refuses any
-    /// result outside the workspace before anything touches the filesystem.
+    /// Resolves a path the model gave for reading (see [`Workspace::resolve_for`]).
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
+        self.resolve_for(user_path, PathAccess::Read)
+    }
+
+    /// Resolves a path the model gave against the cwd the way pi does (leading `@` stripped,
+    /// `~` expanded, unicode spaces normalised), folds `.`/`..` lexically and refuses, before
+    /// anything touches the filesystem, a result the policy does not allow for `access`.
+    pub fn resolve_for(&self, user_path: &str, access: PathAccess) -> Result<PathBuf, ToolError> {
         let cleaned = normalize_unicode_spaces(user_path.strip_prefix('@').unwrap_or(user_path));
         let expanded = self.expand_home(&cleaned);
         let joined = if expanded.is_absolute() {
@@ -78,15 +97,8 @@ impl Workspace {
             self.cwd.join(expanded)
         };
         let resolved = normalize_lexically(&joined);
-        if resolved.starts_with(&self.root) {
-            Ok(resolved)
-        } else {
-            Err(ToolError::new(format!(
-                "Access denied: {} is outside the workspace ({}). Only paths inside the workspace can be used.",
-                resolved.display(),
-                self.root.display()
-            )))
-        }
+        self.policy.check(&self.root, &resolved, access)?;
+        Ok(resolved)
     }
 
     fn expand_home(&self, path: &str) -> PathBuf {
@@ -202,8 +214,14 @@ impl ToolEnv {
         self
     }
 
+    /// A path the model gave, for reading.
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, ToolError> {
         self.workspace.resolve(user_path)
+    }
+
+    /// A path the model gave, for writing.
+    pub fn resolve_writable(&self, user_path: &str) -> Result<PathBuf, ToolError> {
+        self.workspace.resolve_for(user_path, PathAccess::Write)
     }
 
     /// Where walks list directories and read files.
@@ -247,12 +265,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_are_refused() {
-        let ws = Workspace::new("/ws", "/ws/sub").unwrap();
+    fn paths_resolve_against_the_cwd_and_the_policy_decides() {
+        let ws = Workspace::new("/ws", "/ws/sub")
+            .unwrap()
+            .with_home("/home/u");
         assert_eq!(ws.resolve("x").unwrap(), PathBuf::from("/ws/sub/x"));
         assert_eq!(ws.resolve("@../y").unwrap(), PathBuf::from("/ws/y"));
-        assert!(ws.resolve("../../etc/passwd").is_err());
-        assert!(ws.resolve("/etc/passwd").is_err());
-        assert!(ws.resolve("/wsx/a").is_err());
+        assert_eq!(ws.resolve("~/n").unwrap(), PathBuf::from("/home/u/n"));
+        assert_eq!(
+            ws.resolve("../../etc/passwd").unwrap(),
+            PathBuf::from("/etc/passwd")
+        );
+        assert!(
+            ws.resolve_for("../../etc/passwd", PathAccess::Write)
+                .is_err()
+        );
+        assert!(ws.resolve_for("/wsx/a", PathAccess::Write).is_err());
+        assert!(ws.resolve_for("../z", PathAccess::Write).is_ok());
+        let narrow = ws.with_policy(PathPolicy {
+            scope: crate::policy::PathScope::Workspace,
+            ..PathPolicy::default()
+        });
+        assert!(narrow.resolve("/etc/passwd").is_err());
+        assert!(narrow.resolve("~/n").is_err());
     }
 }

@@ -10,6 +10,7 @@
 use crate::ToolError;
 use crate::ancestor_ignores::{AncestorIgnores, GitExcludes};
 use crate::env::{ShellConfig, ToolEnv, Workspace};
+use crate::policy::PathPolicy;
 use crate::process::ProcessRunner;
 use crate::walk::shard::Shard;
 use serde::{Deserialize, Serialize};
@@ -32,9 +33,12 @@ pub struct InvocationContext {
     pub root: PathBuf,
     /// Session cwd inside the root.
     pub cwd: PathBuf,
-    /// What `~` expands to; paths under it are refused unless inside the root.
+    /// What `~` expands to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub home: Option<PathBuf>,
+    /// Where the tool may read and write besides the root (the host preopened the same).
+    #[serde(default)]
+    pub policy: PathPolicy,
     #[serde(default = "yes")]
     pub model_supports_images: bool,
     #[serde(default = "yes")]
@@ -77,6 +81,7 @@ impl InvocationContext {
             root: cwd.clone(),
             cwd,
             home: None,
+            policy: PathPolicy::default(),
             model_supports_images: true,
             auto_resize_images: true,
             shell: None,
@@ -91,7 +96,7 @@ impl InvocationContext {
 
     /// The tool environment this context describes, running commands through `runner`.
     pub fn to_env(&self, runner: Option<Arc<dyn ProcessRunner>>) -> Result<ToolEnv, ToolError> {
-        let mut workspace = Workspace::new(&self.root, &self.cwd)?;
+        let mut workspace = Workspace::new(&self.root, &self.cwd)?.with_policy(self.policy.clone());
         if let Some(home) = &self.home {
             workspace = workspace.with_home(home);
         }
@@ -148,6 +153,12 @@ mod tests {
         assert!(minimal.model_supports_images && minimal.auto_resize_images);
         assert_eq!(minimal.git_excludes, None);
         let env = minimal.to_env(None).unwrap();
-        assert!(env.resolve("/etc/passwd").is_err());
+        assert!(env.resolve("/etc/passwd").is_ok());
+        assert!(env.resolve_writable("/etc/passwd").is_err());
+        let mut narrow = InvocationContext::new("/w");
+        narrow.policy.scope = crate::PathScope::Workspace;
+        let back: InvocationContext =
+            serde_json::from_str(&serde_json::to_string(&narrow).unwrap()).unwrap();
+        assert!(back.to_env(None).unwrap().resolve("/etc/passwd").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! Logic of pi's seven built-in tools (`read`, `write`, `edit`, `bash`, `grep`, `find`, `ls`).
 //!
 //! The crate is host-independent: everything outside pure computation goes through
-//! [`ToolEnv`] (a workspace-rooted filesystem view, a [`ProcessRunner`] for `bash`, a temp
+//! [`ToolEnv`] (a workspace with its path policy, a [`ProcessRunner`] for `bash`, a temp
 //! directory). The same code runs natively (tests, benches) and inside a `wasm32-wasip2`
 //! component, where `std::fs` works against preopened directories and the process runner is
 //! provided by the host.
@@ -11,6 +11,7 @@ mod args;
 mod env;
 pub mod invocation;
 mod paths;
+pub mod policy;
 mod process;
 pub mod tools;
 pub mod truncate;
@@ -23,6 +24,7 @@ pub use env::{ShellConfig, ToolEnv, Workspace};
 pub use invocation::{Invocation, InvocationContext};
 #[cfg(all(unix, feature = "native"))]
 pub use native::NativeRunner;
+pub use policy::{PathAccess, PathPolicy, PathScope};
 pub use process::{ProcessError, ProcessExit, ProcessRunner, SpawnRequest};
 
 use serde::Serialize;

@@ -12,6 +12,7 @@ pub mod extensions;
 pub mod model_select;
 pub mod project_code;
 pub mod startup;
+pub mod tool_policy;
 pub mod tools;
 
 pub use app::{App, AppError, AppEvent, BashOutcome};

@@ -59,6 +59,10 @@ pub struct StartupOptions {
     pub exclude_tools: Vec<String>,
     pub no_tools: bool,
     pub no_builtin_tools: bool,
+    /// `--add-dir`: more directories `write` and `edit` may change.
+    pub add_dirs: Vec<String>,
+    /// `--sandbox`: `read-only`, `workspace-write` or `off` (overrides `tools.sandbox`).
+    pub sandbox: Option<String>,
     /// `-e`: extension packages (folders or sources) for this run.
     pub extensions: Vec<String>,
     pub no_extensions: bool,
@@ -86,6 +90,8 @@ pub enum StartupError {
     NoModel(String),
     #[error("{0}")]
     NoApiKey(String),
+    #[error("{0}")]
+    Policy(#[from] crate::tool_policy::PolicyError),
     #[error("Cannot start the extension host: {0}")]
     ExtensionHost(String),
     #[error(
@@ -211,6 +217,8 @@ pub struct Prepared {
     pub resource_search: ResourceSearch,
     /// Whether the chosen model takes images, shared by the `read` tool and the session.
     pub model_images: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the built-in tools may touch.
+    pub tool_policy: crate::tool_policy::ToolPolicy,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -250,7 +258,14 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         prompt_options,
         system_prompt,
     } = resource_search.load();
+    let tool_policy = crate::tool_policy::tool_policy(
+        policy_flags(opts, &base.env),
+        &base.settings,
+        resource_search.readable_roots(&skills),
+        &mut base.warnings,
+    )?;
     Ok(Prepared {
+        tool_policy,
         model_images: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
             chosen.model.supports_images(),
         )),
@@ -553,6 +568,18 @@ pub fn enabled_tools(
     (names, warnings)
 }
 
+/// What the command line says about the tools' policy.
+pub(crate) fn policy_flags<'a>(
+    opts: &'a StartupOptions,
+    env: &'a StartupEnv,
+) -> crate::tool_policy::PolicyFlags<'a> {
+    crate::tool_policy::PolicyFlags {
+        cwd: &env.cwd,
+        add_dirs: &opts.add_dirs,
+        sandbox: opts.sandbox.as_deref(),
+    }
+}
+
 /// Resolves settings resource paths (`~`, relative to the agent dir).
 fn settings_paths(values: Vec<String>, agent_dir: &Path) -> Vec<PathBuf> {
     values
@@ -608,6 +635,33 @@ impl ResourceSearch {
                 .filter_map(|name| prompt_tool(name, &base.extensions))
                 .collect(),
         }
+    }
+
+    /// The folders the file tools may always read: where skills and prompt templates are
+    /// looked for (the user's, the settings', the command line's, the packages'), and the
+    /// folder of each skill in `found`.
+    pub fn readable_roots(&self, found: &SkillRegistry) -> Vec<PathBuf> {
+        let env = &self.env;
+        let mut locations = vec![env.agent_dir.join("skills"), env.agent_dir.join("prompts")];
+        locations.extend(
+            env.home_dir
+                .iter()
+                .map(|h| h.join(".agents").join("skills")),
+        );
+        locations.extend(self.skill_paths.iter().cloned());
+        locations.extend(self.template_paths.iter().cloned());
+        locations.extend(self.package_skill_dirs.iter().cloned());
+        let cli = self.opts.skills.iter().chain(&self.opts.prompt_templates);
+        locations.extend(cli.map(|p| {
+            let path = paths::expand_tilde(p);
+            if path.is_absolute() {
+                path
+            } else {
+                env.cwd.join(path)
+            }
+        }));
+        locations.extend(found.skills.iter().map(|s| s.base_dir.clone()));
+        crate::tool_policy::readable_roots(locations)
     }
 
     /// Start-up's view of the command line, the directories and trust.

@@ -1,6 +1,6 @@
 //! The tools of a `pi` run. Built-ins are WebAssembly components embedded in the binary
 //! (pi-builtins), run by the extension host under the least grant each needs, in
-//! the session's working directory; extension tools (`extensions`) run under their package's
+//! the session's working directory under the run's path policy (`tool_policy`); extension tools (`extensions`) run under their package's
 //! grant. A tool's component is compiled on its first call and kept
 //! in `<agentDir>/cache/components`, so start-up compiles nothing.
 
@@ -20,6 +20,8 @@ pub struct SessionFacts<'a> {
     pub command_env: Vec<(String, String)>,
     /// Whether the current model takes images (the `read` tool attaches none otherwise).
     pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
+    /// What the built-in tools may touch (path policy, shell sandbox).
+    pub policy: &'a crate::tool_policy::ToolPolicy,
 }
 
 /// The enabled tools, in order: a name an extension provides is that extension's tool (it
@@ -36,8 +38,11 @@ pub fn tools(
         session_id,
         command_env,
         model_images,
+        policy,
     } = session;
     let mut ctx = ToolContext::new(host, cwd);
+    ctx.paths = policy.paths.clone();
+    ctx.sandbox = policy.sandbox.clone();
     ctx.model_supports_images = Arc::clone(model_images);
     ctx.command_env.extend(command_env);
     ctx.auto_resize_images = settings.images_auto_resize();
@@ -75,6 +80,7 @@ pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTo
             session_id: prepared.session.session_id(),
             command_env: command_env(&prepared.session, &prepared.model, prepared.thinking),
             model_images: &prepared.model_images,
+            policy: &prepared.tool_policy,
         },
         &prepared.base.settings,
     )

@@ -69,7 +69,8 @@ impl BuiltinComponentTool {
         let shards = self.ctx.shards.max(1);
         let worth = |args| {
             let (cwd, home) = (self.ctx.cwd(), self.ctx.home.clone());
-            shard::worth_sharding(cwd, home, args, self.ctx.shard_min_entries)
+            let policy = self.ctx.policy();
+            shard::worth_sharding(cwd, home, policy, args, self.ctx.shard_min_entries)
         };
         if shards > 1 && self.tool.shards && worth(&args) {
             let envelopes = Shard::all(shards)

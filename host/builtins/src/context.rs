@@ -1,9 +1,10 @@
-//! Where and how the built-in tools run: the workspace, the shell and environment of `bash`,
-//! the temp dir, image support, and the engine and cache they are compiled with.
+//! Where and how the built-in tools run: the workspace and its path policy, the shell and
+//! environment of `bash`, the temp dir, image support, and the engine and cache they are
+//! compiled with.
 
 use crate::locks::FileLocks;
 use pi_builtin_tools::ancestor_ignores::{self, AncestorIgnores, GitExcludes};
-use pi_builtin_tools::{InvocationContext, ShellConfig};
+use pi_builtin_tools::{InvocationContext, PathPolicy, ShellConfig};
 use pi_ext_host::{ComponentCache, ExtensionHost};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,9 +26,18 @@ pub struct ToolContext {
     /// adds the `PI_*` variables). `grep` and `find` look up git's config files with its
     /// `XDG_CONFIG_HOME`, `GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM`.
     pub command_env: Vec<(String, String)>,
-    /// Where `bash` saves the full output of a truncated command (default: the system temp
-    /// dir, as pi). `bash` is granted read-write access to it.
+    /// Where `bash` saves the full output of a truncated command (default: pi's own temp dir,
+    /// [`own_temp_dir`]). `bash` is granted read-write access to it, and the file tools may
+    /// read and write there whatever the path policy.
     pub temp_dir: PathBuf,
+    /// Where the file tools may read and write besides the workspace (`tools.pathScope`,
+    /// `--add-dir`, `tools.writableRoots`, what is always readable). The temp dir is added
+    /// to the writable roots by [`ToolContext::policy`].
+    pub paths: PathPolicy,
+    /// The Landlock sandbox of `bash`'s commands (`None`: off). Under `workspace-write` its
+    /// writable directories are set by `bash`'s grant: the workspace, the policy's writable
+    /// roots (pi's temp dir among them) and the system temp dir.
+    pub sandbox: Option<pi_ext_host::ShellSandbox>,
     /// Whether the current model accepts images; shared, so the host can flip it when the
     /// model changes.
     pub model_supports_images: Arc<AtomicBool>,
@@ -72,7 +82,9 @@ impl ToolContext {
                 .map(PathBuf::from),
             shell: ShellConfig::default(),
             command_env: std::env::vars().collect(),
-            temp_dir: std::env::temp_dir(),
+            temp_dir: own_temp_dir(),
+            paths: PathPolicy::default(),
+            sandbox: None,
             model_supports_images: Arc::new(AtomicBool::new(true)),
             auto_resize_images: true,
             session_id: None,
@@ -88,10 +100,21 @@ impl ToolContext {
         &self.cwd
     }
 
+    /// The path policy the tools apply and their grants are built from: [`Self::paths`] with
+    /// the temp dir writable (pi's own temp dir, where bash saves full outputs).
+    pub fn policy(&self) -> PathPolicy {
+        let mut policy = self.paths.clone();
+        if !policy.writable_roots.contains(&self.temp_dir) {
+            policy.writable_roots.push(self.temp_dir.clone());
+        }
+        policy
+    }
+
     /// The context a call of `tool` carries into its component.
     pub(crate) fn invocation_context(&self, tool: &str) -> InvocationContext {
         let mut context = InvocationContext::new(&self.cwd);
         context.home = self.home.clone();
+        context.policy = self.policy();
         context.model_supports_images = self.model_supports_images.load(Ordering::Relaxed);
         context.auto_resize_images = self.auto_resize_images;
         if tool == "bash" {
@@ -111,6 +134,29 @@ impl ToolContext {
             context.git_excludes = GitExcludes::read(global.as_deref(), &self.cwd);
         }
         context
+    }
+}
+
+/// pi's own temp dir: `pi-<uid>` in the system temp dir, private to the user (so making it
+/// writable for the file tools does not open the whole system temp dir). The system temp dir
+/// itself when it cannot be made, or when the name is taken by someone else or by a link.
+pub fn own_temp_dir() -> PathBuf {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    let system = std::env::temp_dir();
+    let uid = rustix::process::getuid().as_raw();
+    let dir = system.join(format!("pi-{uid}"));
+    if let Err(error) = std::fs::DirBuilder::new().mode(0o700).create(&dir)
+        && error.kind() != std::io::ErrorKind::AlreadyExists
+    {
+        tracing::warn!(dir = %dir.display(), %error, "cannot create pi's temp dir; using the system's");
+        return system;
+    }
+    match std::fs::symlink_metadata(&dir) {
+        Ok(meta) if meta.is_dir() && meta.uid() == uid => dir,
+        _ => {
+            tracing::warn!(dir = %dir.display(), "pi's temp dir is not the user's own directory; using the system's");
+            system
+        }
     }
 }
 

@@ -1,12 +1,13 @@
 //! pi's seven built-in tools (`read`, `bash`, `edit`, `write`, `grep`, `find`, `ls`) as
 //! WebAssembly components of the `tool` world, embedded in the binary and run by the extension
-//! host (pi-ext-host) under the least grant each needs:
+//! host (pi-ext-host) under the least grant each needs, built from the path policy
+//! ([`ToolContext::policy`]):
 //!
 //! | tools | grant |
 //! |---|---|
-//! | `read`, `grep`, `find`, `ls` | workspace read-only |
-//! | `edit`, `write` | workspace read-write |
-//! | `bash` | workspace read-write, `process`, the temp dir saved outputs go to |
+//! | `read`, `grep`, `find`, `ls` | read-only: the policy's read roots (`/` unless `tools.pathScope` is `workspace`) |
+//! | `edit`, `write` | read-write: the workspace and the writable roots (`/` under `anywhere`) |
+//! | `bash` | workspace read-write, `process` (in the Landlock sandbox when one is set), the temp dir saved outputs go to |
 //!
 //! [`TOOLS`] is the one table of what the host knows of each tool.
 //!
@@ -30,21 +31,22 @@ pub mod components {
 }
 
 pub use adapter::BuiltinComponentTool;
-pub use context::ToolContext;
-pub use pi_builtin_tools::{ExecutionMode, ShellConfig, ToolDefinition};
+pub use context::{ToolContext, own_temp_dir};
+pub use pi_builtin_tools::{ExecutionMode, PathPolicy, PathScope, ShellConfig, ToolDefinition};
 pub use pi_ext_api::ToolDescription;
 
 use pi_agent::AgentTool;
-use pi_ext_host::{FsAccess, Grant};
+use pi_builtin_tools::PathAccess;
+use pi_ext_host::{FsAccess, Grant, Preopen};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// What a built-in tool's component may touch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// The workspace, read-only.
+    /// The policy's read roots, read-only.
     Read,
-    /// The workspace, read-write.
+    /// The policy's write roots, read-write.
     Write,
     /// The workspace read-write, processes, and the temp dir saved outputs go to.
     Shell,
@@ -183,22 +185,53 @@ fn embedded(name: &str) -> Option<(&'static [u8], &'static str)> {
     })
 }
 
-/// The least grant `name` needs in `ctx`'s workspace.
+/// The least grant `name` needs in `ctx`'s workspace under its path policy.
 pub fn grant(name: &str, ctx: &ToolContext) -> Option<Grant> {
     let mut grant = Grant::new(ctx.cwd());
     grant.limits.timeout = CALL_TIMEOUT;
     grant.limits.memory_mib = MEMORY_MIB;
+    let preopens = |access: PathAccess, fs: FsAccess| {
+        let policy = ctx.policy();
+        let roots = policy.roots(ctx.cwd(), access);
+        roots
+            .into_iter()
+            .filter(|dir| dir.as_path() != ctx.cwd())
+            .map(|path| Preopen { path, access: fs })
+            .collect()
+    };
     match builtin(name)?.access {
-        Access::Read => grant.filesystem = FsAccess::Read,
-        Access::Write => grant.filesystem = FsAccess::Write,
+        Access::Read => {
+            grant.filesystem = FsAccess::Read;
+            grant.preopens = preopens(PathAccess::Read, FsAccess::Read);
+        }
+        Access::Write => {
+            grant.filesystem = FsAccess::Write;
+            grant.preopens = preopens(PathAccess::Write, FsAccess::Write);
+        }
         Access::Shell => {
             grant.filesystem = FsAccess::Write;
             grant.process = true;
             grant.temp_dir = Some(ctx.temp_dir.clone());
+            grant.sandbox = ctx.sandbox.clone().map(|mut sandbox| {
+                sandbox.writable = shell_writable(ctx);
+                sandbox
+            });
             grant.limits.abort_grace = BASH_ABORT_GRACE;
         }
     }
     Some(grant)
+}
+
+/// Where sandboxed `workspace-write` commands may write: the workspace, the writable roots
+/// (pi's temp dir among them) and the system temp dir (commands make temp files there).
+fn shell_writable(ctx: &ToolContext) -> Vec<std::path::PathBuf> {
+    let mut dirs = vec![ctx.cwd().to_path_buf()];
+    dirs.extend(ctx.policy().writable_roots);
+    let system = std::env::temp_dir();
+    if !dirs.contains(&system) {
+        dirs.push(system);
+    }
+    dirs
 }
 
 /// One built-in tool for `ctx`; `None` for an unknown name. Nothing is compiled until its

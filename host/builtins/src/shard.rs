@@ -48,17 +48,18 @@ pub(crate) fn has_entries(root: &Path, min: usize) -> bool {
 
 /// Whether a call's search root holds enough to share out: a small tree is walked before a
 /// second instance is even ready, and each instance costs its own memory. Only the entries of
-/// the root's first two levels count (where the split happens), and only inside the
-/// workspace; the component still decides what the path may be.
+/// the root's first two levels count (where the split happens), and only where the path
+/// policy lets the tool read; the component still decides what the path may be.
 pub(crate) fn worth_sharding(
     cwd: &Path,
     home: Option<PathBuf>,
+    policy: pi_builtin_tools::PathPolicy,
     args: &Value,
     min_entries: usize,
 ) -> bool {
     let path = args.get("path").and_then(Value::as_str).unwrap_or(".");
     let root = pi_builtin_tools::Workspace::at(cwd)
-        .map(|w| w.with_home(home.unwrap_or_default()))
+        .map(|w| w.with_home(home.unwrap_or_default()).with_policy(policy))
         .and_then(|w| w.resolve(path));
     root.is_ok_and(|root| has_entries(&root, min_entries))
 }

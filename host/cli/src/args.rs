@@ -115,6 +115,17 @@ pub struct Args {
     #[arg(long)]
     pub no_builtin_tools: bool,
 
+    /// Let write and edit change files in this directory too (repeatable). Setting:
+    /// tools.writableRoots.
+    #[arg(long = "add-dir", value_name = "DIR")]
+    pub add_dirs: Vec<String>,
+
+    /// Run bash's commands in a Landlock sandbox (Linux): read-only, workspace-write (writes
+    /// only in the workspace, the added directories and the temp dir) or off. Setting:
+    /// tools.sandbox (default off).
+    #[arg(long, value_name = "MODE", value_parser = ["read-only", "workspace-write", "off"])]
+    pub sandbox: Option<String>,
+
     /// Load the extension in this directory (holding pi-extension.toml), or install one for
     /// this run from npm:pkg[@version], git:host/user/repo[@ref] or a git URL (repeatable).
     #[arg(short = 'e', long = "extension", value_name = "SOURCE")]
@@ -267,6 +278,8 @@ impl Args {
             exclude_tools: self.exclude_tools.clone(),
             no_tools: self.no_tools,
             no_builtin_tools: self.no_builtin_tools,
+            add_dirs: self.add_dirs.clone(),
+            sandbox: self.sandbox.clone(),
             extensions: self.extensions.clone(),
             no_extensions: self.no_extensions,
             skills: self.skills.clone(),

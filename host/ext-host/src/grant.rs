@@ -1,6 +1,7 @@
 //! What an extension may touch: built from the manifest's requests and the user's approval.
 
 use crate::manifest::{Capabilities, FsAccess, Manifest};
+use crate::sandbox::ShellSandbox;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -51,6 +52,16 @@ impl Default for Limits {
     }
 }
 
+/// A host directory preopened at its own path besides the workspace. Only the host's own
+/// tools get these (built from pi's path policy); a manifest cannot ask for one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preopen {
+    /// Absolute host path, also the path the component sees.
+    pub path: PathBuf,
+    /// `Read` or `Write` (`None` preopens nothing).
+    pub access: FsAccess,
+}
+
 /// Capabilities granted to one extension. Deny by default: [`Grant::new`] grants nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
@@ -58,6 +69,9 @@ pub struct Grant {
     /// `filesystem` is not `None`.
     pub workspace: PathBuf,
     pub filesystem: FsAccess,
+    /// More directories preopened at their real paths (the built-in tools' read and write
+    /// roots). A directory missing when a call starts is left out of that call.
+    pub preopens: Vec<Preopen>,
     /// A private temp dir, preopened at its real path and named by `TMPDIR`.
     pub temp: bool,
     /// An existing host directory used as the temp dir instead of a private one: preopened
@@ -69,6 +83,9 @@ pub struct Grant {
     /// Names of host environment variables the extension sees.
     pub env: Vec<String>,
     pub process: bool,
+    /// Landlock rules for the processes spawned under `process` (pi's own `bash` tool under
+    /// `--sandbox`); a manifest cannot ask for one.
+    pub sandbox: Option<ShellSandbox>,
     pub llm: bool,
     pub limits: Limits,
 }
@@ -79,11 +96,13 @@ impl Grant {
         Grant {
             workspace: workspace.into(),
             filesystem: FsAccess::None,
+            preopens: Vec::new(),
             temp: false,
             temp_dir: None,
             network: Vec::new(),
             env: Vec::new(),
             process: false,
+            sandbox: None,
             llm: false,
             limits: Limits::default(),
         }

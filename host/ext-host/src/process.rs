@@ -7,8 +7,11 @@
 //!
 //! Every process gets its own process group, and every kill (`kill`, timeout, abort, the
 //! store dropped mid-call) kills the whole group, so background jobs a shell started die with
-//! it. std has no `killpg` and the workspace forbids `unsafe`, so the group is killed through
-//! the `kill` utility.
+//! it (through rustix's `killpg`).
+//!
+//! A grant with a [`ShellSandbox`](crate::sandbox::ShellSandbox) confines every process with
+//! Landlock: the ruleset is built here before the fork and enforced in the child before it
+//! executes the program; when it cannot be, nothing is spawned.
 
 use crate::bindings::tool::pi::extension::process::{
     self as wit, ExitStatus, Output, ReadResult, SpawnOptions,
@@ -142,6 +145,16 @@ impl wit::Host for HostState {
             command.stdout(Stdio::piped()).stderr(Stdio::piped());
             None
         };
+        if let Some(sandbox) = &self.grant.sandbox {
+            let mut prepared = sandbox.prepared().map_err(|e| e.to_string())?;
+            // SAFETY: the hook runs in the forked child before exec; it only makes the `prctl`
+            // and `landlock_restrict_self` system calls on a ruleset built before the fork (no
+            // allocation, no lock), which is what may be done between fork and exec.
+            #[allow(unsafe_code)]
+            unsafe {
+                command.pre_exec(move || prepared.enforce());
+            }
+        }
         for name in ["PATH", "HOME"] {
             if let Ok(value) = std::env::var(name) {
                 command.env(name, value);
@@ -152,7 +165,10 @@ impl wit::Host for HostState {
         // The command keeps the merged pipe's write ends; the reader only sees EOF once they
         // are closed here and in the exited child.
         drop(command);
-        let mut child = spawned.map_err(|e| format!("cannot spawn {}: {e}", options.program))?;
+        let mut child = spawned.map_err(|e| match self.grant.sandbox {
+            Some(_) => format!("cannot spawn {} in the sandbox: {e}", options.program),
+            None => format!("cannot spawn {}: {e}", options.program),
+        })?;
         tracing::debug!(extension = %self.extension, program = %options.program, "spawned");
         let (tx, rx) = mpsc::channel();
         let open_streams = match merged {

@@ -185,7 +185,7 @@ pub struct HostState {
 
 impl HostState {
     /// Builds the WASI context from the grant only: the workspace preopened at its real path
-    /// (read-only or read-write), an optional private temp dir, named env vars, no sockets,
+    /// (read-only or read-write), the extra preopens, an optional private temp dir, named env vars, no sockets,
     /// stdout/stderr captured for the log.
     pub fn new(
         extension: Arc<ExtensionId>,
@@ -218,6 +218,9 @@ impl HostState {
                 .preopened_dir(&grant.workspace, ".", perms)
                 .map_err(|e| format!("cannot open workspace {workspace}: {e}"))?;
             builder.initial_cwd(&workspace);
+        }
+        for preopen in &grant.preopens {
+            add_preopen(&mut builder, preopen)?;
         }
         if let Some(temp) = temp_dir {
             let guest = temp.to_string_lossy().into_owned();
@@ -278,6 +281,28 @@ impl HostState {
             }
         }
     }
+}
+
+/// One of the grant's extra directories at its own path; a missing one is left out (it may
+/// be created later, e.g. a writable root the user named before making it).
+fn add_preopen(
+    builder: &mut WasiCtxBuilder,
+    preopen: &crate::grant::Preopen,
+) -> Result<(), String> {
+    let perms = match preopen.access {
+        FsAccess::None => return Ok(()),
+        FsAccess::Read => FsPerms::ReadOnly,
+        FsAccess::Write => FsPerms::ReadWrite,
+    };
+    if !preopen.path.is_dir() {
+        tracing::debug!(dir = %preopen.path.display(), "preopen skipped: not a directory");
+        return Ok(());
+    }
+    let guest = preopen.path.to_string_lossy().into_owned();
+    builder
+        .preopened_dir(&preopen.path, &guest, perms)
+        .map(|_| ())
+        .map_err(|e| format!("cannot open {guest}: {e}"))
 }
 
 impl WasiView for HostState {

@@ -512,6 +512,29 @@ impl SettingsManager {
         self.get_bool("enableSkillCommands", true)
     }
 
+    /// `tools.pathScope`: where the file tools may go (`workspace`, `default`, `anywhere`);
+    /// `None` when unset. Checked by start-up.
+    pub fn tools_path_scope(&self) -> Option<String> {
+        self.get_str("tools.pathScope")
+    }
+
+    /// `tools.writableRoots`: directories `write` and `edit` may change besides the workspace.
+    pub fn tools_writable_roots(&self) -> Vec<String> {
+        self.get_strings("tools.writableRoots")
+    }
+
+    /// `tools.sandbox`: the shell sandbox of `bash` (`off`, `read-only`, `workspace-write`);
+    /// `None` when unset (off). Checked by start-up.
+    pub fn tools_sandbox(&self) -> Option<String> {
+        self.get_str("tools.sandbox")
+    }
+
+    /// `tools.sandboxNetwork`: whether sandboxed commands may open TCP connections; default
+    /// true.
+    pub fn tools_sandbox_network(&self) -> bool {
+        self.get_bool("tools.sandboxNetwork", true)
+    }
+
     pub fn extensions(&self) -> Vec<String> {
         self.get_strings("extensions")
     }

@@ -51,7 +51,7 @@ impl BuiltinTool for EditTool {
         let parsed = Args::new("edit", &args)?;
         let user_path = parsed.string("path")?;
         let edits = read_edits(parsed.raw("edits"), user_path)?;
-        let path = env.resolve(user_path)?;
+        let path = env.resolve_writable(user_path)?;
         check_cancel(cancel)?;
         let raw = std::fs::read(&path).map_err(|e| {
             ToolError::new(format!(

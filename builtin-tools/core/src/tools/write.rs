@@ -45,7 +45,7 @@ impl BuiltinTool for WriteTool {
         let args = Args::new("write", &args)?;
         let user_path = args.string("path")?;
         let content = args.string("content")?;
-        let path = env.resolve(user_path)?;
+        let path = env.resolve_writable(user_path)?;
         check_cancel(cancel)?;
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| fs_error("mkdir", parent, &e))?;

@@ -1,4 +1,4 @@
-use pi_builtin_tools::{ToolEnv, ToolError, ToolOutput, Workspace, builtin_tool};
+use pi_builtin_tools::{PathPolicy, ToolEnv, ToolError, ToolOutput, Workspace, builtin_tool};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -40,6 +40,19 @@ impl Ws {
     pub fn set_git_home(&mut self, home: &Path) {
         self.env.workspace = self.env.workspace.clone().with_home(home);
         self.env.command_env = crate::git::isolated_env(&self.env.command_env, home);
+    }
+
+    /// The tools' path policy; the temp dir stays writable, as the host keeps it.
+    #[allow(dead_code)]
+    pub fn set_policy(&mut self, mut policy: PathPolicy) {
+        policy.writable_roots.push(self.tmp.path().to_path_buf());
+        self.env.workspace = self.env.workspace.clone().with_policy(policy);
+    }
+
+    /// What `~` expands to in tool paths.
+    #[allow(dead_code)]
+    pub fn set_home(&mut self, home: &Path) {
+        self.env.workspace = self.env.workspace.clone().with_home(home);
     }
 
     pub fn root(&self) -> PathBuf {

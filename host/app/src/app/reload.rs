@@ -1,11 +1,13 @@
 //! `/reload`: the extensions (tools, compactors, renderers, the skills, prompt templates and
 //! themes they ship), then skills, prompt templates, context files and the system prompt, all found
-//! again the way start-up found them.
+//! again the way start-up found them; the tools get the path policy of the settings as they
+//! are now.
 
 use super::App;
 use crate::agent_session::AgentSession;
 use crate::extensions::{ExtensionCompactor, Extensions};
-use crate::startup::{enabled_tools, load_extensions};
+use crate::startup::{enabled_tools, load_extensions, policy_flags};
+use crate::tool_policy::tool_policy;
 use pi_ai::lock;
 use pi_ext_api::CompactionOverride;
 use pi_session::settings::SettingsManager;
@@ -45,6 +47,7 @@ impl App {
         let mut search_slot = lock(&self.resource_search);
         let search = search_slot.as_mut()?;
         let mut report = Reloaded::default();
+        let mut found = None;
         if let Some(host) = &self.host {
             let (opts, env, trusted) = search.startup();
             let settings = SettingsManager::load(&env.agent_dir, &env.cwd, trusted);
@@ -55,38 +58,65 @@ impl App {
             report
                 .warnings
                 .extend(self.providers_needing_restart(&extensions));
-            let command_env = self.session.with_session(|session| {
-                crate::tools::command_env(session, &self.model(), self.thinking_level())
-            });
-            let session_id = self.session.with_session(|s| s.session_id().to_owned());
-            let model_images = self.session.model_images();
-            let tools = crate::tools::tools(
-                &names,
-                &env.cwd,
-                host,
-                &extensions,
-                crate::tools::SessionFacts {
-                    session_id: &session_id,
-                    command_env,
-                    model_images: &model_images,
-                },
-                &settings,
-            );
-            self.session.agent().set_tools(tools);
+            search.set_extensions(&extensions, &names);
+            let resources = search.load();
+            let (opts, env, _) = search.startup();
+            let readable = search.readable_roots(&resources.skills);
+            let flags = policy_flags(opts, env);
+            match tool_policy(flags, &settings, readable, &mut report.warnings) {
+                Ok(policy) => {
+                    let tools =
+                        self.reloaded_tools(&names, env, host, &extensions, &settings, &policy);
+                    self.session.agent().set_tools(tools);
+                }
+                Err(error) => report.warnings.push(format!(
+                    "Warning: the tools were not reloaded and keep their start-up policy: {error}"
+                )),
+            }
             self.session
                 .set_compactors(compactors(&extensions, &self.session));
             *lock(&self.renderers) = extensions.renderers.clone();
             *lock(&self.themes) = extensions.themes.clone();
-            search.set_extensions(&extensions, &names);
             report.extensions = extensions.loaded.clone();
+            found = Some(resources);
         }
-        let found = search.load();
+        let found = found.unwrap_or_else(|| search.load());
         report.skills = found.skills.skills.len();
         report.templates = found.templates.templates.len();
         *lock(&self.skills) = found.skills;
         *lock(&self.templates) = found.templates;
         self.session.agent().set_system_prompt(found.system_prompt);
         Some(report)
+    }
+
+    /// The enabled tools as reloaded, with the session's `PI_*` variables and image support.
+    fn reloaded_tools(
+        &self,
+        names: &[String],
+        env: &crate::startup::StartupEnv,
+        host: &pi_ext_host::ExtensionHost,
+        extensions: &Extensions,
+        settings: &SettingsManager,
+        policy: &crate::tool_policy::ToolPolicy,
+    ) -> Vec<Arc<dyn pi_agent::AgentTool>> {
+        let command_env = self.session.with_session(|session| {
+            crate::tools::command_env(session, &self.model(), self.thinking_level())
+        });
+        let session_id = self.session.with_session(|s| s.session_id().to_owned());
+        let model_images = self.session.model_images();
+        crate::tools::tools(
+            names,
+            &env.cwd,
+            host,
+            extensions,
+            crate::tools::SessionFacts {
+                session_id: &session_id,
+                command_env,
+                model_images: &model_images,
+                policy,
+            },
+            settings,
+        )
     }
 
     /// Provider packages serve models the registry learnt at start-up; one that is new

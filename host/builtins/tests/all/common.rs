@@ -4,7 +4,7 @@
 
 use pi_ai::UserBlock;
 use pi_builtin_tools::{Block, ToolError, ToolOutput};
-use pi_builtins::{ToolContext, builtin_tool};
+use pi_builtins::{PathPolicy, ToolContext, builtin_tool};
 use pi_ext_host::ExtensionHost;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -83,6 +83,18 @@ impl Ws {
         self.ctx.home = Some(home.to_path_buf());
         let env = crate::git::isolated_env(&self.ctx.command_env, home);
         self.ctx.command_env = env;
+    }
+
+    /// The tools' path policy (the context keeps its temp dir writable).
+    #[allow(dead_code)]
+    pub fn set_policy(&mut self, policy: PathPolicy) {
+        self.ctx.paths = policy;
+    }
+
+    /// What `~` expands to in tool paths.
+    #[allow(dead_code)]
+    pub fn set_home(&mut self, home: &Path) {
+        self.ctx.home = Some(home.to_path_buf());
     }
 
     pub fn root(&self) -> PathBuf {

@@ -8,9 +8,10 @@ use pi_builtins::{
     component_source, definitions, grant,
 };
 use pi_ext_host::{
-    ComponentSource, ExtensionId, FsAccess, Grant, LazyComponent, LoadedComponent, World,
+    ComponentSource, ExtensionId, FsAccess, Grant, LazyComponent, LoadedComponent, Preopen, World,
 };
 use serde_json::json;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -78,16 +79,45 @@ fn each_component_describes_exactly_the_native_definition() {
 #[test]
 fn grants_are_least_privilege_and_only_bash_imports_process() {
     let ws = Ws::new();
+    let preopen = |path: &Path, access| Preopen {
+        path: path.to_path_buf(),
+        access,
+    };
     for name in ["read", "grep", "find", "ls"] {
         let g = grant(name, &ws.ctx).unwrap();
         assert_eq!(g.filesystem, FsAccess::Read, "{name}");
         assert!(!g.process && g.temp_dir.is_none() && !g.temp, "{name}");
+        // Pi's default path scope: everything, read-only.
+        assert_eq!(g.preopens, [preopen(Path::new("/"), FsAccess::Read)]);
     }
     for name in ["edit", "write"] {
         let g = grant(name, &ws.ctx).unwrap();
         assert_eq!(g.filesystem, FsAccess::Write, "{name}");
         assert!(!g.process && g.temp_dir.is_none(), "{name}");
+        // The temp dir is pi's own and writable.
+        assert_eq!(g.preopens, [preopen(&ws.ctx.temp_dir, FsAccess::Write)]);
     }
+    // Narrowed: the reading tools get the workspace, the writable and the always-readable
+    // roots, read-only; the writing tools the writable ones.
+    let mut narrow = Ws::new();
+    let (extra, skills) = (
+        narrow.tmp.path().join("extra"),
+        narrow.tmp.path().join("skills"),
+    );
+    narrow.set_policy(pi_builtins::PathPolicy {
+        scope: pi_builtins::PathScope::Workspace,
+        writable_roots: vec![extra.clone()],
+        readable_roots: vec![skills.clone()],
+    });
+    let temp = narrow.ctx.temp_dir.clone();
+    let read = grant("read", &narrow.ctx).unwrap();
+    let expected = [&extra, &temp, &skills].map(|p| preopen(p, FsAccess::Read));
+    assert_eq!(read.preopens, expected);
+    let write = grant("write", &narrow.ctx).unwrap();
+    assert_eq!(
+        write.preopens,
+        [&extra, &temp].map(|p| preopen(p, FsAccess::Write))
+    );
     let bash = grant("bash", &ws.ctx).unwrap();
     assert!(bash.process && bash.filesystem == FsAccess::Write);
     assert_eq!(bash.temp_dir.as_deref(), Some(ws.ctx.temp_dir.as_path()));
@@ -323,16 +353,26 @@ fn without_a_repository_above_nothing_above_the_workspace_is_read() {
 }
 
 #[test]
-fn a_nested_worktree_whose_repository_is_outside_the_workspace_is_searched_without_its_exclude() {
-    // The exclude lies in the repository's common directory, outside the preopened workspace:
-    // the component skips it (natively the walker reads it, as rg does).
-    let ws = Ws::nested("ws");
+fn a_nested_worktree_whose_repository_is_outside_the_workspace_uses_its_exclude_if_readable() {
+    // The exclude lies in the repository's common directory, outside the workspace: read
+    // under the default path scope (as natively, and as rg does), skipped under `workspace`,
+    // where the component has only the workspace preopened.
+    let mut ws = Ws::nested("ws");
     let main = ws.root().parent().unwrap().join("main");
     crate::git::repo_with_exclude(&main, "/only.txt\n");
     let nested = ws.path("wt");
     crate::git::git(&main, &["worktree", "add", "-q", nested.to_str().unwrap()]);
     ws.write("wt/only.txt", "needle\n");
     ws.write("wt/other.txt", "needle\n");
+    assert_eq!(ws.ok("find", json!({"pattern": "*.txt"})), "wt/other.txt");
+    assert_eq!(
+        ws.ok("grep", json!({"pattern": "needle"})),
+        "wt/other.txt:1: needle"
+    );
+    ws.set_policy(pi_builtins::PathPolicy {
+        scope: pi_builtins::PathScope::Workspace,
+        ..Default::default()
+    });
     assert_eq!(
         ws.ok("find", json!({"pattern": "*.txt"})),
         "wt/only.txt\nwt/other.txt"

@@ -57,11 +57,20 @@ fn extensions_line(out: &Output) -> String {
         .to_owned()
 }
 
-/// What is left in the temporary directory pi installed into.
+/// What is left in the temporary directory pi installed into, but for pi's own temp dir
+/// (`pi-<uid>`, made when the tools are set up) while it is empty.
 fn leftovers(tmp: &Path) -> Vec<String> {
     std::fs::read_dir(tmp)
         .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .map(|e| e.unwrap())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let own = name
+                .strip_prefix("pi-")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            !(own && std::fs::read_dir(e.path()).unwrap().next().is_none())
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect()
 }
 

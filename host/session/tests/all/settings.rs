@@ -233,3 +233,21 @@ fn legacy_keys_are_migrated() {
     assert!(!s.enable_skill_commands());
     assert_eq!(s.skills(), vec!["~/s".to_owned()]);
 }
+
+#[test]
+fn tools_path_and_sandbox_settings_are_read_and_the_project_wins() {
+    let d = dirs(None, None);
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(s.tools_path_scope(), None);
+    assert!(s.tools_writable_roots().is_empty());
+    assert_eq!(s.tools_sandbox(), None);
+    assert!(s.tools_sandbox_network());
+    let global = json!({"tools": {"pathScope": "workspace", "writableRoots": ["~/notes", "/srv"]}});
+    let project = json!({"tools": {"sandbox": "workspace-write", "sandboxNetwork": false}});
+    let d = dirs(Some(&global.to_string()), Some(&project.to_string()));
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(s.tools_path_scope().as_deref(), Some("workspace"));
+    assert_eq!(s.tools_writable_roots(), ["~/notes", "/srv"]);
+    assert_eq!(s.tools_sandbox().as_deref(), Some("workspace-write"));
+    assert!(!s.tools_sandbox_network());
+}
