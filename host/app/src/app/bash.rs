@@ -38,7 +38,8 @@ fn truncated(mut outcome: BashOutcome) -> BashOutcome {
     if !cut.truncated {
         return outcome;
     }
-    let path = std::env::temp_dir().join(format!("pi-bash-{:016x}.log", fastrand::u64(..)));
+    // pi's own temp dir: the file tools may read it back under every path scope.
+    let path = pi_builtins::own_temp_dir().join(format!("pi-bash-{:016x}.log", fastrand::u64(..)));
     match std::fs::write(&path, &outcome.output) {
         Ok(()) => outcome.full_output_path = Some(path),
         Err(error) => tracing::warn!(path = %path.display(), %error, "cannot save the full output"),
