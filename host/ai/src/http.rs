@@ -1,9 +1,10 @@
 //! Running a wire [`Protocol`] over HTTP and SSE as an [`ApiProvider`].
 //!
-//! The history is fitted to the target model on a copy, the request is sent with
-//! request-level retries (only until response headers arrive), and the body is decoded into
-//! events until it ends, stalls past the idle timeout or is cancelled. Every failure becomes
-//! the stream's `error` event.
+//! The history is fitted to the target model on a copy, the request body is encoded once (the
+//! JSON tree and the copy are dropped before sending; retries share the bytes), the request is
+//! sent with request-level retries (only until response headers arrive), and the response body
+//! is decoded into events until it ends, stalls past the idle timeout or is cancelled. Every
+//! failure becomes the stream's `error` event.
 
 use crate::options::StreamOptions;
 use crate::protocol::{HttpRequest, Protocol, ResponseReader};
