@@ -139,3 +139,37 @@ fn a_non_string_timestamp_survives_a_rewrite() {
     assert_eq!(written["timestamp"], serde_json::json!([1, "x"]));
     assert_eq!(SessionEntry::from_json(written).as_ref(), Ok(&entry));
 }
+
+/// The session's index (lazily held entries) and the whole file parsed agree on every mutated
+/// v3 file: the same entries, the same warnings, the same repair.
+#[test]
+fn the_index_and_the_full_parse_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, v3) = seeds(dir.path());
+    let path = dir.path().join("index.jsonl");
+    pi_fuzz::run("session/index", 300, |g| {
+        let mut lines: Vec<String> = vec![v3[0].clone()];
+        for _ in 0..g.below(12) {
+            lines.push(g.pick(&v3[1..]).clone());
+        }
+        for _ in 0..=g.below(3) {
+            let at = 1 + g.below(lines.len());
+            if at < lines.len() {
+                lines[at] = mutate_line(g, &lines[at]);
+            }
+        }
+        let mut text = lines.join("\n");
+        if g.bool() {
+            text.push('\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let Ok(loaded) = file::load(&path) else {
+            return;
+        };
+        let session = pi_session::session::SessionManager::open(&path, Path::new("/p")).unwrap();
+        let full: Vec<Value> = loaded.entries.iter().map(SessionEntry::to_json).collect();
+        let lazy: Vec<Value> = session.entries().iter().map(|e| e.to_json()).collect();
+        assert_eq!(lazy, full, "{text}");
+        assert_eq!(session.warnings(), &loaded.warnings[..], "{text}");
+    });
+}
