@@ -131,6 +131,18 @@ fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
         .ok()
         .and_then(|s| serde_json::from_str::<Head>(s).ok())
         .filter(|head| is_lazy_type(&head.entry_type));
+    // Strings the head skips are not checked for lone surrogates (`\uD800`), which a full
+    // parse rejects: a line with a `\u` escape is parsed whole once to decide, then dropped.
+    if head.is_some() && text.windows(2).any(|w| w == b"\\u") {
+        let outcome = file::parse_entry_line(text, line);
+        if outcome.entry.is_none() {
+            return IndexedLine {
+                slot: None,
+                warning: outcome.warning,
+                repair: outcome.repair,
+            };
+        }
+    }
     if let Some(head) = head {
         let role = match head.message {
             Some(message) if head.entry_type == "message" => {

@@ -173,3 +173,22 @@ fn the_index_and_the_full_parse_agree() {
         assert_eq!(session.warnings(), &loaded.warnings[..], "{text}");
     });
 }
+
+/// Found by `the_index_and_the_full_parse_agree`: a lone surrogate escape in a message is
+/// skipped by the index's head reader but rejected by a full parse; the index must report the
+/// line as the full parse does, not hold it as an entry.
+#[test]
+fn a_lone_surrogate_in_a_message_is_reported_as_by_the_full_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("surrogate.jsonl");
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let good = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"fine \u001b[0m","timestamp":1}}"#;
+    let bad = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"half \ud83d","timestamp":2}}"#;
+    std::fs::write(&path, format!("{header}\n{good}\n{bad}\n")).unwrap();
+    let loaded = file::load(&path).unwrap();
+    let session = pi_session::session::SessionManager::open(&path, Path::new("/p")).unwrap();
+    assert_eq!(loaded.warnings.len(), 1);
+    assert_eq!(session.warnings(), &loaded.warnings[..]);
+    assert_eq!(session.entry_count(), 1);
+    assert_eq!(session.leaf_id(), Some("a1"));
+}
