@@ -1,9 +1,10 @@
 //! Running a wire [`Protocol`] over HTTP and SSE as an [`ApiProvider`].
 //!
-//! The history is fitted to the target model on a copy, the request is sent with
-//! request-level retries (only until response headers arrive), and the body is decoded into
-//! events until it ends, stalls past the idle timeout or is cancelled. Every failure becomes
-//! the stream's `error` event.
+//! The history is fitted to the target model on a copy, the request body is encoded once (the
+//! JSON tree and the copy are dropped before sending; retries share the bytes), the request is
+//! sent with request-level retries (only until response headers arrive), and the response body
+//! is decoded into events until it ends, stalls past the idle timeout or is cancelled. Every
+//! failure becomes the stream's `error` event.
 
 use crate::options::StreamOptions;
 use crate::protocol::{HttpRequest, Protocol, ResponseReader};
@@ -40,12 +41,19 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             messages: crate::transform::transform_messages(&context.messages, model, &|id| {
                 self.0.normalize_tool_call_id(id)
             }),
-            ..context.clone()
+            system_prompt: context.system_prompt.clone(),
+            tools: context.tools.clone(),
         };
         let request = match self
             .0
             .build_request(model, &context, &options, api_key.as_deref())
         {
+            Ok(request) => request,
+            Err(message) => return AssistantMessageEventStream::failed(model, message),
+        };
+        // The copy of the history is not needed once the body is built.
+        drop(context);
+        let request = match Encoded::new(request) {
             Ok(request) => request,
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
@@ -102,9 +110,31 @@ fn http_client() -> &'static reqwest::Client {
 
 const ABORTED: &str = "Request was aborted";
 
+/// A request whose body is encoded once: the JSON tree is dropped as soon as its bytes exist,
+/// and every attempt sends the same shared bytes (no copy per retry).
+struct Encoded {
+    url: String,
+    headers: Vec<(String, String)>,
+    body: bytes::Bytes,
+}
+
+impl Encoded {
+    fn new(request: HttpRequest) -> Result<Encoded, String> {
+        let HttpRequest { url, headers, body } = request;
+        let bytes =
+            serde_json::to_vec(&body).map_err(|e| format!("could not encode the request: {e}"))?;
+        drop(body);
+        Ok(Encoded {
+            url,
+            headers,
+            body: bytes.into(),
+        })
+    }
+}
+
 /// Sends the request (with request-level retries), then streams the body through `reader`.
 async fn run_request(
-    request: HttpRequest,
+    request: Encoded,
     mut reader: ResponseReader,
     options: StreamOptions,
     tx: EventSender,
@@ -173,16 +203,10 @@ fn forward(reader: &mut ResponseReader, tx: &EventSender) {
 
 /// Sends until a 2xx response arrives, retrying as the options allow.
 async fn establish(
-    request: &HttpRequest,
+    request: &Encoded,
     options: &StreamOptions,
     provider: &str,
 ) -> Result<reqwest::Response, (StopReason, String)> {
-    let body = serde_json::to_vec(&request.body).map_err(|e| {
-        (
-            StopReason::Error,
-            format!("could not encode the request: {e}"),
-        )
-    })?;
     let mut retry_index = 0;
     loop {
         let mut builder = http_client()
@@ -192,7 +216,10 @@ async fn establish(
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }
-        let send = tokio::time::timeout(options.header_timeout, builder.body(body.clone()).send());
+        let send = tokio::time::timeout(
+            options.header_timeout,
+            builder.body(request.body.clone()).send(),
+        );
         let outcome = tokio::select! {
             _ = options.cancel.cancelled() => return Err((StopReason::Aborted, ABORTED.to_owned())),
             outcome = send => outcome,

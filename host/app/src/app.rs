@@ -154,11 +154,11 @@ impl Shared {
     fn report_entries(&self, session: &AgentSession) {
         let Some(new) = session.try_with_session(|s| {
             let mut reported = lock(&self.reported_entries);
-            let entries = s.entries();
-            let start = (*reported).min(entries.len());
-            *reported = entries.len();
+            let count = s.entry_count();
+            let start = (*reported).min(count);
+            *reported = count;
             if self.has_listeners() {
-                entries[start..].to_vec()
+                s.entries_from(start).into_iter().cloned().collect()
             } else {
                 Vec::new()
             }
@@ -262,7 +262,7 @@ impl App {
         templates: PromptTemplates,
     ) -> Self {
         let shared = Arc::new(Shared::default());
-        *lock(&shared.reported_entries) = session.with_session(|s| s.entries().len());
+        *lock(&shared.reported_entries) = session.with_session(|s| s.entry_count());
         let forward = Arc::clone(&shared);
         let weak = session.downgrade();
         session.subscribe(move |event| {
@@ -292,15 +292,16 @@ impl App {
     /// last recorded (pi writes both when a session starts).
     fn record_model_and_thinking(&self, model: &Model, thinking: ThinkingLevel) {
         self.session.with_session_mut(|session| {
-            let context = session.build_session_context();
-            let same_model = context
+            let recorded = session.branch_settings();
+            let same_model = recorded
                 .model
                 .as_ref()
                 .is_some_and(|m| m.provider == model.provider && m.model_id == model.id);
             if !same_model {
                 log_error(session.append_model_change(&model.provider, &model.id));
             }
-            if context.thinking_level != thinking.as_str() || session.entries().is_empty() {
+            let recorded_level = recorded.thinking_level.as_deref().unwrap_or("off");
+            if recorded_level != thinking.as_str() || session.is_empty() {
                 log_error(session.append_thinking_level_change(thinking.as_str()));
             }
         });

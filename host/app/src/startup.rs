@@ -12,9 +12,7 @@ use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
 use pi_ext_api::ToolDescription;
 use pi_session::paths;
 use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
-use pi_session::session::{
-    EntryKind, SessionError, SessionManager, find_session_by_id, is_session_path,
-};
+use pi_session::session::{SessionError, SessionManager, find_session_by_id, is_session_path};
 use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
 use pi_session::system_prompt::{SystemPromptOptions, build_system_prompt};
@@ -225,7 +223,7 @@ pub struct Prepared {
 pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupError> {
     let mut base = base;
     let session = open_session(opts, &base)?;
-    let resuming = !session.entries().is_empty();
+    let resuming = !session.is_empty();
     let patterns = if opts.models.is_empty() {
         base.settings.enabled_models()
     } else {
@@ -474,13 +472,10 @@ fn locate_session(
 }
 
 fn session_thinking_level(session: &SessionManager) -> Option<ThinkingLevel> {
-    let has_change = session
-        .get_branch(None)
-        .iter()
-        .any(|e| matches!(e.kind, EntryKind::ThinkingLevelChange { .. }));
-    has_change
-        .then(|| ThinkingLevel::parse(&session.build_session_context().thinking_level))
-        .flatten()
+    session
+        .branch_settings()
+        .thinking_level
+        .and_then(|level| ThinkingLevel::parse(&level))
 }
 
 fn choose_model(
@@ -496,7 +491,7 @@ fn choose_model(
         opts.model.as_deref(),
     )?;
     let session_model = resuming
-        .then(|| session.build_session_context().model)
+        .then(|| session.branch_settings().model)
         .flatten()
         .map(|m| (m.provider, m.model_id));
     let inputs = InitialModelInputs {

@@ -26,7 +26,8 @@ pub enum ExportError {
 /// and returns the path written.
 pub fn export_file(input: &Path, output: Option<&Path>) -> Result<PathBuf, ExportError> {
     let loaded = file::load(input)?;
-    let html = render_entries(&loaded.header, &loaded.entries);
+    let entries: Vec<&SessionEntry> = loaded.entries.iter().collect();
+    let html = render_entries(&loaded.header, &entries);
     let output = match output {
         Some(path) => path.to_path_buf(),
         None => default_output(input),
@@ -48,14 +49,17 @@ pub fn default_output(input: &Path) -> PathBuf {
 }
 
 /// The page for the branch ending at the last entry.
-pub fn render_entries(header: &SessionHeader, entries: &[SessionEntry]) -> String {
+pub fn render_entries(header: &SessionHeader, entries: &[&SessionEntry]) -> String {
     let index: HashMap<String, usize> = entries
         .iter()
         .enumerate()
         .map(|(i, e)| (e.id.clone(), i))
         .collect();
     let leaf = entries.last().map(|e| e.id.as_str());
-    let branch = tree::branch(entries, &index, leaf);
+    let branch: Vec<&SessionEntry> = tree::branch(entries, &index, leaf)
+        .into_iter()
+        .copied()
+        .collect();
     let name = entries.iter().rev().find_map(|e| match &e.kind {
         EntryKind::SessionInfo { name } => name.clone(),
         _ => None,

@@ -8,7 +8,8 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::watch;
 
 const MAX_HEAD: usize = 256 * 1024;
-const MAX_BODY: usize = 64 * 1024 * 1024;
+// Large enough for the sessions bench's 200 MB context in one request.
+const MAX_BODY: usize = 512 * 1024 * 1024;
 
 /// A parsed request.
 #[derive(Debug, Clone)]

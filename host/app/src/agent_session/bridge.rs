@@ -31,18 +31,39 @@ pub fn to_runtime(message: &CodingMessage) -> RuntimeMessage {
     })
 }
 
-pub fn all_to_coding(messages: &[RuntimeMessage]) -> Vec<CodingMessage> {
-    messages.iter().map(to_coding).collect()
+/// Coding agent → runtime, moving the three model roles across (a resumed conversation is
+/// not copied on its way into the agent).
+pub fn into_runtime(message: CodingMessage) -> RuntimeMessage {
+    match message {
+        CodingMessage::User(m) => RuntimeMessage::Llm(Message::User(m)),
+        CodingMessage::Assistant(m) => RuntimeMessage::Llm(Message::Assistant(m)),
+        CodingMessage::ToolResult(m) => RuntimeMessage::Llm(Message::ToolResult(m)),
+        other => to_runtime(&other),
+    }
 }
 
-pub fn all_to_runtime(messages: &[CodingMessage]) -> Vec<RuntimeMessage> {
-    messages.iter().map(to_runtime).collect()
+pub fn all_into_runtime(messages: Vec<CodingMessage>) -> Vec<RuntimeMessage> {
+    messages.into_iter().map(into_runtime).collect()
+}
+
+pub fn all_to_coding(messages: &[RuntimeMessage]) -> Vec<CodingMessage> {
+    messages.iter().map(to_coding).collect()
 }
 
 /// The `convert_to_llm` hook of the agent: the coding agent's conversion (bash executions,
 /// extension messages and summaries become user messages).
 pub fn convert_to_llm(messages: &[RuntimeMessage]) -> Vec<Message> {
-    messages::convert_to_llm(&all_to_coding(messages))
+    // The model roles are copied once, straight across; only host messages go through the
+    // coding agent's union (a copy of the whole history per request was the cost otherwise).
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            RuntimeMessage::Llm(llm) => Some(llm.clone()),
+            RuntimeMessage::Host(_) => {
+                messages::convert_to_llm(std::slice::from_ref(&to_coding(message))).pop()
+            }
+        })
+        .collect()
 }
 
 /// Shown to the model where `images.blockImages` took an image out.

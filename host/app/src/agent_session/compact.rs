@@ -184,7 +184,7 @@ impl AgentSession {
         };
         self.inner
             .agent
-            .replace_messages(bridge::all_to_runtime(&context.messages));
+            .replace_messages(bridge::all_into_runtime(context.messages));
         Ok(CompactionResult {
             summary: produced.summary,
             first_kept_entry_id: prep.first_kept_entry_id,

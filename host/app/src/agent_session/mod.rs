@@ -207,7 +207,7 @@ impl AgentSession {
         agent.set_thinking_level(options.thinking_level);
         agent.set_tools(options.tools);
         let context = options.session.build_session_context();
-        agent.replace_messages(bridge::all_to_runtime(&context.messages));
+        agent.replace_messages(bridge::all_into_runtime(context.messages));
         let inner = Arc::new(Inner {
             agent,
             session: Mutex::new(options.session),

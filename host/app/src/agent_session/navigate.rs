@@ -110,7 +110,7 @@ impl AgentSession {
         };
         self.inner
             .agent
-            .replace_messages(bridge::all_to_runtime(&context.messages));
+            .replace_messages(bridge::all_into_runtime(context.messages));
         Ok(result)
     }
 

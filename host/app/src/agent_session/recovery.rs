@@ -9,7 +9,6 @@ use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
 use pi_session::compaction::tokens::{estimate_tokens, has_valid_usage, usage_tokens};
 use pi_session::compaction::{CompactionReason, estimate_context_tokens, should_compact};
 use pi_session::retry::{is_retryable_run, sleep_or_cancel};
-use pi_session::session::EntryKind;
 
 /// Shown when a second overflow follows the one recovery attempt.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -48,12 +47,12 @@ impl AgentSession {
     /// a fast reply can share the compaction's millisecond.
     fn reply_predates_compaction(&self) -> bool {
         self.with_session(|s| {
-            s.get_branch(None)
+            s.branch_heads()
                 .into_iter()
                 .rev()
-                .find_map(|e| match &e.kind {
-                    EntryKind::Compaction(_) => Some(true),
-                    _ if e.is_assistant_message() => Some(false),
+                .find_map(|e| match e.entry_type {
+                    "compaction" => Some(true),
+                    _ if e.assistant => Some(false),
                     _ => None,
                 })
                 .unwrap_or(false)

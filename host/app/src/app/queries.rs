@@ -144,12 +144,12 @@ impl App {
     /// Entries after `since` (all when `None` or unknown), and the leaf.
     pub fn entries_since(&self, since: Option<&str>) -> (Vec<SessionEntry>, Option<String>) {
         self.session.with_session(|session| {
-            let entries = session.entries();
             let start = since
-                .and_then(|id| entries.iter().position(|e| e.id == id))
+                .and_then(|id| session.position(id))
                 .map_or(0, |i| i + 1);
             let leaf = session.leaf_id().map(str::to_owned);
-            (entries[start..].to_vec(), leaf)
+            let entries = session.entries_from(start).into_iter().cloned().collect();
+            (entries, leaf)
         })
     }
 
@@ -310,25 +310,29 @@ fn session_stats(session: &SessionManager) -> SessionStats {
     let (mut user, mut assistant, mut tool_calls, mut tool_results) = (0u64, 0u64, 0u64, 0u64);
     let mut tokens = TokenTotals::default();
     let mut cost = 0.0;
-    for entry in session.get_branch(None) {
-        let EntryKind::Message(message) = &entry.kind else {
-            continue;
-        };
-        match message {
-            SessionMessage::User(_) => user += 1,
-            SessionMessage::Assistant(m) => {
-                assistant += 1;
-                tool_calls += m.tool_calls().count() as u64;
-                tokens.input += m.usage.input;
-                tokens.output += m.usage.output;
-                tokens.cache_read += m.usage.cache_read;
-                tokens.cache_write += m.usage.cache_write;
-                cost += m.usage.cost.total;
-            }
-            SessionMessage::ToolResult(_) => tool_results += 1,
+    // Users and tool results are counted from the index; only replies are parsed (for usage).
+    for head in session.branch_heads() {
+        match head.role {
+            Some("user") => user += 1,
+            Some("toolResult") => tool_results += 1,
             _ => {}
         }
     }
+    session.for_each_on_branch(
+        |head| head.assistant,
+        |entry| {
+            let EntryKind::Message(SessionMessage::Assistant(m)) = &entry.kind else {
+                return;
+            };
+            assistant += 1;
+            tool_calls += m.tool_calls().count() as u64;
+            tokens.input += m.usage.input;
+            tokens.output += m.usage.output;
+            tokens.cache_read += m.usage.cache_read;
+            tokens.cache_write += m.usage.cache_write;
+            cost += m.usage.cost.total;
+        },
+    );
     tokens.total = tokens.input + tokens.output + tokens.cache_read + tokens.cache_write;
     SessionStats {
         session_file: session.session_file().map(std::path::Path::to_path_buf),

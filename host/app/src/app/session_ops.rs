@@ -43,12 +43,12 @@ impl App {
     fn reload_messages(&self) {
         let messages = self
             .session
-            .with_session(|s| bridge::all_to_runtime(&s.build_session_context().messages));
+            .with_session(|s| bridge::all_into_runtime(s.build_session_context().messages));
         self.session.agent().replace_messages(messages);
         self.session.agent().clear_all_queues();
         *lock(&self.shared.last_assistant) = None;
         *lock(&self.shared.queued) = super::Queued::default();
-        *lock(&self.shared.reported_entries) = self.session.with_session(|s| s.entries().len());
+        *lock(&self.shared.reported_entries) = self.session.with_session(|s| s.entry_count());
     }
 
     /// Switches to another session and reloads the conversation.
@@ -151,7 +151,7 @@ impl App {
     pub fn export_html(&self, output: Option<PathBuf>) -> Result<PathBuf, AppError> {
         let (html, default_name) = self.session.with_session(|s| {
             (
-                pi_session::export_html::render_entries(s.header(), s.entries()),
+                pi_session::export_html::render_entries(s.header(), &s.entries()),
                 format!("pi-session-{}.html", s.session_id()),
             )
         });

@@ -94,35 +94,41 @@ fn replaced(message: AgentMessage, content: &Value) -> AgentMessage {
     }
 }
 
-/// Builds the context of `path` (root → leaf entries, as from `get_branch`).
-pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
-    let edits = context_edits(path);
-    let entry_message = |entry: &SessionEntry| -> Option<AgentMessage> {
-        let message = entry_message(entry)?;
-        match edits.get(entry.id.as_str()) {
-            None => Some(message),
-            Some(None) => None,
-            Some(Some(content)) => Some(replaced(message, content)),
-        }
-    };
-    let mut thinking_level = "off".to_owned();
-    let mut model = None;
+/// The thinking level and model a branch last recorded (what start-up needs of a branch,
+/// without its messages).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BranchSettings {
+    /// The last `thinking_level_change` on the path, if there is one.
+    pub thinking_level: Option<String>,
+    /// The later of the last `model_change` and the last assistant message's model.
+    pub model: Option<ModelRef>,
+}
+
+/// Which entries of a path give the context's messages, and the branch's settings.
+struct Plan {
+    settings: BranchSettings,
+    /// Positions in the path, in context order.
+    selected: Vec<usize>,
+}
+
+fn plan(path: &[&SessionEntry]) -> Plan {
+    let mut settings = BranchSettings::default();
     let mut compaction_at = None;
     for (i, entry) in path.iter().enumerate() {
         match &entry.kind {
             EntryKind::ThinkingLevelChange {
                 thinking_level: level,
             } => {
-                thinking_level = level.clone();
+                settings.thinking_level = Some(level.clone());
             }
             EntryKind::ModelChange { provider, model_id } => {
-                model = Some(ModelRef {
+                settings.model = Some(ModelRef {
                     provider: provider.clone(),
                     model_id: model_id.clone(),
                 });
             }
             EntryKind::Message(AgentMessage::Assistant(a)) => {
-                model = Some(ModelRef {
+                settings.model = Some(ModelRef {
                     provider: a.provider.clone(),
                     model_id: a.model.clone(),
                 });
@@ -131,54 +137,118 @@ pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
             _ => {}
         }
     }
-    let mut messages = Vec::new();
-    match compaction_at {
-        None => messages.extend(path.iter().filter_map(|e| entry_message(e))),
+    let selected = match compaction_at {
+        None => (0..path.len()).collect(),
         Some(at) => {
-            let compaction = path[at];
-            if let Some(m) = entry_message(compaction) {
-                messages.push(m);
-            }
-            let first_kept = match &compaction.kind {
+            let first_kept = match &path[at].kind {
                 EntryKind::Compaction(c) => c.first_kept_entry_id.as_str(),
                 _ => "",
             };
             // Kept entries start at firstKeptEntryId; if it is not on the path, none are kept.
-            if let Some(start) = path[..at].iter().position(|e| e.id == first_kept) {
-                messages.extend(path[start..at].iter().filter_map(|e| entry_message(e)));
-            }
-            messages.extend(path[at + 1..].iter().filter_map(|e| entry_message(e)));
+            let kept = path[..at]
+                .iter()
+                .position(|e| e.id == first_kept)
+                .map_or(at..at, |start| start..at);
+            std::iter::once(at)
+                .chain(kept)
+                .chain(at + 1..path.len())
+                .collect()
         }
+    };
+    Plan { settings, selected }
+}
+
+/// The settings of `path` (root → leaf entries).
+pub fn branch_settings(path: &[&SessionEntry]) -> BranchSettings {
+    plan(path).settings
+}
+
+fn edited(message: AgentMessage, edit: Option<Option<&Value>>) -> Option<AgentMessage> {
+    match edit {
+        None => Some(message),
+        Some(None) => None,
+        Some(Some(content)) => Some(replaced(message, content)),
     }
+}
+
+fn context_of(settings: BranchSettings, messages: Vec<AgentMessage>) -> SessionContext {
     SessionContext {
         messages,
-        thinking_level,
-        model,
+        thinking_level: settings.thinking_level.unwrap_or_else(|| "off".to_owned()),
+        model: settings.model,
     }
+}
+
+/// Builds the context of `path` (root → leaf entries, as from `get_branch`).
+pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
+    let edits = context_edits(path);
+    let Plan { settings, selected } = plan(path);
+    let messages = selected
+        .into_iter()
+        .filter_map(|i| {
+            let entry = path[i];
+            let edit = edits.get(entry.id.as_str()).copied();
+            edited(entry_message(entry)?, edit)
+        })
+        .collect();
+    context_of(settings, messages)
+}
+
+/// Builds the context of `path`, moving each message out of its entry (no copy of the
+/// conversation is made; the entries are consumed).
+pub fn build_session_context_owned(path: Vec<SessionEntry>) -> SessionContext {
+    let refs: Vec<&SessionEntry> = path.iter().collect();
+    let Plan { settings, selected } = plan(&refs);
+    let edits: HashMap<String, Option<Value>> = context_edits(&refs)
+        .into_iter()
+        .map(|(id, edit)| (id.to_owned(), edit.cloned()))
+        .collect();
+    drop(refs);
+    let mut entries: Vec<Option<SessionEntry>> = path.into_iter().map(Some).collect();
+    let messages = selected
+        .into_iter()
+        .filter_map(|i| {
+            let entry = entries.get_mut(i)?.take()?;
+            let edit = edits.get(entry.id.as_str()).map(Option::as_ref);
+            edited(into_entry_message(entry)?, edit)
+        })
+        .collect();
+    context_of(settings, messages)
 }
 
 /// The message an entry contributes to the context, if any.
 pub fn entry_message(entry: &SessionEntry) -> Option<AgentMessage> {
-    let timestamp = || parse_iso_ms(&entry.timestamp).unwrap_or(0);
     match &entry.kind {
         EntryKind::Message(message) => Some(message.clone()),
+        EntryKind::CustomMessage(_) | EntryKind::BranchSummary(_) | EntryKind::Compaction(_) => {
+            into_entry_message(entry.clone())
+        }
+        _ => None,
+    }
+}
+
+/// The message an entry contributes to the context, moved out of it.
+pub fn into_entry_message(entry: SessionEntry) -> Option<AgentMessage> {
+    let timestamp = || parse_iso_ms(&entry.timestamp).unwrap_or(0);
+    match entry.kind {
+        EntryKind::Message(message) => Some(message),
         EntryKind::CustomMessage(c) => Some(AgentMessage::Custom(CustomMessage {
-            custom_type: c.custom_type.clone(),
-            content: c.content.clone(),
+            custom_type: c.custom_type,
+            content: c.content,
             display: c.display,
-            details: c.details.clone(),
+            details: c.details,
             timestamp: timestamp(),
         })),
         EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
             Some(AgentMessage::BranchSummary(BranchSummaryMessage {
-                summary: b.summary.clone(),
-                from_id: b.from_id.clone(),
+                summary: b.summary,
+                from_id: b.from_id,
                 timestamp: timestamp(),
             }))
         }
         EntryKind::Compaction(c) => {
             Some(AgentMessage::CompactionSummary(CompactionSummaryMessage {
-                summary: c.summary.clone(),
+                summary: c.summary,
                 tokens_before: c.tokens_before,
                 timestamp: timestamp(),
             }))

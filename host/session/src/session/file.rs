@@ -55,7 +55,7 @@ struct RawLine {
 }
 
 /// Reads a file line by line, tracking line numbers and byte offsets.
-struct LineReader {
+pub(super) struct LineReader {
     reader: BufReader<File>,
     buf: Vec<u8>,
     offset: u64,
@@ -64,11 +64,11 @@ struct LineReader {
 
 /// Where the line in `LineReader::buf` is.
 #[derive(Debug, Clone, Copy)]
-struct LineInfo {
-    number: usize,
-    start: u64,
+pub(super) struct LineInfo {
+    pub number: usize,
+    pub start: u64,
     /// Ends with a newline (only the last line of a file may not).
-    complete: bool,
+    pub complete: bool,
 }
 
 impl LineReader {
@@ -93,16 +93,16 @@ impl LineReader {
     }
 }
 
-fn is_blank(text: &[u8]) -> bool {
+pub(super) fn is_blank(text: &[u8]) -> bool {
     text.iter().all(u8::is_ascii_whitespace)
 }
 
 /// What one line gave.
 #[derive(Debug, Default)]
-struct LineOutcome {
-    entry: Option<SessionEntry>,
-    warning: Option<LoadWarning>,
-    repair: Option<Repair>,
+pub(super) struct LineOutcome {
+    pub entry: Option<SessionEntry>,
+    pub warning: Option<LoadWarning>,
+    pub repair: Option<Repair>,
 }
 
 /// Parses a line as JSON, deciding the repair an incomplete last line needs.
@@ -135,7 +135,7 @@ fn parse_value_line(text: &[u8], line: LineInfo) -> (Option<Value>, LineOutcome)
 }
 
 /// Parses a v3 entry line.
-fn parse_entry_line(text: &[u8], line: LineInfo) -> LineOutcome {
+pub(super) fn parse_entry_line(text: &[u8], line: LineInfo) -> LineOutcome {
     let (value, mut outcome) = parse_value_line(text, line);
     let Some(value) = value else {
         return outcome;
@@ -167,24 +167,27 @@ struct Batch {
 }
 
 impl Batch {
-    fn parse(&self) -> Vec<LineOutcome> {
+    fn parse<T>(&self, parse: fn(&[u8], LineInfo) -> T) -> Vec<T> {
         self.lines
             .iter()
-            .map(|(range, line)| parse_entry_line(&self.data[range.clone()], *line))
+            .map(|(range, line)| parse(&self.data[range.clone()], *line))
             .collect()
     }
 }
 
 const BATCH_BYTES: usize = 1 << 20;
 
-/// Parses the entry lines after the header on worker threads (JSON parsing dominates loading;
-/// reading is cheap), keeping file order.
-fn parse_entries_parallel(lines: &mut LineReader) -> std::io::Result<Vec<LineOutcome>> {
+/// Parses the entry lines after the header on worker threads with `parse` (JSON parsing
+/// dominates loading; reading is cheap), keeping file order.
+pub(super) fn parse_lines_parallel<T: Send>(
+    lines: &mut LineReader,
+    parse: fn(&[u8], LineInfo) -> T,
+) -> std::io::Result<Vec<T>> {
     let workers = std::thread::available_parallelism()
         .map(usize::from)
         .unwrap_or(1)
         .clamp(1, 4);
-    let mut results: Vec<(usize, Vec<LineOutcome>)> = Vec::new();
+    let mut results: Vec<(usize, Vec<T>)> = Vec::new();
     let (work_tx, work_rx) = mpsc::sync_channel::<(usize, Batch)>(workers * 2);
     let work_rx = Mutex::new(work_rx);
     let (result_tx, result_rx) = mpsc::channel();
@@ -199,7 +202,7 @@ fn parse_entries_parallel(lines: &mut LineReader) -> std::io::Result<Vec<LineOut
                         Err(_) => break,
                     };
                     let Ok((seq, batch)) = next else { break };
-                    if result_tx.send((seq, batch.parse())).is_err() {
+                    if result_tx.send((seq, batch.parse(parse))).is_err() {
                         break;
                     }
                 }
@@ -237,13 +240,26 @@ fn parse_entries_parallel(lines: &mut LineReader) -> std::io::Result<Vec<LineOut
     Ok(results.into_iter().flat_map(|(_, batch)| batch).collect())
 }
 
-/// Loads `path`, migrating (and atomically rewriting) a v1/v2 file.
-pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
-    let io_err = |source| SessionError::Io {
+/// The start of a session file: its header and the reader after it, or nothing (an empty
+/// file, or one whose only content is a first line cut while it was being created).
+pub(super) struct Start {
+    pub lines: LineReader,
+    pub header: Option<SessionHeader>,
+    pub warnings: Vec<LoadWarning>,
+    pub repair: Option<Repair>,
+}
+
+pub(super) fn io_error(path: &Path) -> impl Fn(std::io::Error) -> SessionError + '_ {
+    move |source| SessionError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let file = File::open(path).map_err(io_err)?;
+    }
+}
+
+/// Opens `path` and reads up to its header.
+pub(super) fn read_start(path: &Path) -> Result<Start, SessionError> {
+    let io_err = io_error(path);
+    let file = File::open(path).map_err(&io_err)?;
     let mut lines = LineReader {
         reader: BufReader::with_capacity(1 << 20, file),
         buf: Vec::with_capacity(64 * 1024),
@@ -254,7 +270,7 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
     let mut repair = None;
     let mut saw_content = false;
     let mut header = None;
-    while let Some(line) = lines.next().map_err(io_err)? {
+    while let Some(line) = lines.next().map_err(&io_err)? {
         if is_blank(lines.text()) {
             continue;
         }
@@ -272,24 +288,46 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
             break;
         }
     }
+    // A file whose only content is a cut first line was interrupted while being created:
+    // treat it as empty (the fragment is cut on the first write).
+    let cut_at_start = repair == Some(Repair::TruncateTo(0)) && warnings.len() == 1;
+    if header.is_none() && saw_content && !cut_at_start {
+        return Err(SessionError::NotASession {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(Start {
+        lines,
+        header,
+        warnings,
+        repair,
+    })
+}
+
+/// The header an empty file gets (its id is filled in when the file is first written).
+pub(super) fn empty_header() -> SessionHeader {
+    SessionHeader {
+        version: Some(CURRENT_SESSION_VERSION),
+        id: String::new(),
+        timestamp: String::new(),
+        cwd: String::new(),
+        parent_session: None,
+        extra: Default::default(),
+    }
+}
+
+/// Loads `path` whole, migrating (and atomically rewriting) a v1/v2 file.
+pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
+    let io_err = io_error(path);
+    let Start {
+        mut lines,
+        header,
+        mut warnings,
+        mut repair,
+    } = read_start(path)?;
     let Some(mut header) = header else {
-        // A file whose only content is a cut first line was interrupted while being created:
-        // treat it as empty (the fragment is cut on the first write).
-        let cut_at_start = repair == Some(Repair::TruncateTo(0)) && warnings.len() == 1;
-        if saw_content && !cut_at_start {
-            return Err(SessionError::NotASession {
-                path: path.to_path_buf(),
-            });
-        }
         return Ok(LoadedFile {
-            header: SessionHeader {
-                version: Some(CURRENT_SESSION_VERSION),
-                id: String::new(),
-                timestamp: String::new(),
-                cwd: String::new(),
-                parent_session: None,
-                extra: Default::default(),
-            },
+            header: empty_header(),
             entries: Vec::new(),
             warnings,
             repair,
@@ -298,7 +336,7 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
     };
     let mut entries = Vec::new();
     if header.version.unwrap_or(1) >= CURRENT_SESSION_VERSION {
-        let outcomes = parse_entries_parallel(&mut lines).map_err(io_err)?;
+        let outcomes = parse_lines_parallel(&mut lines, parse_entry_line).map_err(&io_err)?;
         entries.reserve_exact(outcomes.len());
         for outcome in outcomes {
             entries.extend(outcome.entry);
@@ -307,7 +345,7 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
         }
     } else {
         let mut old_lines = Vec::new();
-        while let Some(line) = lines.next().map_err(io_err)? {
+        while let Some(line) = lines.next().map_err(&io_err)? {
             if is_blank(lines.text()) {
                 continue;
             }
@@ -337,7 +375,7 @@ pub fn load(path: &Path) -> Result<LoadedFile, SessionError> {
     })
 }
 
-fn trim_line(buf: &[u8]) -> &[u8] {
+pub(super) fn trim_line(buf: &[u8]) -> &[u8] {
     let mut end = buf.len();
     while end > 0 && matches!(buf[end - 1], b'\n' | b'\r') {
         end -= 1;

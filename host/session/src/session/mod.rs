@@ -5,11 +5,12 @@ pub mod context;
 pub mod entry;
 pub mod file;
 pub mod ids;
+mod index;
 pub mod migrate;
 mod open;
 pub mod tree;
 
-pub use context::{ModelRef, SessionContext, build_session_context};
+pub use context::{BranchSettings, ModelRef, SessionContext, build_session_context};
 pub use entry::{
     BranchSummaryEntry, CURRENT_SESSION_VERSION, CompactionEntry, CustomMessageEntry, EntryKind,
     FileOpsDetails, SessionEntry, SessionHeader,
@@ -23,10 +24,13 @@ pub use tree::{Label, SessionTree};
 
 use crate::messages::AgentMessage;
 use file::SessionWriter;
+use index::Slot;
 use pi_ai::{Usage, UserContent};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Errors of session files.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +48,8 @@ pub enum SessionError {
     Ambiguous { prefix: String, count: usize },
     #[error("entry `{0}` does not exist in this session")]
     UnknownEntry(String),
+    #[error("cannot read entry `{id}` from the session file it was opened from: {source}")]
+    Unreadable { id: String, source: std::io::Error },
     #[error("messages with role `{0}` must be appended as their own entry type")]
     InvalidRole(String),
 }
@@ -58,14 +64,28 @@ enum Storage {
     },
 }
 
-/// One open session: its header, entries, the current leaf and where it is stored.
+/// One open session: its header, the index of its entries, the current leaf and where it is
+/// stored. Entries read from a file are parsed when asked for (see `index`); `source` is the
+/// file their byte ranges point into.
 pub struct SessionManager {
     header: SessionHeader,
-    entries: Vec<SessionEntry>,
+    slots: Vec<Slot>,
     index: HashMap<String, usize>,
     leaf: Option<String>,
     storage: Storage,
     warnings: Vec<LoadWarning>,
+    source: Option<Arc<File>>,
+}
+
+/// What the index knows of an entry without parsing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryHead<'a> {
+    pub id: &'a str,
+    pub entry_type: &'a str,
+    /// A `message` entry of an assistant reply.
+    pub assistant: bool,
+    /// The role of a `message` entry: `user`, `assistant` or `toolResult`.
+    pub role: Option<&'a str>,
 }
 
 fn new_header(cwd: &Path, parent_session: Option<String>) -> SessionHeader {
@@ -81,20 +101,28 @@ fn new_header(cwd: &Path, parent_session: Option<String>) -> SessionHeader {
 
 impl SessionManager {
     fn from_parts(header: SessionHeader, entries: Vec<SessionEntry>, storage: Storage) -> Self {
-        let index = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
-            .collect();
-        let leaf = entries.last().map(|e| e.id.clone());
-        SessionManager {
+        let slots = entries.into_iter().map(|e| Slot::parsed(e, None)).collect();
+        Self::from_slots(header, slots, storage, None)
+    }
+
+    fn from_slots(
+        header: SessionHeader,
+        slots: Vec<Slot>,
+        storage: Storage,
+        source: Option<Arc<File>>,
+    ) -> Self {
+        let mut manager = SessionManager {
             header,
-            entries,
-            index,
-            leaf,
+            slots,
+            index: HashMap::new(),
+            leaf: None,
             storage,
             warnings: Vec::new(),
-        }
+            source,
+        };
+        manager.reindex();
+        manager.leaf = manager.slots.last().map(|s| s.id.clone());
+        manager
     }
 
     /// A new session for `cwd` in `session_dir` (`<timestamp>_<id>.jsonl`). Nothing is written
@@ -158,7 +186,7 @@ impl SessionManager {
         if !path.exists() {
             return Ok(Self::create_at(path, cwd));
         }
-        let loaded = file::load(path)?;
+        let loaded = index::index_file(path)?;
         let mut writer = SessionWriter::new(path.to_path_buf(), loaded.repair);
         let header = if loaded.empty {
             let header = new_header(cwd, None);
@@ -171,7 +199,7 @@ impl SessionManager {
             writer,
             persisted: true,
         };
-        let mut manager = Self::from_parts(header, loaded.entries, storage);
+        let mut manager = Self::from_slots(header, loaded.slots, storage, loaded.source);
         manager.warnings = loaded.warnings;
         Ok(manager)
     }
@@ -199,27 +227,28 @@ impl SessionManager {
         target_cwd: &Path,
         target_dir: &Path,
     ) -> Result<Self, SessionError> {
-        let loaded = file::load(source)?;
+        let loaded = index::index_file(source)?;
         let parent = std::fs::canonicalize(source).unwrap_or_else(|_| source.to_path_buf());
         let header = new_header(target_cwd, Some(parent.to_string_lossy().into_owned()));
         let path = target_dir.join(crate::paths::session_file_name(
             &header.timestamp,
             &header.id,
         ));
-        let mut manager = Self::new_at(header, path);
-        manager.entries = loaded.entries;
-        manager.reindex();
-        manager.leaf = manager.entries.last().map(|e| e.id.clone());
+        let storage = Storage::File {
+            writer: SessionWriter::new(path, None),
+            persisted: false,
+        };
+        let mut manager = Self::from_slots(header, loaded.slots, storage, loaded.source);
         manager.persist_buffer_if_ready()?;
         Ok(manager)
     }
 
     fn reindex(&mut self) {
         self.index = self
-            .entries
+            .slots
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.id.clone(), i))
+            .map(|(i, s)| (s.id.clone(), i))
             .collect();
     }
 
@@ -267,13 +296,66 @@ impl SessionManager {
         &self.warnings
     }
 
-    /// All entries in file order.
-    pub fn entries(&self) -> &[SessionEntry] {
-        &self.entries
+    /// The number of entries.
+    pub fn entry_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the session has no entries yet.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// All entries in file order (each parsed now if it was not yet, and kept).
+    pub fn entries(&self) -> Vec<&SessionEntry> {
+        self.entries_from(0)
+    }
+
+    /// The entries from position `start` (file order) on.
+    pub fn entries_from(&self, start: usize) -> Vec<&SessionEntry> {
+        let rest = self.slots.get(start..).unwrap_or(&[]);
+        rest.iter().filter_map(|s| self.slot_entry(s)).collect()
+    }
+
+    /// The position of `id` in file order.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
     }
 
     pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index
+            .get(id)
+            .and_then(|&i| self.slot_entry(&self.slots[i]))
+    }
+
+    /// The entry of `slot`, parsed from the file and kept on first use.
+    fn slot_entry<'a>(&'a self, slot: &'a Slot) -> Option<&'a SessionEntry> {
+        if let Some(entry) = slot.entry.get() {
+            return Some(entry);
+        }
+        let entry = index::materialise(self.source.as_deref()?, slot)?;
+        let _ = slot.entry.set(Box::new(entry));
+        slot.entry.get().map(|e| &**e)
+    }
+
+    /// Entries parsed already (every small entry type is).
+    fn parsed_entries(&self) -> impl Iterator<Item = &SessionEntry> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.entry.get().map(|e| &**e))
+    }
+
+    /// Root → the leaf, as the index knows the entries (nothing is parsed).
+    pub fn branch_heads(&self) -> Vec<EntryHead<'_>> {
+        tree::branch(&self.slots, &self.index, self.leaf.as_deref())
+            .into_iter()
+            .map(|s| EntryHead {
+                id: &s.id,
+                entry_type: &s.entry_type,
+                assistant: s.assistant,
+                role: s.role,
+            })
+            .collect()
     }
 
     /// The current leaf (`None` before the first entry or after `reset_leaf`).
@@ -284,23 +366,84 @@ impl SessionManager {
     /// Root → `from` (default: the leaf).
     pub fn get_branch(&self, from: Option<&str>) -> Vec<&SessionEntry> {
         let from = from.or(self.leaf.as_deref());
-        tree::branch(&self.entries, &self.index, from)
+        tree::branch(&self.slots, &self.index, from)
+            .into_iter()
+            .filter_map(|s| self.slot_entry(s))
+            .collect()
+    }
+
+    /// Calls `f` with each entry root → the leaf that `wanted` picks by its head, parsing the
+    /// ones not parsed yet a few megabytes at a time without keeping them (for a pass over a
+    /// long branch).
+    pub fn for_each_on_branch(
+        &self,
+        wanted: impl Fn(&EntryHead<'_>) -> bool,
+        mut f: impl FnMut(&SessionEntry),
+    ) {
+        const CHUNK_BYTES: usize = 8 << 20;
+        let path: Vec<&Slot> = tree::branch(&self.slots, &self.index, self.leaf.as_deref())
+            .into_iter()
+            .filter(|s| {
+                wanted(&EntryHead {
+                    id: &s.id,
+                    entry_type: &s.entry_type,
+                    assistant: s.assistant,
+                    role: s.role,
+                })
+            })
+            .collect();
+        let mut start = 0;
+        while start < path.len() {
+            let mut bytes = 0;
+            let mut end = start;
+            while end < path.len() && (end == start || bytes < CHUNK_BYTES) {
+                bytes += path[end].span.map_or(0, |s| s.len);
+                end += 1;
+            }
+            for entry in index::materialise_all(self.source.as_deref(), &path[start..end]) {
+                f(&entry);
+            }
+            start = end;
+        }
     }
 
     pub fn tree(&self) -> SessionTree {
-        tree::build_tree(&self.entries, &self.index)
+        let labels = tree::resolve_labels(self.parsed_entries());
+        tree::build_tree(&self.slots, &self.index, labels)
     }
 
     /// The current label of `id`.
     pub fn label_of(&self, id: &str) -> Option<String> {
-        tree::resolve_labels(&self.entries)
+        tree::resolve_labels(self.parsed_entries())
             .remove(id)
             .map(|l| l.label)
     }
 
-    /// Context of the current branch.
+    /// Context of the current branch: only the entries it needs are parsed (from the latest
+    /// compaction's first kept entry on, the last assistant reply for the model, and the small
+    /// entries already parsed), and nothing parsed for it is kept.
     pub fn build_session_context(&self) -> SessionContext {
-        build_session_context(&self.get_branch(None))
+        let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
+        let needed = context_slots(&path);
+        context::build_session_context_owned(index::materialise_all(
+            self.source.as_deref(),
+            &needed,
+        ))
+    }
+
+    /// The thinking level and model the current branch last recorded, parsing at most one
+    /// entry (the last assistant reply).
+    pub fn branch_settings(&self) -> BranchSettings {
+        let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
+        let last_assistant = path.iter().rposition(|s| s.assistant);
+        let needed: Vec<&Slot> = path
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| !s.is_lazy() || Some(*i) == last_assistant)
+            .map(|(_, s)| *s)
+            .collect();
+        let entries = index::materialise_all(self.source.as_deref(), &needed);
+        context::branch_settings(&entries.iter().collect::<Vec<_>>())
     }
 
     /// Moves the leaf to `id`; the next entry becomes its child.
@@ -428,7 +571,8 @@ impl SessionManager {
 
     /// The session's display name (latest `session_info`; empty clears).
     pub fn session_name(&self) -> Option<String> {
-        self.entries.iter().rev().find_map(|e| match &e.kind {
+        let named: Vec<&SessionEntry> = self.parsed_entries().collect();
+        named.into_iter().rev().find_map(|e| match &e.kind {
             EntryKind::SessionInfo { name } => Some(name.clone().filter(|n| !n.is_empty())),
             _ => None,
         })?
@@ -447,8 +591,8 @@ impl SessionManager {
             message_extra: Map::new(),
         };
         self.persist_new(&entry)?;
-        self.index.insert(id.clone(), self.entries.len());
-        self.entries.push(entry);
+        self.index.insert(id.clone(), self.slots.len());
+        self.slots.push(Slot::parsed(entry, None));
         self.leaf = Some(id.clone());
         Ok(id)
     }
@@ -462,14 +606,11 @@ impl SessionManager {
             } => writer.append(&[entry.to_line()]),
             Storage::File { writer, persisted } => {
                 // Only checked while buffering: the buffer is small.
-                let ready = entry.is_assistant_message()
-                    || self.entries.iter().any(SessionEntry::is_assistant_message);
+                let ready = entry.is_assistant_message() || self.slots.iter().any(|s| s.assistant);
                 if !ready {
                     return Ok(());
                 }
-                let mut lines = Vec::with_capacity(self.entries.len() + 2);
-                lines.push(self.header.to_json().to_string());
-                lines.extend(self.entries.iter().map(SessionEntry::to_line));
+                let mut lines = lines_of(&self.header, &self.slots, self.source.as_deref())?;
                 lines.push(entry.to_line());
                 writer.create(&lines)?;
                 *persisted = true;
@@ -480,13 +621,12 @@ impl SessionManager {
 
     /// Writes the buffered file now if it already holds an assistant message.
     fn persist_buffer_if_ready(&mut self) -> Result<(), SessionError> {
-        let ready = self.entries.iter().any(SessionEntry::is_assistant_message);
+        let ready = self.slots.iter().any(|s| s.assistant);
         if let Storage::File { writer, persisted } = &mut self.storage
             && !*persisted
             && ready
         {
-            let mut lines = vec![self.header.to_json().to_string()];
-            lines.extend(self.entries.iter().map(SessionEntry::to_line));
+            let lines = lines_of(&self.header, &self.slots, self.source.as_deref())?;
             writer.create(&lines)?;
             *persisted = true;
         }
@@ -504,7 +644,7 @@ impl SessionManager {
         if !self.index.contains_key(leaf_id) {
             return Err(SessionError::UnknownEntry(leaf_id.to_owned()));
         }
-        let labels = tree::resolve_labels(&self.entries);
+        let labels = tree::resolve_labels(self.parsed_entries());
         let mut kept: Vec<SessionEntry> = Vec::new();
         for entry in self.get_branch(Some(leaf_id)) {
             if matches!(entry.kind, EntryKind::Label { .. }) {
@@ -563,4 +703,63 @@ impl SessionManager {
         self.persist_buffer_if_ready()?;
         Ok(self.session_file().map(Path::to_path_buf))
     }
+}
+
+/// The slots of `path` the context of its leaf needs (see `build_session_context`).
+fn context_slots<'a>(path: &[&'a Slot]) -> Vec<&'a Slot> {
+    let compaction = path.iter().rposition(|s| s.entry_type == "compaction");
+    let start = compaction.map_or(0, |at| {
+        let first_kept = match path[at].entry.get().map(|e| &e.kind) {
+            Some(EntryKind::Compaction(c)) => c.first_kept_entry_id.as_str(),
+            _ => "",
+        };
+        path[..at]
+            .iter()
+            .position(|s| s.id == first_kept)
+            .unwrap_or(at)
+    });
+    let last_assistant = path.iter().rposition(|s| s.assistant);
+    path.iter()
+        .enumerate()
+        .filter(|(i, s)| {
+            // Small entries set the model and thinking level; entry types this version does
+            // not know may edit the context (pi 1.x's `context_edit`).
+            *i >= start
+                || !matches!(s.entry_type.as_str(), "message" | "custom")
+                || Some(*i) == last_assistant
+        })
+        .map(|(_, s)| *s)
+        .collect()
+}
+
+/// The file's lines for `slots` after `header`: each entry read from a file as the very bytes
+/// read, the others serialised.
+fn lines_of(
+    header: &SessionHeader,
+    slots: &[Slot],
+    source: Option<&File>,
+) -> Result<Vec<String>, SessionError> {
+    let mut lines = Vec::with_capacity(slots.len() + 2);
+    lines.push(header.to_json().to_string());
+    for slot in slots {
+        let raw = match (slot.span, source) {
+            (Some(span), Some(source)) => Some(index::read_line(source, span)),
+            _ => None,
+        };
+        let line = match raw {
+            Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Some(Err(source)) => {
+                return Err(SessionError::Unreadable {
+                    id: slot.id.clone(),
+                    source,
+                });
+            }
+            None => match slot.entry.get() {
+                Some(entry) => entry.to_line(),
+                None => continue,
+            },
+        };
+        lines.push(line);
+    }
+    Ok(lines)
 }

@@ -1,8 +1,53 @@
 //! The entry tree: roots, children, labels. Built flat (ids → children) so a session of any
-//! depth is walked without recursion.
+//! depth is walked without recursion, over anything that knows its id, parent and time (parsed
+//! entries, or the index's slots of entries not parsed yet).
 
 use super::entry::{EntryKind, SessionEntry};
+use super::index::Slot;
 use std::collections::HashMap;
+
+/// What the tree needs of an entry.
+pub trait Linked {
+    fn id(&self) -> &str;
+    fn parent_id(&self) -> Option<&str>;
+    fn timestamp(&self) -> &str;
+}
+
+impl Linked for SessionEntry {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn parent_id(&self) -> Option<&str> {
+        self.parent_id.as_deref()
+    }
+    fn timestamp(&self) -> &str {
+        &self.timestamp
+    }
+}
+
+impl Linked for Slot {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn parent_id(&self) -> Option<&str> {
+        self.parent_id.as_deref()
+    }
+    fn timestamp(&self) -> &str {
+        &self.timestamp
+    }
+}
+
+impl<T: Linked> Linked for &T {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn parent_id(&self) -> Option<&str> {
+        (**self).parent_id()
+    }
+    fn timestamp(&self) -> &str {
+        (**self).timestamp()
+    }
+}
 
 /// The tree of a session's entries.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -42,29 +87,28 @@ impl SessionTree {
     }
 }
 
-/// Builds the tree of `entries` (file order). `index` maps ids to positions.
-pub fn build_tree(entries: &[SessionEntry], index: &HashMap<String, usize>) -> SessionTree {
+/// Builds the tree of `entries` (file order) with `labels`. `index` maps ids to positions.
+pub fn build_tree<T: Linked>(
+    entries: &[T],
+    index: &HashMap<String, usize>,
+    labels: HashMap<String, Label>,
+) -> SessionTree {
     let mut tree = SessionTree {
-        labels: resolve_labels(entries),
+        labels,
         ..Default::default()
     };
     for entry in entries {
-        match &entry.parent_id {
-            Some(parent) if parent != &entry.id && index.contains_key(parent) => {
+        match entry.parent_id() {
+            Some(parent) if parent != entry.id() && index.contains_key(parent) => {
                 tree.children
-                    .entry(parent.clone())
+                    .entry(parent.to_owned())
                     .or_default()
-                    .push(entry.id.clone());
+                    .push(entry.id().to_owned());
             }
-            _ => tree.roots.push(entry.id.clone()),
+            _ => tree.roots.push(entry.id().to_owned()),
         }
     }
-    let stamp = |id: &String| {
-        index
-            .get(id)
-            .map(|&i| entries[i].timestamp.as_str())
-            .unwrap_or("")
-    };
+    let stamp = |id: &String| index.get(id).map(|&i| entries[i].timestamp()).unwrap_or("");
     // ISO strings of one format sort by time; the sort is stable so ties keep file order.
     for kids in tree.children.values_mut() {
         kids.sort_by(|a, b| stamp(a).cmp(stamp(b)));
@@ -73,7 +117,9 @@ pub fn build_tree(entries: &[SessionEntry], index: &HashMap<String, usize>) -> S
 }
 
 /// The latest label of each entry (a `label` entry with no or an empty label clears it).
-pub fn resolve_labels(entries: &[SessionEntry]) -> HashMap<String, Label> {
+pub fn resolve_labels<'a>(
+    entries: impl IntoIterator<Item = &'a SessionEntry>,
+) -> HashMap<String, Label> {
     let mut labels = HashMap::new();
     for entry in entries {
         if let EntryKind::Label { target_id, label } = &entry.kind {
@@ -97,11 +143,11 @@ pub fn resolve_labels(entries: &[SessionEntry]) -> HashMap<String, Label> {
 }
 
 /// The path root → `leaf`, following `parentId`. Stops at a missing parent or a cycle.
-pub fn branch<'a>(
-    entries: &'a [SessionEntry],
+pub fn branch<'a, T: Linked>(
+    entries: &'a [T],
     index: &HashMap<String, usize>,
     leaf: Option<&str>,
-) -> Vec<&'a SessionEntry> {
+) -> Vec<&'a T> {
     let mut path = Vec::new();
     let mut current = leaf.and_then(|id| index.get(id).copied());
     while let Some(i) = current {
@@ -110,8 +156,8 @@ pub fn branch<'a>(
         if path.len() > entries.len() {
             break;
         }
-        current = match &entry.parent_id {
-            Some(parent) if parent != &entry.id => index.get(parent).copied(),
+        current = match entry.parent_id() {
+            Some(parent) if parent != entry.id() => index.get(parent).copied(),
             _ => None,
         };
     }

@@ -139,3 +139,56 @@ fn a_non_string_timestamp_survives_a_rewrite() {
     assert_eq!(written["timestamp"], serde_json::json!([1, "x"]));
     assert_eq!(SessionEntry::from_json(written).as_ref(), Ok(&entry));
 }
+
+/// The session's index (lazily held entries) and the whole file parsed agree on every mutated
+/// v3 file: the same entries, the same warnings, the same repair.
+#[test]
+fn the_index_and_the_full_parse_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, v3) = seeds(dir.path());
+    let path = dir.path().join("index.jsonl");
+    pi_fuzz::run("session/index", 300, |g| {
+        let mut lines: Vec<String> = vec![v3[0].clone()];
+        for _ in 0..g.below(12) {
+            lines.push(g.pick(&v3[1..]).clone());
+        }
+        for _ in 0..=g.below(3) {
+            let at = 1 + g.below(lines.len());
+            if at < lines.len() {
+                lines[at] = mutate_line(g, &lines[at]);
+            }
+        }
+        let mut text = lines.join("\n");
+        if g.bool() {
+            text.push('\n');
+        }
+        std::fs::write(&path, &text).unwrap();
+        let Ok(loaded) = file::load(&path) else {
+            return;
+        };
+        let session = pi_session::session::SessionManager::open(&path, Path::new("/p")).unwrap();
+        let full: Vec<Value> = loaded.entries.iter().map(SessionEntry::to_json).collect();
+        let lazy: Vec<Value> = session.entries().iter().map(|e| e.to_json()).collect();
+        assert_eq!(lazy, full, "{text}");
+        assert_eq!(session.warnings(), &loaded.warnings[..], "{text}");
+    });
+}
+
+/// Found by `the_index_and_the_full_parse_agree`: a lone surrogate escape in a message is
+/// skipped by the index's head reader but rejected by a full parse; the index must report the
+/// line as the full parse does, not hold it as an entry.
+#[test]
+fn a_lone_surrogate_in_a_message_is_reported_as_by_the_full_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("surrogate.jsonl");
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let good = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"fine \u001b[0m","timestamp":1}}"#;
+    let bad = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"half \ud83d","timestamp":2}}"#;
+    std::fs::write(&path, format!("{header}\n{good}\n{bad}\n")).unwrap();
+    let loaded = file::load(&path).unwrap();
+    let session = pi_session::session::SessionManager::open(&path, Path::new("/p")).unwrap();
+    assert_eq!(loaded.warnings.len(), 1);
+    assert_eq!(session.warnings(), &loaded.warnings[..]);
+    assert_eq!(session.entry_count(), 1);
+    assert_eq!(session.leaf_id(), Some("a1"));
+}

@@ -9,6 +9,7 @@ mod fuzz_frontmatter;
 mod fuzz_ignore;
 mod fuzz_session_lines;
 mod fuzz_templates;
+mod lazy_entries;
 mod links;
 mod message_builders;
 mod messages;

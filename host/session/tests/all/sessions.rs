@@ -49,7 +49,7 @@ fn lines_of(path: &Path) -> Vec<Value> {
 }
 
 fn entries_json(s: &SessionManager) -> Vec<Value> {
-    s.entries().iter().map(SessionEntry::to_json).collect()
+    s.entries().into_iter().map(SessionEntry::to_json).collect()
 }
 
 /// Appends one entry of every type (and every message role) to `s`.
@@ -237,7 +237,7 @@ fn fixture_before_compaction_migrates_and_rebuilds() {
     // Every message has a typed role (none fell back to raw JSON).
     assert!(
         s.entries()
-            .iter()
+            .into_iter()
             .filter_map(SessionEntry::message)
             .all(|m| !matches!(m, AgentMessage::Unknown(_)))
     );

@@ -1,0 +1,336 @@
+//! The compact index of a session file: one [`Slot`] per entry with its id, parent, time, type
+//! and the byte range of its line, built in one pass over the file.
+//!
+//! Messages, `custom` state and entry types this version does not know (the bulk of a long
+//! session) stay byte ranges: they are parsed when something asks for them (the context of the
+//! current branch, the tree view, a fork, an export) and written back as the very bytes read,
+//! so they round-trip unchanged. The other entry types are small and are parsed at once, which
+//! also reports every invalid one at load, as a full parse would.
+
+use super::SessionError;
+use super::entry::SessionEntry;
+use super::file::{self, LineInfo, LineOutcome, LoadWarning, Repair, Start};
+use crate::messages::AgentMessage;
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// Where an entry's line is in the source file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Span {
+    pub offset: u64,
+    pub len: usize,
+    /// 1-based line number, for messages.
+    pub line: usize,
+}
+
+/// One entry of the index.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub id: String,
+    pub parent_id: Option<String>,
+    pub timestamp: String,
+    pub entry_type: String,
+    /// A `message` entry whose role is `assistant`.
+    pub assistant: bool,
+    /// The role of a `message` entry, when it is one of the three model roles.
+    pub role: Option<&'static str>,
+    /// The line in the source file; `None` for an entry made in this process.
+    pub span: Option<Span>,
+    /// The parsed entry, once something needed it (always set for small entry types and for
+    /// entries made in this process).
+    pub entry: OnceLock<Box<SessionEntry>>,
+}
+
+impl Slot {
+    /// A slot holding `entry` itself.
+    pub fn parsed(entry: SessionEntry, span: Option<Span>) -> Slot {
+        let slot = Slot {
+            id: entry.id.clone(),
+            parent_id: entry.parent_id.clone(),
+            timestamp: entry.timestamp.clone(),
+            entry_type: entry.kind.type_name().to_owned(),
+            assistant: entry.is_assistant_message(),
+            role: entry.message().map(AgentMessage::role).and_then(model_role),
+            span,
+            entry: OnceLock::new(),
+        };
+        let _ = slot.entry.set(Box::new(entry));
+        slot
+    }
+
+    /// Whether this slot's entry is parsed only when asked.
+    pub fn is_lazy(&self) -> bool {
+        is_lazy_type(&self.entry_type)
+    }
+}
+
+fn model_role(role: &str) -> Option<&'static str> {
+    ["user", "assistant", "toolResult"]
+        .into_iter()
+        .find(|r| *r == role)
+}
+
+/// Entry types kept as byte ranges: messages, extension state and types this version does not
+/// know. Their reading never fails once the line's head is read, so keeping them unparsed
+/// loses no load warning.
+fn is_lazy_type(entry_type: &str) -> bool {
+    matches!(entry_type, "message" | "custom")
+        || !matches!(
+            entry_type,
+            "model_change"
+                | "thinking_level_change"
+                | "compaction"
+                | "branch_summary"
+                | "custom_message"
+                | "label"
+                | "session_info"
+        )
+}
+
+/// The fields of a line the index keeps; everything else is skipped unread.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow)]
+    entry_type: Cow<'a, str>,
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(rename = "parentId", default, borrow)]
+    parent_id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<MessageHead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct MessageHead<'a> {
+    #[serde(default, borrow)]
+    role: Option<Cow<'a, str>>,
+}
+
+/// What one line gave the index.
+struct IndexedLine {
+    slot: Option<Slot>,
+    warning: Option<LoadWarning>,
+    repair: Option<Repair>,
+}
+
+/// Reads the head of a line; a line the head does not fit (not an object, a field of an odd
+/// type, a duplicate key, a small entry type) is parsed whole instead, exactly as a full load
+/// parses it.
+fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
+    let span = Span {
+        offset: line.start,
+        len: text.len(),
+        line: line.number,
+    };
+    let head = std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| serde_json::from_str::<Head>(s).ok())
+        .filter(|head| is_lazy_type(&head.entry_type));
+    // Strings the head skips are not checked for lone surrogates (`\uD800`), which a full
+    // parse rejects: a line with a `\u` escape is parsed whole once to decide, then dropped.
+    if head.is_some() && text.windows(2).any(|w| w == b"\\u") {
+        let outcome = file::parse_entry_line(text, line);
+        if outcome.entry.is_none() {
+            return IndexedLine {
+                slot: None,
+                warning: outcome.warning,
+                repair: outcome.repair,
+            };
+        }
+    }
+    if let Some(head) = head {
+        let role = match head.message {
+            Some(message) if head.entry_type == "message" => {
+                message.role.as_deref().and_then(model_role)
+            }
+            _ => None,
+        };
+        return IndexedLine {
+            slot: Some(Slot {
+                assistant: role == Some("assistant"),
+                role,
+                id: head.id.into_owned(),
+                parent_id: head.parent_id.map(Cow::into_owned),
+                timestamp: head.timestamp.map(Cow::into_owned).unwrap_or_default(),
+                entry_type: head.entry_type.into_owned(),
+                span: Some(span),
+                entry: OnceLock::new(),
+            }),
+            warning: None,
+            repair: (!line.complete).then_some(Repair::AddNewline),
+        };
+    }
+    let LineOutcome {
+        entry,
+        warning,
+        repair,
+    } = file::parse_entry_line(text, line);
+    IndexedLine {
+        slot: entry.map(|e| Slot::parsed(e, Some(span))),
+        warning,
+        repair,
+    }
+}
+
+/// A session file as indexed.
+pub(crate) struct IndexedFile {
+    pub header: super::entry::SessionHeader,
+    pub slots: Vec<Slot>,
+    pub warnings: Vec<LoadWarning>,
+    pub repair: Option<Repair>,
+    pub empty: bool,
+    /// The open file the lazy slots' spans point into.
+    pub source: Option<Arc<File>>,
+}
+
+/// Indexes `path`. A v1/v2 file is loaded whole and migrated instead (such files are old and
+/// small, and the migration rewrites them).
+pub(crate) fn index_file(path: &Path) -> Result<IndexedFile, SessionError> {
+    let io_err = file::io_error(path);
+    let Start {
+        mut lines,
+        header,
+        mut warnings,
+        mut repair,
+    } = file::read_start(path)?;
+    let Some(header) = header else {
+        return Ok(IndexedFile {
+            header: file::empty_header(),
+            slots: Vec::new(),
+            warnings,
+            repair,
+            empty: true,
+            source: None,
+        });
+    };
+    if header.version.unwrap_or(1) < super::entry::CURRENT_SESSION_VERSION {
+        drop(lines);
+        let loaded = file::load(path)?;
+        return Ok(IndexedFile {
+            header: loaded.header,
+            slots: loaded
+                .entries
+                .into_iter()
+                .map(|e| Slot::parsed(e, None))
+                .collect(),
+            warnings: loaded.warnings,
+            repair: loaded.repair,
+            empty: false,
+            source: None,
+        });
+    }
+    let outcomes = file::parse_lines_parallel(&mut lines, index_line).map_err(&io_err)?;
+    let mut slots = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        slots.extend(outcome.slot);
+        warnings.extend(outcome.warning);
+        repair = outcome.repair.or(repair);
+    }
+    for w in &warnings {
+        tracing::warn!(file = %path.display(), "{w}");
+    }
+    let source = File::open(path).map_err(&io_err)?;
+    Ok(IndexedFile {
+        header,
+        slots,
+        warnings,
+        repair,
+        empty: false,
+        source: Some(Arc::new(source)),
+    })
+}
+
+/// Reads `len` bytes at `offset`.
+fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0; len];
+    #[cfg(unix)]
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut buf, offset)?;
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < len {
+            let n = std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += n;
+        }
+    }
+    Ok(buf)
+}
+
+/// The raw line of a slot read from `source` (without its newline).
+pub(crate) fn read_line(source: &File, span: Span) -> std::io::Result<Vec<u8>> {
+    read_at(source, span.offset, span.len)
+}
+
+/// Parses the line of `slot` from `source`. `None` (logged) when the file no longer holds that
+/// entry there: it was rewritten behind this process's back.
+pub(crate) fn materialise(source: &File, slot: &Slot) -> Option<SessionEntry> {
+    let span = slot.span?;
+    let text = match read_line(source, span) {
+        Ok(text) => text,
+        Err(err) => {
+            tracing::warn!(
+                line = span.line,
+                "cannot read session entry {}: {err}",
+                slot.id
+            );
+            return None;
+        }
+    };
+    let info = LineInfo {
+        number: span.line,
+        start: span.offset,
+        complete: true,
+    };
+    let entry = file::parse_entry_line(&text, info).entry;
+    match entry {
+        Some(entry) if entry.id == slot.id => Some(entry),
+        _ => {
+            tracing::warn!(
+                line = span.line,
+                "session entry {} changed on disk since it was opened",
+                slot.id
+            );
+            None
+        }
+    }
+}
+
+/// Parses the entries of `slots` (cached ones are cloned) on worker threads, in order.
+pub(crate) fn materialise_all(source: Option<&File>, slots: &[&Slot]) -> Vec<SessionEntry> {
+    let one = |slot: &&Slot| -> Option<SessionEntry> {
+        match slot.entry.get() {
+            Some(entry) => Some((**entry).clone()),
+            None => materialise(source?, slot),
+        }
+    };
+    let workers = std::thread::available_parallelism()
+        .map(usize::from)
+        .unwrap_or(1)
+        .clamp(1, 4);
+    if workers == 1 || slots.len() < 64 {
+        return slots.iter().filter_map(one).collect();
+    }
+    let chunk = slots.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = slots
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().filter_map(one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
