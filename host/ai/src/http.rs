@@ -51,6 +51,7 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             Ok(request) => request,
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
+        let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
         // The copy of the history is not needed once the body is built.
         drop(context);
         let request = match Encoded::new(request) {
@@ -58,7 +59,6 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
         let (tx, stream) = AssistantMessageEventStream::channel(model);
-        let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
         let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
         tokio::spawn(run_request(request, reader, options, tx, provider));
