@@ -207,6 +207,7 @@ impl ModelRegistry {
         self.models
             .iter()
             .filter(|m| self.has_credential(&m.provider, auth))
+            .filter(|m| crate::models::base_url::expand_from_env(&m.base_url).is_ok())
             .collect()
     }
 

@@ -1,6 +1,7 @@
 //! The built-in wire-protocol adapters.
 
 pub mod anthropic;
+pub mod azure;
 pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
@@ -19,6 +20,7 @@ pub fn protocol(api: &str) -> Option<Box<dyn Protocol>> {
         "openai-completions" => Box::new(openai_completions::OpenAiCompletions),
         "openai-responses" => Box::new(openai_responses::OpenAiResponses),
         "google-generative-ai" => Box::new(google::GoogleGenerativeAi),
+        "azure-openai-responses" => Box::new(azure::AzureOpenAiResponses),
         _ => return None,
     })
 }
@@ -40,6 +42,10 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
         (
             "google-generative-ai",
             Arc::new(HttpProvider(google::GoogleGenerativeAi)),
+        ),
+        (
+            "azure-openai-responses",
+            Arc::new(HttpProvider(azure::AzureOpenAiResponses)),
         ),
     ]
 }
