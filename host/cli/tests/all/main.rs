@@ -11,6 +11,7 @@ mod cli_faults;
 mod cli_json;
 mod cli_packages;
 mod cli_print;
+mod cli_providers;
 mod cli_rpc;
 mod cli_sessions;
 mod cli_support;
