@@ -166,6 +166,17 @@ impl ModelRegistry {
         }
     }
 
+    /// Adds the models of a server found on this machine. Such servers take no credential;
+    /// `placeholder_key` stands in for one, as an `apiKey` in models.json would, so the
+    /// provider counts as ready.
+    pub fn add_local_models(&mut self, provider: &str, models: Vec<Model>, placeholder_key: &str) {
+        for model in models {
+            self.insert(model);
+        }
+        self.api_keys
+            .insert(provider.to_owned(), placeholder_key.to_owned());
+    }
+
     /// Every model, built-ins first.
     pub fn all(&self) -> &[Model] {
         &self.models

@@ -9,6 +9,7 @@ mod cli_extension_sources;
 mod cli_extensions;
 mod cli_faults;
 mod cli_json;
+mod cli_local_servers;
 mod cli_packages;
 mod cli_print;
 mod cli_providers;
