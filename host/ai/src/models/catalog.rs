@@ -63,6 +63,8 @@ struct Catalog {
     source: String,
     generated: String,
     defaults: Vec<(String, String)>,
+    /// Each provider's own `api` and base URL (what most of its models use).
+    providers: Vec<(String, String, String)>,
     models: Vec<Model>,
 }
 
@@ -74,6 +76,7 @@ static CATALOG: LazyLock<Result<Catalog, String>> = LazyLock::new(|| {
 
 fn flatten(file: CatalogFile) -> Catalog {
     let mut models = Vec::new();
+    let mut providers = Vec::new();
     for provider in file.providers {
         for entry in provider.models {
             let [input, output, cache_read, cache_write] = entry.cost;
@@ -97,11 +100,13 @@ fn flatten(file: CatalogFile) -> Catalog {
                 compat: entry.compat,
             });
         }
+        providers.push((provider.id, provider.api, provider.base_url));
     }
     Catalog {
         source: file.source,
         generated: file.generated,
         defaults: file.defaults,
+        providers,
         models,
     }
 }
@@ -148,13 +153,15 @@ pub fn builtin_providers() -> Vec<&'static str> {
     out
 }
 
-/// The `api` and base URL a built-in provider's models use (from its first model), so a
-/// models.json entry for a built-in provider can add models without repeating them.
+/// The `api` and base URL a built-in provider's models use (most of them: OpenRouter's
+/// Anthropic models speak another protocol), so a models.json entry for a built-in provider
+/// can add models without repeating them.
 pub fn builtin_provider_defaults(provider: &str) -> Option<(&'static str, &'static str)> {
-    builtin_models()
+    catalog()?
+        .providers
         .iter()
-        .find(|m| m.provider == provider)
-        .map(|m| (m.api.as_str(), m.base_url.as_str()))
+        .find(|(id, _, _)| id == provider)
+        .map(|(_, api, base_url)| (api.as_str(), base_url.as_str()))
 }
 
 /// Whether `provider` has built-in models.

@@ -64,6 +64,30 @@ fn catalog_parses_with_unique_ids_and_known_apis() {
 }
 
 #[test]
+fn catalog_is_stamped_and_its_defaults_name_catalog_models() {
+    let (source, generated) = pi_ai::models::catalog::catalog_stamp().unwrap();
+    assert!(source.starts_with("@earendil-works/pi-ai@"), "{source}");
+    let date: Vec<&str> = generated.split('-').collect();
+    assert!(
+        date.len() == 3 && date.iter().all(|p| p.parse::<u32>().is_ok()),
+        "{generated}"
+    );
+    let registry = ModelRegistry::builtin();
+    let defaults = pi_ai::models::catalog::default_models();
+    assert_eq!(
+        defaults[0].0, "amazon-bedrock",
+        "the reference order is kept"
+    );
+    for provider in pi_ai::models::catalog::builtin_providers() {
+        let (_, id) = defaults
+            .iter()
+            .find(|(p, _)| p == provider)
+            .unwrap_or_else(|| panic!("no default for {provider}"));
+        assert!(registry.find(provider, id).is_some(), "{provider}/{id}");
+    }
+}
+
+#[test]
 fn catalog_spot_values() {
     let registry = ModelRegistry::builtin();
     let sonnet = registry.find("anthropic", "claude-sonnet-4-5").unwrap();
@@ -313,6 +337,19 @@ fn model_overrides_and_custom_models_on_builtin_providers() {
             .filter(|m| m.id == "gpt-4o" && m.provider == "openai")
             .count(),
         1
+    );
+}
+
+#[test]
+fn a_custom_model_on_a_mixed_provider_gets_the_providers_main_protocol() {
+    // OpenRouter's Anthropic models (sorted first) speak anthropic-messages; most speak
+    // Chat Completions, and that is what a model added without an api gets.
+    let registry =
+        load(r#"{"providers": {"openrouter": {"models": [{"id": "vendor/new-model"}]}}}"#).unwrap();
+    let added = registry.find("openrouter", "vendor/new-model").unwrap();
+    assert_eq!(
+        (added.api.as_str(), added.base_url.as_str()),
+        ("openai-completions", "https://openrouter.ai/api/v1")
     );
 }
 
