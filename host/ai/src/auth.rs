@@ -19,7 +19,7 @@ pub fn env_var_names(provider: &str) -> &'static [&'static str] {
         "openai" => &["OPENAI_API_KEY"],
         "google" => &["GEMINI_API_KEY"],
         "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
+        "azure" | "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
         "github-copilot" => &["COPILOT_GITHUB_TOKEN"],
         "xai" => &["XAI_API_KEY"],
         "groq" => &["GROQ_API_KEY"],
@@ -43,6 +43,23 @@ pub fn env_var_names(provider: &str) -> &'static [&'static str] {
         "ant-ling" => &["ANT_LING_API_KEY"],
         "cloudflare-workers-ai" | "cloudflare-ai-gateway" => &["CLOUDFLARE_API_KEY"],
         "xiaomi" => &["XIAOMI_API_KEY"],
+        "xiaomi-token-plan-cn" => &["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
+        "xiaomi-token-plan-ams" => &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"],
+        "xiaomi-token-plan-sgp" => &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
+        "qwen-token-plan" => &["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+        "qwen-token-plan-cn" => &[
+            "QWEN_TOKEN_PLAN_TEAM_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+        "qwen-token-plan-individual" => &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+            "QWEN_TOKEN_PLAN_API_KEY",
+        ],
+        "qwen-token-plan-individual-cn" => &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+        "meta" => &["META_API_KEY"],
         "radius" => &["RADIUS_API_KEY"],
         _ => &[],
     }

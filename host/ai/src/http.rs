@@ -24,6 +24,19 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
         context: &Context,
         options: StreamOptions,
     ) -> AssistantMessageEventStream {
+        let model = &match crate::models::base_url::expand_from_env(&model.base_url) {
+            Ok(base_url) => Model {
+                base_url,
+                ..model.clone()
+            },
+            Err(variable) => {
+                let message = format!(
+                    "the endpoint of provider \"{}\" needs the environment variable {variable}",
+                    model.provider
+                );
+                return AssistantMessageEventStream::failed(model, message);
+            }
+        };
         let api_key = options
             .api_key
             .clone()
@@ -94,6 +107,10 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
         (
             "google-generative-ai",
             Arc::new(HttpProvider(crate::providers::google::GoogleGenerativeAi)),
+        ),
+        (
+            "azure-openai-responses",
+            Arc::new(HttpProvider(crate::providers::azure::AzureOpenAiResponses)),
         ),
     ]
 }

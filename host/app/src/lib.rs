@@ -9,6 +9,7 @@
 pub mod agent_session;
 pub mod app;
 pub mod extensions;
+pub mod local_servers;
 pub mod model_select;
 pub mod project_code;
 pub mod startup;

@@ -8,23 +8,13 @@ use pi_ai::{AuthStorage, Model, ModelRegistry, ThinkingLevel, clamp_thinking_lev
 /// The thinking level when nothing chooses one.
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
 
-/// Each provider's preferred model, in pi's provider order (used for the initial pick).
-pub const DEFAULT_MODEL_PER_PROVIDER: [(&str, &str); 14] = [
-    ("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"),
-    ("anthropic", "claude-opus-4-8"),
-    ("openai", "gpt-5.5"),
-    ("openai-codex", "gpt-5.5"),
-    ("deepseek", "deepseek-v4-pro"),
-    ("google", "gemini-3.1-pro-preview"),
-    ("google-vertex", "gemini-3.1-pro-preview"),
-    ("github-copilot", "gpt-5.4"),
-    ("xai", "grok-4.5"),
-    ("openrouter", "moonshotai/kimi-k2.6"),
-    ("zai", "glm-5.1"),
-    ("mistral", "devstral-medium-latest"),
-    ("groq", "openai/gpt-oss-120b"),
-    ("cerebras", "zai-glm-4.7"),
-];
+/// Each provider's preferred model, in the reference pi's order (the initial pick tries them in
+/// turn): the table the built-in catalog carries, taken from the same release as its models.
+pub fn default_model_per_provider() -> impl Iterator<Item = (&'static str, &'static str)> {
+    pi_ai::models::catalog::default_models()
+        .iter()
+        .map(|(provider, id)| (provider.as_str(), id.as_str()))
+}
 
 /// A model chosen from a pattern, with the thinking level the pattern asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,11 +97,10 @@ fn find_in_provider(
         .map(|(model, level)| (model.clone(), level))
 }
 
-/// The preferred model of `provider`: its entry in [`DEFAULT_MODEL_PER_PROVIDER`], else its
+/// The preferred model of `provider`: its entry in [`default_model_per_provider`], else its
 /// first model.
 pub fn provider_default(registry: &ModelRegistry, provider: &str) -> Option<Model> {
-    let preferred = DEFAULT_MODEL_PER_PROVIDER
-        .iter()
+    let preferred = default_model_per_provider()
         .find(|(p, _)| *p == provider)
         .and_then(|(p, id)| registry.find(p, id));
     preferred
@@ -232,8 +221,7 @@ pub fn initial_model(inputs: &InitialModelInputs<'_>) -> Option<ScopedModel> {
     {
         return Some(plain(model));
     }
-    let preferred = DEFAULT_MODEL_PER_PROVIDER
-        .iter()
+    let preferred = default_model_per_provider()
         .filter_map(|(p, id)| inputs.registry.find(p, id))
         .find(|m| usable(m));
     preferred

@@ -4,6 +4,7 @@
 //! its tools). The first request is the first network use.
 
 use crate::extensions::{ExtensionSearch, Extensions};
+use crate::local_servers::LocalProbe;
 use crate::model_select::{
     self, InitialModelInputs, ModelSelectError, ScopedModel, cli_model, initial_model,
     initial_thinking, scoped_models,
@@ -71,6 +72,8 @@ pub struct StartupOptions {
     pub no_context_files: bool,
     pub system_prompt: Option<String>,
     pub append_system_prompt: Vec<String>,
+    /// `--offline` / `PI_OFFLINE`: no network besides model requests (no local-server probe).
+    pub offline: bool,
 }
 
 /// Why start-up stopped. Every variant is a user-facing message; the exit code is 1.
@@ -142,6 +145,8 @@ pub struct Base {
     pub host: pi_ext_host::ExtensionHost,
     pub extensions: Extensions,
     pub warnings: Vec<String>,
+    /// Whether local servers were probed for lack of credentials, and what answered.
+    pub local_probe: LocalProbe,
 }
 
 impl Base {
@@ -182,6 +187,14 @@ impl Base {
             &extensions,
             &mut registry,
         ));
+        let (local_probe, found) = crate::local_servers::discover(
+            opts.offline,
+            settings.probe_local_servers(),
+            opts.api_key.is_some(),
+            &mut registry,
+            &auth,
+        );
+        warnings.extend(found);
         Ok(Base {
             env,
             settings,
@@ -191,6 +204,7 @@ impl Base {
             host,
             extensions,
             warnings,
+            local_probe,
         })
     }
 }
@@ -504,8 +518,9 @@ fn choose_model(
         default_provider: base.settings.default_provider(),
         default_model: base.settings.default_model(),
     };
-    let chosen = initial_model(&inputs)
-        .ok_or_else(|| StartupError::NoModel(no_model_message(&base.env.agent_dir)))?;
+    let chosen = initial_model(&inputs).ok_or_else(|| {
+        StartupError::NoModel(no_model_message(&base.env.agent_dir, &base.local_probe))
+    })?;
     let has_key = opts.api_key.is_some()
         || base
             .registry
@@ -727,8 +742,12 @@ fn prompt_tool(name: &str, extensions: &Extensions) -> Option<ToolDescription> {
 }
 
 /// What to do when no model has credentials.
-pub fn no_model_message(agent_dir: &Path) -> String {
+pub fn no_model_message(agent_dir: &Path, local_probe: &LocalProbe) -> String {
     let models_json = agent_dir.join("models.json");
+    let probed = local_probe
+        .summary()
+        .map(|s| format!("\n\n{s}"))
+        .unwrap_or_default();
     format!(
         "No models available: pi found no credentials for any provider.\n\
          \n\
@@ -741,12 +760,12 @@ pub fn no_model_message(agent_dir: &Path) -> String {
          \x20 2. Sign in or store a key: pi auth login <provider> (or /login <provider> in\n\
          \x20    interactive pi).\n\
          \x20 3. Pass --provider <name> --model <id> --api-key <key> for one run.\n\
-         \x20 4. Use a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio): add it to\n\
-         \x20    {path}, e.g.\n\
+         \x20 4. Start a local OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM Studio) on its\n\
+         \x20    usual port, or add one to {path}, e.g.\n\
          \x20      {{\"providers\": {{\"ollama\": {{\"baseUrl\": \"http://localhost:11434/v1\",\n\
          \x20        \"api\": \"openai-completions\", \"apiKey\": \"ollama\",\n\
          \x20        \"models\": [{{\"id\": \"qwen2.5-coder:7b\"}}]}}}}}}\n\
-         \x20    (llama.cpp's llama-server: \"baseUrl\": \"http://localhost:8080/v1\").",
+         \x20    (llama.cpp's llama-server: \"baseUrl\": \"http://localhost:8080/v1\").{probed}",
         path = models_json.display()
     )
 }

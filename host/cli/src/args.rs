@@ -183,7 +183,8 @@ pub struct Args {
     #[arg(long, value_name = "SESSION.jsonl")]
     pub export: Option<String>,
 
-    /// No network besides model requests (no version check, no catalog refresh).
+    /// No network besides model requests (no version check, no catalog refresh, no probe for
+    /// local model servers). Same as PI_OFFLINE=1.
     #[arg(long)]
     pub offline: bool,
 
@@ -289,6 +290,7 @@ impl Args {
             no_context_files: self.no_context_files,
             system_prompt: self.system_prompt.clone(),
             append_system_prompt: self.append_system_prompt.clone(),
+            offline: self.offline || offline_env(),
         }
     }
 
@@ -318,6 +320,12 @@ impl Args {
             .map(String::as_str)
             .collect()
     }
+}
+
+/// `PI_OFFLINE` set to anything but empty, `0` or `false` means `--offline`.
+fn offline_env() -> bool {
+    std::env::var("PI_OFFLINE")
+        .is_ok_and(|v| !matches!(v.trim().to_ascii_lowercase().as_str(), "" | "0" | "false"))
 }
 
 #[cfg(test)]

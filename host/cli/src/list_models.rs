@@ -4,7 +4,13 @@ use pi_ai::{AuthStorage, Model, ModelRegistry};
 
 /// The table for `search` (empty: all). Models are those with credentials, sorted by provider
 /// then id; the search keeps models whose `provider/id` or name contains every word of it.
-pub fn render(registry: &ModelRegistry, auth: &AuthStorage, search: &str) -> String {
+/// `probed` says what start-up found of local servers, for the message when there is nothing.
+pub fn render(
+    registry: &ModelRegistry,
+    auth: &AuthStorage,
+    search: &str,
+    probed: Option<String>,
+) -> String {
     let mut models: Vec<&Model> = registry
         .available(auth)
         .into_iter()
@@ -12,9 +18,12 @@ pub fn render(registry: &ModelRegistry, auth: &AuthStorage, search: &str) -> Str
         .collect();
     if models.is_empty() {
         return if search.trim().is_empty() {
-            "No models available. Set an API key environment variable (e.g. ANTHROPIC_API_KEY), \
-             run `pi auth login <provider>`, or add a provider to models.json.\n"
-                .to_owned()
+            let probed = probed.map(|p| format!(" {p}")).unwrap_or_default();
+            format!(
+                "No models available. Set an API key environment variable (e.g. \
+                 ANTHROPIC_API_KEY), run `pi auth login <provider>`, or add a provider to \
+                 models.json.{probed}\n"
+            )
         } else {
             format!("No models match \"{}\".\n", search.trim())
         };

@@ -113,7 +113,12 @@ fn run(args: Args) -> Result<i32, RunError> {
     if let Some(search) = &args.list_models {
         print!(
             "{}",
-            crate::list_models::render(&base.registry, &base.auth, search)
+            crate::list_models::render(
+                &base.registry,
+                &base.auth,
+                search,
+                base.local_probe.summary()
+            )
         );
         return Ok(0);
     }

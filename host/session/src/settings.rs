@@ -507,6 +507,12 @@ impl SettingsManager {
         self.get_bool("terminal.showImages", true)
     }
 
+    /// `probeLocalServers`: with no credentials, look for local OpenAI-compatible servers on
+    /// loopback at start. Default true.
+    pub fn probe_local_servers(&self) -> bool {
+        self.get_bool("probeLocalServers", true)
+    }
+
     /// `enableSkillCommands`: default true.
     pub fn enable_skill_commands(&self) -> bool {
         self.get_bool("enableSkillCommands", true)

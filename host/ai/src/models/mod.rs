@@ -1,6 +1,7 @@
 //! Models: the built-in catalog, the user's models.json, the registry joining them, and pattern
 //! and thinking-level resolution.
 
+pub mod base_url;
 pub mod catalog;
 pub mod models_json;
 pub mod registry;

@@ -166,6 +166,17 @@ impl ModelRegistry {
         }
     }
 
+    /// Adds the models of a server found on this machine. Such servers take no credential;
+    /// `placeholder_key` stands in for one, as an `apiKey` in models.json would, so the
+    /// provider counts as ready.
+    pub fn add_local_models(&mut self, provider: &str, models: Vec<Model>, placeholder_key: &str) {
+        for model in models {
+            self.insert(model);
+        }
+        self.api_keys
+            .insert(provider.to_owned(), placeholder_key.to_owned());
+    }
+
     /// Every model, built-ins first.
     pub fn all(&self) -> &[Model] {
         &self.models
@@ -207,6 +218,7 @@ impl ModelRegistry {
         self.models
             .iter()
             .filter(|m| self.has_credential(&m.provider, auth))
+            .filter(|m| crate::models::base_url::expand_from_env(&m.base_url).is_ok())
             .collect()
     }
 

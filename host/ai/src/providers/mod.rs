@@ -1,6 +1,7 @@
 //! The built-in wire-protocol adapters.
 
 pub mod anthropic;
+pub mod azure;
 pub mod copilot;
 pub mod google;
 pub mod openai_codex;
@@ -19,6 +20,7 @@ pub fn protocol(api: &str) -> Option<Box<dyn Protocol>> {
         "openai-responses" => Box::new(openai_responses::OpenAiResponses),
         "openai-codex-responses" => Box::new(openai_codex::OpenAiCodexResponses),
         "google-generative-ai" => Box::new(google::GoogleGenerativeAi),
+        "azure-openai-responses" => Box::new(azure::AzureOpenAiResponses),
         _ => return None,
     })
 }

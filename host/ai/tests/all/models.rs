@@ -32,7 +32,12 @@ fn catalog_parses_with_unique_ids_and_known_apis() {
             model.id,
             model.api
         );
-        assert!(model.base_url.starts_with("https://"), "{}", model.id);
+        // Azure's endpoint comes from the environment (AZURE_OPENAI_RESOURCE_NAME…).
+        assert!(
+            model.base_url.starts_with("https://") || model.api == "azure-openai-responses",
+            "{}",
+            model.id
+        );
         assert!(
             model.context_window > 0 && model.max_tokens > 0,
             "{}",
@@ -59,6 +64,30 @@ fn catalog_parses_with_unique_ids_and_known_apis() {
 }
 
 #[test]
+fn catalog_is_stamped_and_its_defaults_name_catalog_models() {
+    let (source, generated) = pi_ai::models::catalog::catalog_stamp().unwrap();
+    assert!(source.starts_with("@earendil-works/pi-ai@"), "{source}");
+    let date: Vec<&str> = generated.split('-').collect();
+    assert!(
+        date.len() == 3 && date.iter().all(|p| p.parse::<u32>().is_ok()),
+        "{generated}"
+    );
+    let registry = ModelRegistry::builtin();
+    let defaults = pi_ai::models::catalog::default_models();
+    assert_eq!(
+        defaults[0].0, "amazon-bedrock",
+        "the reference order is kept"
+    );
+    for provider in pi_ai::models::catalog::builtin_providers() {
+        let (_, id) = defaults
+            .iter()
+            .find(|(p, _)| p == provider)
+            .unwrap_or_else(|| panic!("no default for {provider}"));
+        assert!(registry.find(provider, id).is_some(), "{provider}/{id}");
+    }
+}
+
+#[test]
 fn catalog_spot_values() {
     let registry = ModelRegistry::builtin();
     let sonnet = registry.find("anthropic", "claude-sonnet-4-5").unwrap();
@@ -79,7 +108,7 @@ fn catalog_spot_values() {
     for (provider, id, api, base) in [
         (
             "anthropic",
-            "claude-opus-4-1",
+            "claude-opus-4-8",
             "anthropic-messages",
             "https://api.anthropic.com",
         ),
@@ -121,11 +150,11 @@ fn catalog_spot_values() {
         ),
         (
             "google",
-            "gemini-3-pro-preview",
+            "gemini-3.1-pro-preview",
             "google-generative-ai",
             "https://generativelanguage.googleapis.com/v1beta",
         ),
-        ("xai", "grok-4", "openai-completions", "https://api.x.ai/v1"),
+        ("xai", "grok-4.7", "openai-responses", "https://api.x.ai/v1"),
         (
             "groq",
             "openai/gpt-oss-120b",
@@ -146,19 +175,25 @@ fn catalog_spot_values() {
         ),
         (
             "deepseek",
-            "deepseek-chat",
+            "deepseek-v4-pro",
             "openai-completions",
             "https://api.deepseek.com",
         ),
         (
             "openrouter",
             "anthropic/claude-sonnet-4.5",
+            "anthropic-messages",
+            "https://openrouter.ai/api",
+        ),
+        (
+            "openrouter",
+            "moonshotai/kimi-k2.7-code",
             "openai-completions",
             "https://openrouter.ai/api/v1",
         ),
         (
             "zai",
-            "glm-4.6",
+            "glm-5.3",
             "openai-completions",
             "https://api.z.ai/api/coding/paas/v4",
         ),
@@ -177,6 +212,14 @@ fn catalog_spot_values() {
     assert_eq!((gpt5.cost.input, gpt5.cost.output), (1.25, 10.0));
     assert_eq!((gpt5.context_window, gpt5.max_tokens), (400_000, 128_000));
     assert!(!registry.find("openai", "gpt-4o").unwrap().reasoning);
+    // Mistral's Conversations models are reached through its Chat Completions endpoint.
+    assert!(
+        registry
+            .all()
+            .iter()
+            .filter(|m| m.provider == "mistral")
+            .all(|m| m.api == "openai-completions")
+    );
 }
 
 #[test]
@@ -294,6 +337,19 @@ fn model_overrides_and_custom_models_on_builtin_providers() {
             .filter(|m| m.id == "gpt-4o" && m.provider == "openai")
             .count(),
         1
+    );
+}
+
+#[test]
+fn a_custom_model_on_a_mixed_provider_gets_the_providers_main_protocol() {
+    // OpenRouter's Anthropic models (sorted first) speak anthropic-messages; most speak
+    // Chat Completions, and that is what a model added without an api gets.
+    let registry =
+        load(r#"{"providers": {"openrouter": {"models": [{"id": "vendor/new-model"}]}}}"#).unwrap();
+    let added = registry.find("openrouter", "vendor/new-model").unwrap();
+    assert_eq!(
+        (added.api.as_str(), added.base_url.as_str()),
+        ("openai-completions", "https://openrouter.ai/api/v1")
     );
 }
 
@@ -462,7 +518,8 @@ fn pattern(registry: &ModelRegistry, text: &str) -> Option<(String, Option<Think
 fn pattern_resolution_exact_partial_and_thinking_suffix() {
     let registry = load(
         r#"{"providers": {"router": {"baseUrl": "http://r", "api": "openai-completions", "models": [
-            {"id": "vendor/model-x:free"}, {"id": "claude-sonnet-4-5", "name": "Proxy Sonnet"}]}}}"#,
+            {"id": "vendor/model-x:free"}, {"id": "claude-sonnet-4-5", "name": "Proxy Sonnet"},
+            {"id": "zeta-coder-3-20250101"}, {"id": "zeta-coder-2"}, {"id": "zeta-coder-1"}]}}}"#,
     )
     .unwrap();
     let some = |id: &str, level| Some((id.to_owned(), level));
@@ -472,10 +529,7 @@ fn pattern_resolution_exact_partial_and_thinking_suffix() {
         some("anthropic/claude-sonnet-4-5", None)
     );
     // Exact bare id that only one provider has.
-    assert_eq!(
-        pattern(&registry, "gpt-4.1-mini"),
-        some("openai/gpt-4.1-mini", None)
-    );
+    assert_eq!(pattern(&registry, "grok-4.3"), some("xai/grok-4.3", None));
     // An id with a colon is tried whole before splitting.
     assert_eq!(
         pattern(&registry, "vendor/model-x:free"),
@@ -491,12 +545,15 @@ fn pattern_resolution_exact_partial_and_thinking_suffix() {
     );
     // Substring: aliases beat dated ids; the highest id wins.
     assert_eq!(
-        pattern(&registry, "opus-4-1"),
-        some("anthropic/claude-opus-4-1", None)
+        pattern(&registry, "zeta-coder"),
+        some("router/zeta-coder-2", None)
     );
     assert_eq!(
-        pattern(&registry, "haiku-4-5:low"),
-        some("anthropic/claude-haiku-4-5", Some(ThinkingLevel::Low))
+        pattern(&registry, "haiku-4-5-2025:low"),
+        some(
+            "anthropic/claude-haiku-4-5-20251001",
+            Some(ThinkingLevel::Low)
+        )
     );
     // A name match counts too.
     assert_eq!(

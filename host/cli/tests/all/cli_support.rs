@@ -73,6 +73,8 @@ impl PiEnv {
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.root.path().join("home"))
             .env("PI_CODING_AGENT_DIR", self.agent_dir())
+            // No probing of the well-known local-server ports unless a test asks for it.
+            .env(pi_app::local_servers::PORTS_ENV, "")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
