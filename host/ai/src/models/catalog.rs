@@ -7,10 +7,10 @@
 //! cacheWrite]`, which keeps the embedded text (and its parse) small. It also carries the
 //! default model per provider, in the order the initial pick walks them.
 
-use crate::types::{Compat, Modality, Model, ModelCost};
+use crate::types::{Compat, MaxTokensField, Modality, Model, ModelCost, ThinkingFormat};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 /// The `api` values the built-in adapters speak (and that models.json may name).
 pub const SUPPORTED_APIS: [&str; 6] = [
@@ -56,7 +56,42 @@ struct ModelEntry {
     context_window: u64,
     max_tokens: u64,
     headers: Option<BTreeMap<String, String>>,
-    compat: Option<Compat>,
+    compat: Option<CatalogCompat>,
+}
+
+/// [`Compat`] as the generator writes it: only the keys the adapters read, so it is read
+/// without `Compat`'s catch-all for unknown keys (which makes serde buffer every object).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct CatalogCompat {
+    supports_store: Option<bool>,
+    supports_developer_role: Option<bool>,
+    supports_reasoning_effort: Option<bool>,
+    supports_usage_in_streaming: Option<bool>,
+    max_tokens_field: Option<MaxTokensField>,
+    requires_tool_result_name: Option<bool>,
+    requires_assistant_after_tool_result: Option<bool>,
+    requires_thinking_as_text: Option<bool>,
+    thinking_format: Option<ThinkingFormat>,
+    supports_strict_mode: Option<bool>,
+}
+
+impl From<CatalogCompat> for Compat {
+    fn from(c: CatalogCompat) -> Compat {
+        Compat {
+            supports_store: c.supports_store,
+            supports_developer_role: c.supports_developer_role,
+            supports_reasoning_effort: c.supports_reasoning_effort,
+            supports_usage_in_streaming: c.supports_usage_in_streaming,
+            max_tokens_field: c.max_tokens_field,
+            requires_tool_result_name: c.requires_tool_result_name,
+            requires_assistant_after_tool_result: c.requires_assistant_after_tool_result,
+            requires_thinking_as_text: c.requires_thinking_as_text,
+            thinking_format: c.thinking_format,
+            supports_strict_mode: c.supports_strict_mode,
+            extra: BTreeMap::new(),
+        }
+    }
 }
 
 /// The parsed catalog.
@@ -66,16 +101,36 @@ struct Catalog {
     defaults: Vec<(String, String)>,
     /// Each provider's own `api` and base URL (what most of its models use).
     providers: Vec<(String, String, String)>,
-    models: Vec<Model>,
+    /// The models, until the first registry takes them (start-up builds one registry; handing
+    /// it the parsed models instead of a copy halves the catalog's cost).
+    models: Mutex<Option<Vec<Model>>>,
 }
 
 static CATALOG: LazyLock<Result<Catalog, String>> = LazyLock::new(|| {
+    parse().map(|(file, models)| Catalog {
+        source: file.source,
+        generated: file.generated,
+        defaults: file.defaults,
+        providers: file.providers,
+        models: Mutex::new(Some(models)),
+    })
+});
+
+/// What [`CatalogFile`] holds besides the models.
+struct Header {
+    source: String,
+    generated: String,
+    defaults: Vec<(String, String)>,
+    providers: Vec<(String, String, String)>,
+}
+
+fn parse() -> Result<(Header, Vec<Model>), String> {
     serde_json::from_str::<CatalogFile>(CATALOG_JSON)
         .map(flatten)
         .map_err(|e| format!("built-in model catalog is invalid: {e}"))
-});
+}
 
-fn flatten(file: CatalogFile) -> Catalog {
+fn flatten(file: CatalogFile) -> (Header, Vec<Model>) {
     let mut models = Vec::new();
     let mut providers = Vec::new();
     for provider in file.providers {
@@ -98,18 +153,18 @@ fn flatten(file: CatalogFile) -> Catalog {
                 context_window: entry.context_window,
                 max_tokens: entry.max_tokens,
                 headers: entry.headers,
-                compat: entry.compat,
+                compat: entry.compat.map(Compat::from),
             });
         }
         providers.push((provider.id, provider.api, provider.base_url));
     }
-    Catalog {
+    let header = Header {
         source: file.source,
         generated: file.generated,
         defaults: file.defaults,
         providers,
-        models,
-    }
+    };
+    (header, models)
 }
 
 fn catalog() -> Option<&'static Catalog> {
@@ -123,9 +178,16 @@ fn catalog() -> Option<&'static Catalog> {
 }
 
 /// Every built-in model. Empty (with an error logged) if the compiled-in data were broken, which
-/// the test suite rules out; a broken catalog must not take the whole program down.
-pub fn builtin_models() -> &'static [Model] {
-    catalog().map(|c| c.models.as_slice()).unwrap_or_default()
+/// the test suite rules out; a broken catalog must not take the whole program down. The first
+/// call gets the models parsed for the catalog itself; later calls parse them again.
+pub fn builtin_models() -> Vec<Model> {
+    let Some(catalog) = catalog() else {
+        return Vec::new();
+    };
+    if let Some(models) = crate::sync::lock(&catalog.models).take() {
+        return models;
+    }
+    parse().map(|(_, models)| models).unwrap_or_default()
 }
 
 /// The reference pi's preferred model per provider, in the order the initial pick tries them.
@@ -143,15 +205,11 @@ pub fn catalog_error() -> Option<&'static str> {
     CATALOG.as_ref().err().map(String::as_str)
 }
 
-/// The built-in providers, in catalog order, without duplicates.
+/// The built-in providers, in catalog order.
 pub fn builtin_providers() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for model in builtin_models() {
-        if !out.contains(&model.provider.as_str()) {
-            out.push(model.provider.as_str());
-        }
-    }
-    out
+    catalog()
+        .map(|c| c.providers.iter().map(|(id, _, _)| id.as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// The `api` and base URL a built-in provider's models use (most of them: OpenRouter's
@@ -167,5 +225,5 @@ pub fn builtin_provider_defaults(provider: &str) -> Option<(&'static str, &'stat
 
 /// Whether `provider` has built-in models.
 pub fn is_builtin_provider(provider: &str) -> bool {
-    builtin_models().iter().any(|m| m.provider == provider)
+    catalog().is_some_and(|c| c.providers.iter().any(|(id, _, _)| id == provider))
 }

@@ -45,7 +45,7 @@ impl ModelRegistry {
     /// Only the built-in catalog.
     pub fn builtin() -> Self {
         ModelRegistry {
-            models: builtin_models().to_vec(),
+            models: builtin_models(),
             api_keys: BTreeMap::new(),
             providers_config: BTreeMap::new(),
         }
@@ -214,10 +214,21 @@ impl ModelRegistry {
 
     /// Models whose provider has a credential (pi's `getAvailable`). Cheap: runs no commands and
     /// does not check expiry.
-    pub fn available(&self, auth: &AuthStorage) -> Vec<&Model> {
+    pub fn available<'a>(&'a self, auth: &AuthStorage) -> Vec<&'a Model> {
+        // Models come grouped by provider: ask once per run of one provider, not per model
+        // (each answer reads the environment and the store).
+        let mut last: Option<(&'a str, bool)> = None;
+        let mut credential = |provider: &'a str| match last {
+            Some((seen, has)) if seen == provider => has,
+            _ => {
+                let has = self.has_credential(provider, auth);
+                last = Some((provider, has));
+                has
+            }
+        };
         self.models
             .iter()
-            .filter(|m| self.has_credential(&m.provider, auth))
+            .filter(|m| credential(&m.provider))
             .filter(|m| crate::models::base_url::expand_from_env(&m.base_url).is_ok())
             .collect()
     }

@@ -19,7 +19,7 @@ fn catalog_parses_with_unique_ids_and_known_apis() {
     let models = builtin_models();
     assert!(models.len() > 100, "only {} models", models.len());
     let mut seen = HashSet::new();
-    for model in models {
+    for model in &models {
         assert!(
             seen.insert((&model.provider, &model.id)),
             "duplicate {}/{}",
