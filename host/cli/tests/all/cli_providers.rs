@@ -218,7 +218,8 @@ fn each_provider_key_alone_starts_on_the_reference_default_with_the_right_auth_h
             request.path
         );
         assert_eq!(requested_model(request), model_id, "{var}");
-        let api = builtin_models()
+        let models = builtin_models();
+        let api = models
             .iter()
             .find(|m| m.provider == provider && m.id == model_id)
             .map(|m| m.api.as_str())
