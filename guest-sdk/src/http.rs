@@ -115,6 +115,8 @@ fn write_body(outgoing: &OutgoingBody, mut body: &[u8]) -> Result<(), String> {
 fn describe(error: ErrorCode) -> String {
     match error {
         ErrorCode::HttpRequestDenied => "HTTP request denied: host not granted".to_owned(),
+        // What pi answers when the package was granted no network at all.
+        ErrorCode::InternalError(Some(message)) => message,
         other => format!("HTTP error: {other:?}"),
     }
 }

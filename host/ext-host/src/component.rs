@@ -254,44 +254,47 @@ impl TempDir {
     }
 }
 
-/// Which capability an import needs, or whether pi provides it at all.
-fn check_import(name: &str, world: World, grant: &Grant, path: &Path) -> Result<(), Cause> {
-    let not_granted = |capability: &str| Cause::NotGranted {
-        path: path.to_owned(),
-        capability: capability.to_owned(),
-    };
+/// The interfaces a component imports that are linked only for the components importing
+/// them. They are linked whatever the grant: a toolchain that imports every interface of its
+/// world (componentize-py, jco) must not need `process` to count words, so the grant is
+/// checked at each call instead ([`not_granted`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Optional {
+    process: bool,
+    llm: bool,
+    http: bool,
+}
+
+/// What a call of an import the extension was not granted returns to the component.
+pub(crate) fn not_granted(capability: &str, extension: &ExtensionId) -> String {
+    format!("capability `{capability}` was not granted to {extension}")
+}
+
+/// Notes in `optional` what an import needs linked, or refuses an import pi does not provide
+/// in this world.
+fn check_import(
+    name: &str,
+    world: World,
+    optional: &mut Optional,
+    path: &Path,
+) -> Result<(), Cause> {
     let interface = name.split('@').next().unwrap_or(name);
     match interface {
-        "pi:extension/types" | "pi:extension/host" => Ok(()),
-        "pi:extension/stream-sink" if world == World::Provider => Ok(()),
-        "pi:extension/directory" if world == World::Tool => Ok(()),
-        "pi:extension/process" if world == World::Tool => {
-            if grant.process {
-                Ok(())
-            } else {
-                Err(not_granted("process"))
-            }
+        "pi:extension/types" | "pi:extension/host" => {}
+        "pi:extension/stream-sink" if world == World::Provider => {}
+        "pi:extension/directory" if world == World::Tool => {}
+        "pi:extension/process" if world == World::Tool => optional.process = true,
+        "pi:extension/llm" if world == World::Compactor => optional.llm = true,
+        i if i.starts_with("wasi:http/") => optional.http = true,
+        i if i.starts_with("wasi:") => {}
+        _ => {
+            return Err(Cause::UnknownImport {
+                path: path.to_owned(),
+                import: name.to_owned(),
+            });
         }
-        "pi:extension/llm" if world == World::Compactor => {
-            if grant.llm {
-                Ok(())
-            } else {
-                Err(not_granted("llm"))
-            }
-        }
-        i if i.starts_with("wasi:http/") => {
-            if world == World::Provider && !grant.network.is_empty() {
-                Ok(())
-            } else {
-                Err(not_granted("network"))
-            }
-        }
-        i if i.starts_with("wasi:") => Ok(()),
-        _ => Err(Cause::UnknownImport {
-            path: path.to_owned(),
-            import: name.to_owned(),
-        }),
     }
+    Ok(())
 }
 
 /// The world a component implements, from its exports (a component published on its own, as
@@ -349,19 +352,20 @@ fn check_world(
     })
 }
 
-fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Linker<HostState>> {
+fn linker(
+    engine: &Engine,
+    world: World,
+    optional: Optional,
+) -> wasmtime::Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     refuse_symlinks(&mut linker)?;
     crate::bounded::add_to_linker(&mut linker)?;
     tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
     tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    if world == World::Tool {
-        tool::pi::extension::directory::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    }
     match world {
-        World::Tool if grant.process => {
-            tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(
+        World::Tool => {
+            tool::pi::extension::directory::add_to_linker::<_, HasSelf<HostState>>(
                 &mut linker,
                 |s| s,
             )?;
@@ -371,17 +375,17 @@ fn linker(engine: &Engine, world: World, grant: &Grant) -> wasmtime::Result<Link
                 &mut linker,
                 |s| s,
             )?;
-            if !grant.network.is_empty() {
-                wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
-            }
         }
-        World::Compactor if grant.llm => {
-            compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(
-                &mut linker,
-                |s| s,
-            )?;
-        }
-        _ => {}
+        World::Renderer | World::Compactor => {}
+    }
+    if optional.process {
+        tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    }
+    if optional.llm {
+        compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
+    }
+    if optional.http {
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     }
     Ok(linker)
 }
@@ -463,13 +467,14 @@ impl LoadedComponent {
         let component = cached.component;
         check_world(engine, &component, world, path).map_err(fail)?;
         let ty = component.component_type();
+        let mut optional = Optional::default();
         for (name, _) in ty.imports(engine) {
-            check_import(name, world, &grant, path).map_err(fail)?;
+            check_import(name, world, &mut optional, path).map_err(fail)?;
         }
         let runtime = |e: wasmtime::Error| fail(Cause::Runtime(format!("{e:#}")));
         let linker = match reuse.linker {
             Some(linker) => linker,
-            None => Arc::new(linker(engine, world, &grant).map_err(runtime)?),
+            None => Arc::new(linker(engine, world, optional).map_err(runtime)?),
         };
         let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
         let pre = match world {

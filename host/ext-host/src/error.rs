@@ -50,9 +50,6 @@ pub enum Cause {
         world: String,
         reason: String,
     },
-    /// The component imports something its grant does not allow.
-    #[error("component {path} needs capability `{capability}`, which was not granted")]
-    NotGranted { path: PathBuf, capability: String },
     /// The component imports an interface pi does not provide.
     #[error("component {path} imports `{import}`, which pi does not provide")]
     UnknownImport { path: PathBuf, import: String },

@@ -126,6 +126,9 @@ fn merge_output(command: &mut Command) -> std::io::Result<std::io::PipeReader> {
 
 impl wit::Host for HostState {
     fn spawn(&mut self, options: SpawnOptions) -> Result<Resource<ChildProcess>, String> {
+        if !self.grant.process {
+            return Err(crate::component::not_granted("process", &self.extension));
+        }
         let cwd = options
             .cwd
             .clone()

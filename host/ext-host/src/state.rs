@@ -147,6 +147,13 @@ impl WasiHttpHooks for HttpGate {
             .authority()
             .map(|a| a.as_str().to_owned())
             .unwrap_or_default();
+        if self.grant.network.is_empty() {
+            let message = crate::component::not_granted("network", &self.extension);
+            tracing::warn!("{message}");
+            return Box::new(async {
+                Err(wasmtime_wasi_http::Error::InternalError(Some(message)))
+            });
+        }
         if !self.grant.allows_host(&authority) {
             tracing::warn!(extension = %self.extension, host = %authority, "HTTP request denied: host not granted");
             return Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) });
@@ -372,6 +379,9 @@ impl llm::Host for HostState {
         model: Option<String>,
         context: types::LlmContext,
     ) -> Result<types::AssistantMessage, String> {
+        if !self.grant.llm {
+            return Err(crate::component::not_granted("llm", &self.extension));
+        }
         match &self.call.llm {
             Some(bridge) => bridge
                 .complete(model, crate::convert::from_context(context))

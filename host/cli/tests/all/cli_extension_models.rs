@@ -158,19 +158,21 @@ fn compactor_gets_the_error_of_a_missing_credential() {
 }
 
 #[test]
-fn compactor_without_the_llm_grant_is_refused_and_pi_compacts_as_usual() {
+fn compactor_without_the_llm_grant_loads_and_its_model_request_is_refused() {
     let pi = two_model_env();
     let manifest = pi.agent_dir().join("extensions/llmsum/pi-extension.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace("llm = true", "llm = false")).unwrap();
     let mut rpc = RpcClient::start(&pi);
     chat(&pi, &mut rpc);
-    // pi's summary: the history and the split turn's prefix.
-    pi.mock.push(Turn::text("pi's own summary"));
-    pi.mock.push(Turn::text("pi's prefix summary"));
+    let before = pi.mock.requests().len();
     let (summary, entry) = compact(&pi, rpc, "llm");
-    assert!(summary.contains("pi's own summary"), "{summary}");
-    assert_eq!(entry.get("fromHook"), None, "{entry}");
+    assert_eq!(
+        summary,
+        "model unavailable: capability `llm` was not granted to llmsum@0.1.0"
+    );
+    assert_eq!(entry["summary"], summary.as_str());
+    assert_eq!(pi.mock.requests().len(), before, "nothing was sent");
 }
 
 /// Installs pi-ext-host's test provider (model `wasm-test/wasm-mini`: openai-completions over

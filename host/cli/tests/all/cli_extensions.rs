@@ -661,3 +661,43 @@ fn oversized_errors_images_and_details_from_a_tool_are_cut_before_the_model_and_
     let last = pi.mock.requests().pop().unwrap();
     assert!(size(&last.body) < 2 * 1024 * 1024, "{}", size(&last.body));
 }
+
+#[test]
+fn a_tool_importing_process_without_the_grant_installs_and_its_call_reports_the_refusal() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let source = pi.root.path().join("src/spawner");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::copy(pi_ext_test_artifacts::SPAWNER, source.join("spawner.wasm")).unwrap();
+    std::fs::write(
+        source.join("pi-extension.toml"),
+        "[package]\nname = \"spawner\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n\
+         [[component]]\npath = \"spawner.wasm\"\nworld = \"tool\"\n",
+    )
+    .unwrap();
+    // The component imports `process`; the manifest does not ask for it.
+    let out = pi.run(&["ext", "install", source.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+
+    pi.mock
+        .push(Turn::new().tool_call("c1", "run", json!({"program": "touch", "args": ["made"]})));
+    pi.mock.push(Turn::text("It was refused."));
+    let out = pi.run(&["-p", "Run touch"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "It was refused.\n");
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let result = requests[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "c1")
+        .cloned()
+        .expect("a tool result");
+    assert!(
+        result["content"]
+            .to_string()
+            .contains("capability `process` was not granted to spawner@0.1.0"),
+        "{result}"
+    );
+    assert!(!pi.cwd().join("made").exists(), "nothing was spawned");
+}

@@ -177,14 +177,28 @@ async fn a_compactor_granted_llm_asks_the_bridge() {
 }
 
 #[tokio::test]
-async fn a_compactor_needing_llm_does_not_load_without_the_grant() {
-    let ws = Workspace::create();
-    let component = component(
-        pi_ext_test_artifacts::LLM_COMPACTOR,
-        World::Compactor,
-        ws.grant(),
-        "llm-compactor-denied",
+async fn a_compactor_importing_llm_loads_without_the_grant_and_its_call_is_refused() {
+    let fake = Arc::new(FakeLlm::default());
+    let compactor = llm_compactor(false).with_llm(fake.clone());
+    let prep = CompactionPreparation {
+        messages_to_summarize: vec![user("fix the parser"), assistant("fixed")],
+        custom_instructions: Some("llm".into()),
+        ..CompactionPreparation::default()
+    };
+    let decision = compactor
+        .compact(&prep, CancellationToken::new())
+        .await
+        .expect("decision");
+    assert_eq!(
+        decision,
+        CompactionDecision::Custom {
+            summary: "model unavailable: capability `llm` was not granted to llm-compactor@0.1.0"
+                .into(),
+            details: None,
+        }
     );
-    let error = component.get().err().expect("refused").to_string();
-    assert!(error.contains("llm"), "{error}");
+    assert!(
+        fake.asked.lock().expect("lock").is_empty(),
+        "no model was asked"
+    );
 }

@@ -117,24 +117,14 @@ async fn spawning_without_the_grant_is_denied() {
         "{}",
         err.message
     );
-    // A component importing `process` is refused at load time without the grant.
-    let spawner = component(
-        pi_ext_test_artifacts::SPAWNER,
-        World::Tool,
-        ws.grant(),
-        "spawner",
-    );
-    let err = spawner.get().err().expect("refused");
-    assert!(matches!(&err.cause, Cause::NotGranted { capability, .. } if capability == "process"));
-    assert!(
-        err.to_string()
-            .starts_with("extension spawner@0.1.0: component "),
-        "{err}"
-    );
-    assert!(
-        err.to_string()
-            .ends_with("needs capability `process`, which was not granted"),
-        "{err}"
+    // A component importing `process` loads without the grant; its spawn is refused.
+    let spawner = tool_of(pi_ext_test_artifacts::SPAWNER, ws.grant(), "run", "spawner");
+    let err = run(&spawner, json!({"program": "true"}))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        err.message,
+        "extension spawner@0.1.0: capability `process` was not granted to spawner@0.1.0"
     );
     host_still_works(&ws).await;
 }

@@ -141,21 +141,29 @@ async fn http_to_a_host_not_granted_is_denied() {
     assert!(mock.requests().is_empty(), "nothing may reach the server");
 }
 
-#[test]
-fn a_provider_without_any_network_grant_is_refused_at_load() {
-    let ws = Workspace::create();
-    let component = component(
-        pi_ext_test_artifacts::PROVIDER,
-        World::Provider,
-        ws.grant(),
-        "offline",
+#[tokio::test]
+async fn a_provider_without_any_network_grant_loads_and_its_requests_are_refused() {
+    let mock = MockLlm::start();
+    mock.push(Turn::text("must not be served"));
+    let provider = provider(vec![]);
+    let mut model = provider.models()[0].clone();
+    model.base_url = mock.base_url(Api::OpenAiCompletions);
+    let message = pi_ai::ApiProvider::stream(
+        provider.as_ref(),
+        &model,
+        &context(),
+        StreamOptions::default(),
+    )
+    .result()
+    .await;
+    assert_eq!(message.stop_reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some(
+            "extension wasm-provider@0.1.0: capability `network` was not granted to wasm-provider@0.1.0"
+        )
     );
-    let err = component.get().err().expect("refused");
-    assert!(
-        err.to_string()
-            .ends_with("needs capability `network`, which was not granted"),
-        "{err}"
-    );
+    assert!(mock.requests().is_empty(), "nothing may reach the server");
 }
 
 #[tokio::test]
