@@ -280,7 +280,10 @@ fn split_known(value: Value) -> Result<(String, Value, Map<String, Value>), Valu
     Ok((role, Value::Object(map), extra))
 }
 
-fn parse_known<'de, D: Deserializer<'de>>(role: &str, value: D) -> Result<AgentMessage, D::Error> {
+pub(crate) fn parse_known<'de, D: Deserializer<'de>>(
+    role: &str,
+    value: D,
+) -> Result<AgentMessage, D::Error> {
     Ok(match role {
         "user" => AgentMessage::User(UserMessage::deserialize(value)?),
         "assistant" => AgentMessage::Assistant(AssistantMessage::deserialize(value)?),

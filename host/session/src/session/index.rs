@@ -8,10 +8,11 @@
 //! also reports every invalid one at load, as a full parse would.
 
 use super::SessionError;
-use super::entry::SessionEntry;
+use super::entry::{EntryKind, SessionEntry};
 use super::file::{self, LineInfo, LineOutcome, LoadWarning, Repair, Start};
 use crate::messages::AgentMessage;
 use serde::Deserialize;
+use serde_json::Map;
 use std::borrow::Cow;
 use std::fs::File;
 use std::path::Path;
@@ -133,7 +134,7 @@ fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
         .filter(|head| is_lazy_type(&head.entry_type));
     // Strings the head skips are not checked for lone surrogates (`\uD800`), which a full
     // parse rejects: a line with a `\u` escape is parsed whole once to decide, then dropped.
-    if head.is_some() && text.windows(2).any(|w| w == b"\\u") {
+    if head.is_some() && memchr::memmem::find(text, b"\\u").is_some() {
         let outcome = file::parse_entry_line(text, line);
         if outcome.entry.is_none() {
             return IndexedLine {
@@ -307,12 +308,47 @@ pub(crate) fn materialise(source: &File, slot: &Slot) -> Option<SessionEntry> {
     }
 }
 
+/// The entry of `slot` as the context needs it. A model message is read straight into its type
+/// from the line: the context needs only the message, and a lazy entry is written back from its
+/// bytes, so the unknown fields a full read keeps are not needed (that read goes through a JSON
+/// tree and costs about twice as much). Any line this read does not take is read in full.
+pub(crate) fn materialise_for_context(source: &File, slot: &Slot) -> Option<SessionEntry> {
+    if let (Some(role), Some(span), None) = (slot.role, slot.span, slot.entry.get())
+        && slot.entry_type == "message"
+        && let Ok(text) = read_line(source, span)
+        && let Some(message) = super::message_line::message_of_line(&text, role, &slot.id)
+    {
+        return Some(SessionEntry {
+            id: slot.id.clone(),
+            parent_id: slot.parent_id.clone(),
+            timestamp: slot.timestamp.clone(),
+            kind: EntryKind::Message(message),
+            extra: Map::new(),
+            message_extra: Map::new(),
+        });
+    }
+    materialise(source, slot)
+}
+
 /// Parses the entries of `slots` (cached ones are cloned) on worker threads, in order.
 pub(crate) fn materialise_all(source: Option<&File>, slots: &[&Slot]) -> Vec<SessionEntry> {
+    materialise_all_with(source, slots, materialise)
+}
+
+/// [`materialise_all`] for the context ([`materialise_for_context`]).
+pub(crate) fn materialise_context(source: Option<&File>, slots: &[&Slot]) -> Vec<SessionEntry> {
+    materialise_all_with(source, slots, materialise_for_context)
+}
+
+fn materialise_all_with(
+    source: Option<&File>,
+    slots: &[&Slot],
+    read: fn(&File, &Slot) -> Option<SessionEntry>,
+) -> Vec<SessionEntry> {
     let one = |slot: &&Slot| -> Option<SessionEntry> {
         match slot.entry.get() {
             Some(entry) => Some((**entry).clone()),
-            None => materialise(source?, slot),
+            None => read(source?, slot),
         }
     };
     let workers = std::thread::available_parallelism()
@@ -326,11 +362,18 @@ pub(crate) fn materialise_all(source: Option<&File>, slots: &[&Slot]) -> Vec<Ses
     std::thread::scope(|scope| {
         let handles: Vec<_> = slots
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().filter_map(one).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut entries = Vec::with_capacity(part.len());
+                    entries.extend(part.iter().filter_map(one));
+                    entries
+                })
+            })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+        let mut entries = Vec::with_capacity(slots.len());
+        for handle in handles {
+            entries.extend(handle.join().unwrap_or_default());
+        }
+        entries
     })
 }

@@ -6,6 +6,7 @@ pub mod entry;
 pub mod file;
 pub mod ids;
 mod index;
+mod message_line;
 pub mod migrate;
 mod open;
 pub mod tree;
@@ -374,7 +375,8 @@ impl SessionManager {
 
     /// Calls `f` with each entry root → the leaf that `wanted` picks by its head, parsing the
     /// ones not parsed yet a few megabytes at a time without keeping them (for a pass over a
-    /// long branch).
+    /// long branch). Model messages are read as the context reads them: without the fields
+    /// this version does not model.
     pub fn for_each_on_branch(
         &self,
         wanted: impl Fn(&EntryHead<'_>) -> bool,
@@ -400,7 +402,7 @@ impl SessionManager {
                 bytes += path[end].span.map_or(0, |s| s.len);
                 end += 1;
             }
-            for entry in index::materialise_all(self.source.as_deref(), &path[start..end]) {
+            for entry in index::materialise_context(self.source.as_deref(), &path[start..end]) {
                 f(&entry);
             }
             start = end;
@@ -425,7 +427,7 @@ impl SessionManager {
     pub fn build_session_context(&self) -> SessionContext {
         let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
         let needed = context_slots(&path);
-        context::build_session_context_owned(index::materialise_all(
+        context::build_session_context_owned(index::materialise_context(
             self.source.as_deref(),
             &needed,
         ))

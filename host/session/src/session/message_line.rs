@@ -1,0 +1,165 @@
+//! A `message` line of a session file read straight into its message type, for the context.
+//!
+//! The full read of an entry goes through a JSON tree so that it can keep every field it does
+//! not model; the context needs only the message, so this reads the `id` (to check the line
+//! is still the entry the index saw) and the `message`, and skips everything else unread.
+
+use crate::messages::{AgentMessage, parse_known};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
+
+/// The message of `text`, a line whose entry is `id` with a message of `role`; `None` when the
+/// line does not read this way (the caller then reads it in full, which keeps or reports it).
+pub(crate) fn message_of_line(text: &[u8], role: &'static str, id: &str) -> Option<AgentMessage> {
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let (line_id, message) = de.deserialize_map(LineVisitor { role }).ok()?;
+    de.end().ok()?;
+    (line_id == id).then_some(message)
+}
+
+/// The keys of an entry this read looks at.
+enum Key {
+    Id,
+    Message,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Key, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(match key {
+                    "id" => Key::Id,
+                    "message" => Key::Message,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct LineVisitor {
+    role: &'static str,
+}
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = (String, AgentMessage);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a session entry")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut id = None;
+        let mut message = None;
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Id if id.is_none() => id = Some(map.next_value::<String>()?),
+                Key::Message if message.is_none() => {
+                    message = Some(map.next_value_seed(MessageSeed { role: self.role })?);
+                }
+                // A repeated key is for the full read to report.
+                Key::Id => return Err(de::Error::duplicate_field("id")),
+                Key::Message => return Err(de::Error::duplicate_field("message")),
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        match (id, message) {
+            (Some(id), Some(message)) => Ok((id, message)),
+            (None, _) => Err(de::Error::missing_field("id")),
+            (_, None) => Err(de::Error::missing_field("message")),
+        }
+    }
+}
+
+/// The message object, read as the type of its role (known from the index).
+struct MessageSeed {
+    role: &'static str,
+}
+
+impl<'de> DeserializeSeed<'de> for MessageSeed {
+    type Value = AgentMessage;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<AgentMessage, D::Error> {
+        parse_known(self.role, deserializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::entry::EntryKind;
+    use crate::session::file::{LineInfo, parse_entry_line};
+
+    fn full(text: &str) -> AgentMessage {
+        let info = LineInfo {
+            number: 1,
+            start: 0,
+            complete: true,
+        };
+        match parse_entry_line(text.as_bytes(), info)
+            .entry
+            .map(|e| e.kind)
+        {
+            Some(EntryKind::Message(message)) => message,
+            other => panic!("not a message entry: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn model_messages_read_as_the_full_read_reads_them() {
+        let lines = [
+            (
+                "user",
+                r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"fix \"it\"\n"},{"type":"image","mimeType":"image/png","data":"AAAA"}],"timestamp":5}}"#,
+            ),
+            (
+                "user",
+                r#"{"type":"message","id":"a","message":{"role":"user","content":"plain","timestamp":5,"newField":[1,2]},"extraTop":{"x":1}}"#,
+            ),
+            (
+                "assistant",
+                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"api":"openai-completions","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cacheWrite1h":7,"totalTokens":3,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}},"stopReason":"toolUse","timestamp":6}}"#,
+            ),
+            (
+                "toolResult",
+                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"x\u00e9"}],"details":{"k":[1]},"isError":false,"timestamp":7}}"#,
+            ),
+        ];
+        for (role, line) in lines {
+            let typed = message_of_line(line.as_bytes(), role, "a").expect("typed read");
+            assert_eq!(typed, full(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_the_typed_read_does_not_take_are_left_to_the_full_read() {
+        let cases = [
+            // Another entry than the index saw there.
+            r#"{"type":"message","id":"b","message":{"role":"user","content":"x","timestamp":1}}"#,
+            // A null content (the full read makes it empty).
+            r#"{"type":"message","id":"a","message":{"role":"user","content":null,"timestamp":1}}"#,
+            // A repeated key.
+            r#"{"type":"message","id":"a","id":"a","message":{"role":"user","content":"x","timestamp":1}}"#,
+            // Fields of the wrong type (the full read keeps the message verbatim).
+            r#"{"type":"message","id":"a","message":{"role":"user","content":7,"timestamp":1}}"#,
+            // Trailing bytes.
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"x","timestamp":1}} x"#,
+        ];
+        for line in cases {
+            assert_eq!(
+                message_of_line(line.as_bytes(), "user", "a"),
+                None,
+                "{line}"
+            );
+        }
+    }
+}
