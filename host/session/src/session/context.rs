@@ -204,11 +204,12 @@ pub fn build_session_context_owned(path: Vec<SessionEntry>) -> SessionContext {
         .map(|(id, edit)| (id.to_owned(), edit.cloned()))
         .collect();
     drop(refs);
-    let mut entries: Vec<Option<SessionEntry>> = path.into_iter().map(Some).collect();
+    let mut entries = path;
     let messages = selected
         .into_iter()
         .filter_map(|i| {
-            let entry = entries.get_mut(i)?.take()?;
+            // Taken in place: a copy of the entries wrapped in `Option` would hold them twice.
+            let entry = std::mem::replace(entries.get_mut(i)?, SessionEntry::taken());
             let edit = edits.get(entry.id.as_str()).map(Option::as_ref);
             edited(into_entry_message(entry)?, edit)
         })

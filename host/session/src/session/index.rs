@@ -370,9 +370,12 @@ fn materialise_all_with(
                 })
             })
             .collect();
-        let mut entries = Vec::with_capacity(slots.len());
-        for handle in handles {
-            entries.extend(handle.join().unwrap_or_default());
+        // The first part grows to hold the others (a large buffer grows in place), so the
+        // entries are not all held twice while they are joined.
+        let mut parts = handles.into_iter().map(|h| h.join().unwrap_or_default());
+        let mut entries = parts.next().unwrap_or_default();
+        for mut part in parts {
+            entries.append(&mut part);
         }
         entries
     })
