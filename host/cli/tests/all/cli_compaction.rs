@@ -1,0 +1,198 @@
+//! Compaction through the real binary (RPC `compact`) with the real file tools: what the
+//! summary request asks (the conversation as text, tool results cut at 2,000 characters, the
+//! fixed section headings, the previous summary when updating) and what the session file keeps
+//! (the `<read-files>` / `<modified-files>` lists, read − modified and sorted, carried into the
+//! next compaction).
+
+use super::cli_rpc::{RpcClient, ok};
+use super::cli_support::*;
+use pi_mock_llm::{Api, Turn};
+use serde_json::{Value, json};
+
+const HEADINGS: [&str; 9] = [
+    "## Goal",
+    "## Constraints & Preferences",
+    "## Progress",
+    "### Done",
+    "### In Progress",
+    "### Blocked",
+    "## Key Decisions",
+    "## Next Steps",
+    "## Critical Context",
+];
+
+/// The text of the last message of a Chat Completions request (the summary prompt).
+fn last_message_text(request: &Value) -> String {
+    let content = &request["messages"].as_array().unwrap().last().unwrap()["content"];
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        other => panic!("unexpected content {other}"),
+    }
+}
+
+fn headings(prompt: &str) -> Vec<&str> {
+    prompt.lines().filter(|l| l.starts_with('#')).collect()
+}
+
+/// Runs one prompt whose replies the mock gives in order, then waits for the run to settle.
+fn prompt(rpc: &mut RpcClient, pi: &PiEnv, id: &str, text: &str, replies: Vec<Turn>) {
+    for reply in replies {
+        pi.mock.push(reply);
+    }
+    ok(&rpc.call(json!({"id": id, "type": "prompt", "message": text})));
+    rpc.wait_event("agent_settled");
+}
+
+/// A prompt long enough (≈ 75 tokens) to be the kept part on its own, so no turn is split.
+fn long_prompt(tag: &str) -> String {
+    format!("{tag} {}", "z".repeat(300))
+}
+
+fn compact(rpc: &mut RpcClient, pi: &PiEnv, id: &str, summary: &str) -> String {
+    pi.mock.push(Turn::text(summary));
+    let response = rpc.call(json!({"id": id, "type": "compact"}));
+    ok(&response)["summary"].as_str().unwrap().to_owned()
+}
+
+fn compactions(pi: &PiEnv) -> Vec<Value> {
+    pi.session_lines()
+        .into_iter()
+        .filter(|l| l["type"] == "compaction")
+        .collect()
+}
+
+#[test]
+fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.settings(json!({"compaction": {"keepRecentTokens": 50}}));
+    std::fs::write(pi.cwd().join("a.txt"), "alpha\n").unwrap();
+    // 4,000 characters: 40 numbered lines of 100.
+    let big: String = (0..40)
+        .map(|i| format!("{i:04}{}\n", "y".repeat(95)))
+        .collect();
+    std::fs::write(pi.cwd().join("big.txt"), &big).unwrap();
+    std::fs::write(pi.cwd().join("d.txt"), "delta\n").unwrap();
+    let mut rpc = RpcClient::start(&pi);
+
+    // Read two files, edit one of them, write a new one.
+    let edit = json!({"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]});
+    let turns = vec![
+        Turn::new()
+            .tool_call("c1", "read", json!({"path": "a.txt"}))
+            .tool_call("c2", "read", json!({"path": "big.txt"})),
+        Turn::new().tool_call("c3", "edit", edit).tool_call(
+            "c4",
+            "write",
+            json!({"path": "c.txt", "content": "gamma\n"}),
+        ),
+        Turn::text("done"),
+    ];
+    prompt(&mut rpc, &pi, "p1", "look at the files", turns);
+    assert_eq!(
+        std::fs::read_to_string(pi.cwd().join("a.txt")).unwrap(),
+        "beta\n"
+    );
+    prompt(
+        &mut rpc,
+        &pi,
+        "p2",
+        &long_prompt("second"),
+        vec![Turn::text("ok")],
+    );
+    let summary = compact(&mut rpc, &pi, "c1", "## Goal\nFIRST");
+
+    let requests = pi.mock.requests();
+    let request = &requests.last().unwrap().body;
+    assert!(request.get("tools").is_none(), "{request}");
+    let text = last_message_text(request);
+    assert!(
+        text.starts_with(
+            "<conversation>\n[User]: look at the files\n\n\
+             [Assistant tool calls]: read(path=\"a.txt\"); read(path=\"big.txt\")\n\n\
+             [Tool result]: alpha"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "[Assistant tool calls]: edit(path=\"a.txt\", edits=[{\"oldText\":\"alpha\",\
+             \"newText\":\"beta\"}]); write(path=\"c.txt\", content=\"gamma\\n\")"
+        ),
+        "{text}"
+    );
+    // The long tool result: its first 2,000 characters and how many were left out.
+    let lines = pi.session_lines();
+    let result = messages(&lines)
+        .into_iter()
+        .find(|m| m["role"] == "toolResult" && m["toolCallId"] == "c2")
+        .unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(result.starts_with(&big[..2_000]));
+    let cut = format!(
+        "[Tool result]: {}\n\n[... {} more characters truncated]\n\n",
+        &result[..2_000],
+        result.chars().count() - 2_000
+    );
+    assert!(text.contains(&cut), "{text}");
+    assert!(text.contains("[Assistant]: done"), "{text}");
+    assert!(
+        !text.contains("[User]: second"),
+        "the kept prompt is not summarised"
+    );
+    assert_eq!(headings(&text), HEADINGS);
+    assert!(!text.contains("<previous-summary>"));
+
+    let lists = "<read-files>\nbig.txt\n</read-files>\n\n\
+                 <modified-files>\na.txt\nc.txt\n</modified-files>";
+    assert_eq!(summary, format!("## Goal\nFIRST\n\n{lists}"));
+    let first = &compactions(&pi)[0];
+    assert_eq!(first["summary"], summary);
+    assert_eq!(
+        first["details"],
+        json!({"readFiles": ["big.txt"], "modifiedFiles": ["a.txt", "c.txt"]})
+    );
+
+    // More work, a second compaction: it updates the first summary, and its lists carry the
+    // first one's.
+    let turns = vec![
+        Turn::new().tool_call("c5", "read", json!({"path": "d.txt"})),
+        Turn::text("read d"),
+    ];
+    prompt(&mut rpc, &pi, "p3", "and d", turns);
+    prompt(
+        &mut rpc,
+        &pi,
+        "p4",
+        &long_prompt("fourth"),
+        vec![Turn::text("ok")],
+    );
+    let summary = compact(&mut rpc, &pi, "c2", "## Goal\nSECOND");
+    let requests = pi.mock.requests();
+    let update = last_message_text(&requests.last().unwrap().body);
+    assert!(
+        update.contains(&format!(
+            "</conversation>\n\n<previous-summary>\n## Goal\nFIRST\n\n{lists}\n</previous-summary>"
+        )),
+        "{update}"
+    );
+    assert!(update.contains("[User]: second"), "{update}");
+    assert!(!update.contains("[User]: fourth"), "{update}");
+    assert_eq!(
+        headings(&update),
+        [&["## Goal"][..], &HEADINGS[..]].concat()
+    );
+    assert_eq!(
+        summary,
+        "## Goal\nSECOND\n\n<read-files>\nbig.txt\nd.txt\n</read-files>\n\n\
+         <modified-files>\na.txt\nc.txt\n</modified-files>"
+    );
+    assert_eq!(
+        compactions(&pi)[1]["details"],
+        json!({"readFiles": ["big.txt", "d.txt"], "modifiedFiles": ["a.txt", "c.txt"]})
+    );
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
