@@ -196,3 +196,50 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
     drop(rpc.stdin.take());
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn json_mode_reports_a_retried_summary_and_no_appended_entries() {
+    let pi = PiEnv::new(Api::AnthropicMessages);
+    pi.settings(json!({"compaction": {"keepRecentTokens": 1}, "retry": {"baseDelayMs": 1}}));
+    // Past the threshold of the 200,000-token window: a compaction after the run, whose summary
+    // request (of the cut-off turn: there is no earlier history) fails transiently.
+    pi.mock.push(Turn::text("answer").usage(190_000, 10, 0, 0));
+    pi.mock.push(pi_mock_llm::Reply::server_error(
+        Api::AnthropicMessages,
+        529,
+    ));
+    pi.mock.push(Turn::text("## Original Request\nSUMMARY"));
+    let out = pi.run(&["--mode", "json", "question"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["type"].as_str())
+        .filter(|t| t.starts_with("compaction") || t.starts_with("summarization"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "compaction_start",
+            "summarization_retry_scheduled",
+            "summarization_retry_attempt_start",
+            "summarization_retry_finished",
+            "compaction_end"
+        ]
+    );
+    let start = lines
+        .iter()
+        .find(|l| l["type"] == "summarization_retry_attempt_start")
+        .unwrap();
+    assert_eq!(
+        *start,
+        json!({"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "threshold"})
+    );
+    // pi reports `entry_appended` only for entries extensions append; pi's own messages and
+    // compactions are reported by their own events.
+    assert!(pi.session_lines().iter().any(|l| l["type"] == "compaction"));
+    assert!(!lines.iter().any(|l| l["type"] == "entry_appended"));
+}
