@@ -201,3 +201,26 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::take_whole_characters;
+
+    #[test]
+    fn a_character_cut_by_a_read_waits_for_its_other_bytes() {
+        let text = "aé€😀b";
+        let bytes = text.as_bytes();
+        // Every cut point, in two reads: the two reports are always the whole text.
+        for cut in 0..=bytes.len() {
+            let mut pending = bytes[..cut].to_vec();
+            let first = take_whole_characters(&mut pending);
+            pending.extend_from_slice(&bytes[cut..]);
+            let second = take_whole_characters(&mut pending);
+            assert_eq!(format!("{first}{second}"), text, "cut at {cut}");
+            assert!(pending.is_empty());
+        }
+        // Bytes that are no UTF-8 at all are not held back.
+        let mut invalid = vec![b'x', 0xFF];
+        assert_eq!(take_whole_characters(&mut invalid), "x\u{FFFD}");
+    }
+}
