@@ -110,14 +110,25 @@ fn text_of(blocks: &[UserBlock]) -> String {
         .join("")
 }
 
+/// The first [`TOOL_RESULT_MAX_CHARS`] characters of a tool result and how many were left out.
+/// Characters are UTF-16 code units, as pi (JavaScript) counts them; a character that would
+/// straddle the limit is left out whole.
 fn truncate_result(text: &str) -> String {
-    let total = text.chars().count();
+    let total = text.encode_utf16().count();
     if total <= TOOL_RESULT_MAX_CHARS {
         return text.to_owned();
     }
-    let kept: String = text.chars().take(TOOL_RESULT_MAX_CHARS).collect();
+    let mut units = 0;
+    let end = text
+        .char_indices()
+        .find_map(|(at, c)| {
+            units += c.len_utf16();
+            (units > TOOL_RESULT_MAX_CHARS).then_some(at)
+        })
+        .unwrap_or(text.len());
     format!(
-        "{kept}\n\n[... {} more characters truncated]",
+        "{}\n\n[... {} more characters truncated]",
+        &text[..end],
         total - TOOL_RESULT_MAX_CHARS
     )
 }

@@ -129,6 +129,31 @@ fn session_with_file_calls(from_hook: Option<bool>) -> Vec<SessionEntry> {
 }
 
 #[test]
+fn tool_results_are_cut_by_utf16_length_as_pi_counts_characters() {
+    // 1,500 emoji: 3,000 UTF-16 units, so 1,000 of them are kept.
+    let text = serialize_conversation(&convert_to_llm(&[tool_result("😀".repeat(1_500))]));
+    assert_eq!(
+        text,
+        format!(
+            "[Tool result]: {}\n\n[... 1000 more characters truncated]",
+            "😀".repeat(1_000)
+        )
+    );
+    // A character that would straddle the limit is left out whole.
+    let text = serialize_conversation(&convert_to_llm(&[tool_result(format!(
+        "{}😀😀",
+        "a".repeat(1_999)
+    ))]));
+    assert_eq!(
+        text,
+        format!(
+            "[Tool result]: {}\n\n[... 3 more characters truncated]",
+            "a".repeat(1_999)
+        )
+    );
+}
+
+#[test]
 fn file_lists_are_read_minus_modified_sorted_and_carry_the_previous_compactions() {
     let settings = CompactionSettings {
         enabled: true,
