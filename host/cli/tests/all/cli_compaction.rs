@@ -1,8 +1,8 @@
-//! Compaction through the real binary (RPC `compact`) with the real file tools: what the
-//! summary request asks (the conversation as text, tool results cut at 2,000 characters, the
-//! fixed section headings, the previous summary when updating) and what the session file keeps
-//! (the `<read-files>` / `<modified-files>` lists, read − modified and sorted, carried into the
-//! next compaction).
+//! Compaction through the real binary (print-mode runs, then RPC `compact`) with the real file
+//! tools: what the summary request asks (the conversation as text, tool results cut at 2,000
+//! characters, the fixed section headings, the previous summary when updating) and what the
+//! session file keeps (the `<read-files>` / `<modified-files>` lists, read − modified and
+//! sorted, carried into the next compaction).
 
 use super::cli_rpc::{RpcClient, ok};
 use super::cli_support::*;
@@ -35,13 +35,14 @@ fn headings(prompt: &str) -> Vec<&str> {
     prompt.lines().filter(|l| l.starts_with('#')).collect()
 }
 
-/// Runs one prompt whose replies the mock gives in order, then waits for the run to settle.
-fn prompt(rpc: &mut RpcClient, pi: &PiEnv, id: &str, text: &str, replies: Vec<Turn>) {
+/// Runs one prompt in print mode, continuing the session, with the mock's replies in order.
+/// (Print mode waits as long as the tools take: the first use of each tool compiles it.)
+fn prompt(pi: &PiEnv, text: &str, replies: Vec<Turn>) {
     for reply in replies {
         pi.mock.push(reply);
     }
-    ok(&rpc.call(json!({"id": id, "type": "prompt", "message": text})));
-    rpc.wait_event("agent_settled");
+    let out = pi.run(&["-c", "-p", text]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
 /// A prompt long enough (≈ 75 tokens) to be the kept part on its own, so no turn is split.
@@ -49,10 +50,15 @@ fn long_prompt(tag: &str) -> String {
     format!("{tag} {}", "z".repeat(300))
 }
 
-fn compact(rpc: &mut RpcClient, pi: &PiEnv, id: &str, summary: &str) -> String {
+/// `compact` over RPC on the continued session; returns the summary.
+fn compact(pi: &PiEnv, summary: &str) -> String {
     pi.mock.push(Turn::text(summary));
-    let response = rpc.call(json!({"id": id, "type": "compact"}));
-    ok(&response)["summary"].as_str().unwrap().to_owned()
+    let mut rpc = RpcClient::start_with(pi, &["-c"]);
+    let response = rpc.call(json!({"id": "c", "type": "compact"}));
+    let summary = ok(&response)["summary"].as_str().unwrap().to_owned();
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+    summary
 }
 
 fn compactions(pi: &PiEnv) -> Vec<Value> {
@@ -73,7 +79,6 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
         .collect();
     std::fs::write(pi.cwd().join("big.txt"), &big).unwrap();
     std::fs::write(pi.cwd().join("d.txt"), "delta\n").unwrap();
-    let mut rpc = RpcClient::start(&pi);
 
     // Read two files, edit one of them, write a new one.
     let edit = json!({"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]});
@@ -88,19 +93,13 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
         ),
         Turn::text("done"),
     ];
-    prompt(&mut rpc, &pi, "p1", "look at the files", turns);
+    prompt(&pi, "look at the files", turns);
     assert_eq!(
         std::fs::read_to_string(pi.cwd().join("a.txt")).unwrap(),
         "beta\n"
     );
-    prompt(
-        &mut rpc,
-        &pi,
-        "p2",
-        &long_prompt("second"),
-        vec![Turn::text("ok")],
-    );
-    let summary = compact(&mut rpc, &pi, "c1", "## Goal\nFIRST");
+    prompt(&pi, &long_prompt("second"), vec![Turn::text("ok")]);
+    let summary = compact(&pi, "## Goal\nFIRST");
 
     let requests = pi.mock.requests();
     let request = &requests.last().unwrap().body;
@@ -161,15 +160,9 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
         Turn::new().tool_call("c5", "read", json!({"path": "d.txt"})),
         Turn::text("read d"),
     ];
-    prompt(&mut rpc, &pi, "p3", "and d", turns);
-    prompt(
-        &mut rpc,
-        &pi,
-        "p4",
-        &long_prompt("fourth"),
-        vec![Turn::text("ok")],
-    );
-    let summary = compact(&mut rpc, &pi, "c2", "## Goal\nSECOND");
+    prompt(&pi, "and d", turns);
+    prompt(&pi, &long_prompt("fourth"), vec![Turn::text("ok")]);
+    let summary = compact(&pi, "## Goal\nSECOND");
     let requests = pi.mock.requests();
     let update = last_message_text(&requests.last().unwrap().body);
     assert!(
@@ -193,8 +186,6 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
         compactions(&pi)[1]["details"],
         json!({"readFiles": ["big.txt", "d.txt"], "modifiedFiles": ["a.txt", "c.txt"]})
     );
-    drop(rpc.stdin.take());
-    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
 }
 
 #[test]

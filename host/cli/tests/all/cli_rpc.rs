@@ -20,7 +20,12 @@ pub(super) struct RpcClient {
 
 impl RpcClient {
     pub(super) fn start(pi: &PiEnv) -> RpcClient {
-        let mut child = pi.spawn_piped(&["--mode", "rpc"]);
+        RpcClient::start_with(pi, &[])
+    }
+
+    /// RPC mode with more arguments (`-c` to continue the last session).
+    pub(super) fn start_with(pi: &PiEnv, args: &[&str]) -> RpcClient {
+        let mut child = pi.spawn_piped(&[&["--mode", "rpc"], args].concat());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = channel();
