@@ -108,8 +108,9 @@ pub fn provider_default(registry: &ModelRegistry, provider: &str) -> Option<Mode
         .cloned()
 }
 
-/// Resolves `--models` / `enabledModels` patterns; globs (`*`, `?`) match `provider/id` or the
-/// id. Patterns matching nothing are returned as warnings.
+/// Resolves `--models` / `enabledModels` patterns; globs (with `*`, `?` or `[`) match
+/// `provider/id` or the id (see [`ModelGlob`]). Patterns matching nothing are returned as
+/// warnings.
 pub fn scoped_models(
     registry: &ModelRegistry,
     patterns: &[String],
@@ -118,11 +119,12 @@ pub fn scoped_models(
     let mut warnings = Vec::new();
     for raw in patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
         let before = out.len();
-        if raw.contains('*') || raw.contains('?') {
+        if raw.contains(['*', '?', '[']) {
             let (glob, thinking) = split_thinking(raw);
+            let glob = ModelGlob::new(glob);
             for model in registry.all() {
                 let full = format!("{}/{}", model.provider, model.id);
-                if glob_match(glob, &full) || glob_match(glob, &model.id) {
+                if glob.is_match(&full) || glob.is_match(&model.id) {
                     push_unique(&mut out, model.clone(), thinking);
                 }
             }
@@ -156,28 +158,38 @@ fn split_thinking(pattern: &str) -> (&str, Option<ThinkingLevel>) {
     }
 }
 
-/// Case-insensitive glob with `*` (any run) and `?` (one character).
-pub fn glob_match(glob: &str, text: &str) -> bool {
-    let glob: Vec<char> = glob.to_lowercase().chars().collect();
-    let text: Vec<char> = text.to_lowercase().chars().collect();
-    let (mut g, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if g < glob.len() && (glob[g] == '?' || glob[g] == text[t]) {
-            g += 1;
-            t += 1;
-        } else if g < glob.len() && glob[g] == '*' {
-            star = Some((g, t));
-            g += 1;
-        } else if let Some((sg, st)) = star {
-            g = sg + 1;
-            t = st + 1;
-            star = Some((sg, st + 1));
-        } else {
-            return false;
+/// A model glob as pi reads one (minimatch, case-insensitive): `*` and `?` stay within one
+/// `/`-separated part (so `anthropic*` does not match `anthropic/claude-x`; the bare id is
+/// tried too), `**` spans parts, `[...]` classes and `{a,b}` alternatives. Compiled to an
+/// automaton, so no pattern takes more than linear time. A glob that does not parse (an
+/// unclosed `[`) matches only its own text, as minimatch treats it.
+pub enum ModelGlob {
+    Glob(globset::GlobMatcher),
+    Literal(String),
+}
+
+impl ModelGlob {
+    pub fn new(glob: &str) -> Self {
+        let built = globset::GlobBuilder::new(glob)
+            .case_insensitive(true)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build();
+        match built {
+            Ok(glob) => ModelGlob::Glob(glob.compile_matcher()),
+            Err(error) => {
+                tracing::debug!(%error, glob, "model pattern is not a glob; matched as text");
+                ModelGlob::Literal(glob.to_lowercase())
+            }
         }
     }
-    glob[g..].iter().all(|c| *c == '*')
+
+    pub fn is_match(&self, text: &str) -> bool {
+        match self {
+            ModelGlob::Glob(glob) => glob.is_match(text),
+            ModelGlob::Literal(literal) => text.to_lowercase() == *literal,
+        }
+    }
 }
 
 /// Everything the initial choice depends on.
@@ -252,11 +264,23 @@ mod tests {
 
     #[test]
     fn globs() {
+        let glob_match = |glob: &str, text: &str| ModelGlob::new(glob).is_match(text);
         assert!(glob_match("anthropic/*", "anthropic/claude-x"));
         assert!(glob_match("*SONNET*", "claude-sonnet-4"));
         assert!(glob_match("gpt-?", "gpt-5"));
         assert!(!glob_match("gpt-?", "gpt-55"));
         assert!(!glob_match("openai/*", "anthropic/x"));
+        // `*` and `?` do not cross `/`; `**` does.
+        assert!(!glob_match("anthropic*", "anthropic/claude-x"));
+        assert!(!glob_match("*sonnet*", "anthropic/claude-sonnet-4"));
+        assert!(!glob_match("anthropic?claude", "anthropic/claude"));
+        assert!(glob_match("**/claude-*", "anthropic/claude-x"));
+        assert!(glob_match("gpt-[45]o", "gpt-4o"));
+        assert!(!glob_match("gpt-[!45]o", "gpt-4o"));
+        assert!(glob_match("{openai,anthropic}/*", "anthropic/x"));
+        // Not a glob after all: only its own text.
+        assert!(glob_match("gpt-[4o", "GPT-[4o"));
+        assert!(!glob_match("gpt-[4o", "gpt-4o"));
     }
 
     #[test]

@@ -403,7 +403,10 @@ fn spawn_bash(
 ) {
     let app = Arc::clone(app);
     tokio::spawn(async move {
-        let outcome = app.bash(command, exclude).await.map_err(|e| e.to_string());
+        let outcome = app
+            .bash(command, exclude, None)
+            .await
+            .map_err(|e| e.to_string());
         let _ = done.send(outcome);
     });
 }

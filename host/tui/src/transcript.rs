@@ -433,7 +433,7 @@ impl Transcript {
                 self.working = false;
                 self.retry = None;
             }
-            SessionEvent::BashExecutionUpdate { delta } => {
+            SessionEvent::BashExecutionUpdate { delta, .. } => {
                 if let Some(run) = self.running_bash() {
                     run.output.push_str(delta);
                 }

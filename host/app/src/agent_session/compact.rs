@@ -2,12 +2,12 @@
 //! save the `compaction` entry, rebuild the agent's messages, and report it all as events.
 
 use super::bridge;
-use super::events::{CompactionResult, SessionEvent};
+use super::events::{CompactionResult, SessionEvent, SummarizationSource};
 use super::{AgentSession, lock};
 use pi_agent::NextTurnUpdate;
 use pi_ai::Usage;
 use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
-use pi_session::compaction::summarize::{SummaryRetry, summarize_preparation};
+use pi_session::compaction::summarize::{RetryNotice, summarize_preparation};
 use pi_session::compaction::{
     CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, prepare_compaction,
     should_compact,
@@ -75,15 +75,21 @@ struct Produced {
 
 impl AgentSession {
     /// The requester summary calls use: the current model and key, the agent's stream function,
-    /// the session's retry policy, and `abort` as cancellation.
-    pub(super) async fn summary_requester(&self) -> Result<SummaryRequester, String> {
-        self.requester_for(self.model()).await
+    /// the session's retry policy, and `abort` as cancellation; its retries are reported as
+    /// `summarization_retry_*` events of `source`.
+    pub(super) async fn summary_requester(
+        &self,
+        source: SummarizationSource,
+    ) -> Result<SummaryRequester, String> {
+        self.requester_for(self.model(), Some(source)).await
     }
 
-    /// [`summary_requester`](Self::summary_requester) for another model (its own key).
+    /// [`summary_requester`](Self::summary_requester) for another model (its own key). Without
+    /// a `source` (an extension's own request, not a summary) retries are not reported.
     pub(super) async fn requester_for(
         &self,
         model: pi_ai::Model,
+        source: Option<SummarizationSource>,
     ) -> Result<SummaryRequester, String> {
         let api_key = self
             .resolve_api_key(&model.provider)
@@ -98,15 +104,22 @@ impl AgentSession {
             cancel: self.cancel_token(),
             retry: self.retry_policy(),
             sleeper: self.inner.sleeper.clone(),
-            on_retry: Arc::new(move |retry: &SummaryRetry| {
-                if let Some(session) = AgentSession::from_weak(&weak) {
-                    session.emit(SessionEvent::SummarizationRetryScheduled {
+            on_retry: Arc::new(move |notice: RetryNotice| {
+                let (Some(source), Some(session)) = (source, AgentSession::from_weak(&weak)) else {
+                    return;
+                };
+                session.emit(match notice {
+                    RetryNotice::Scheduled(retry) => SessionEvent::SummarizationRetryScheduled {
                         attempt: retry.attempt,
                         max_attempts: retry.max_attempts,
                         delay_ms: retry.delay_ms,
-                        error_message: retry.error_message.clone(),
-                    });
-                }
+                        error_message: retry.error_message,
+                    },
+                    RetryNotice::AttemptStart => {
+                        SessionEvent::SummarizationRetryAttemptStart { source }
+                    }
+                    RetryNotice::Finished => SessionEvent::SummarizationRetryFinished,
+                });
             }),
         })
     }
@@ -229,7 +242,7 @@ impl AgentSession {
             }
         }
         let requester = self
-            .summary_requester()
+            .summary_requester(SummarizationSource::Compaction { reason })
             .await
             .map_err(CompactFailure::Failed)?;
         match summarize_preparation(prep, &requester, focus).await {

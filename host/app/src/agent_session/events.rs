@@ -29,6 +29,14 @@ pub struct CompactionResult {
     pub details: Option<Value>,
 }
 
+/// Which summary a retried request belongs to (`summarization_retry_attempt_start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "source", rename_all = "camelCase")]
+pub enum SummarizationSource {
+    Compaction { reason: CompactionReason },
+    BranchSummary,
+}
+
 /// The session layer's own events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -76,6 +84,13 @@ pub enum SessionEvent {
         delay_ms: u64,
         error_message: String,
     },
+    /// A retry of a summary request starts, after its wait.
+    SummarizationRetryAttemptStart {
+        #[serde(flatten)]
+        source: SummarizationSource,
+    },
+    /// A summary request that was retried is done (answered, failed or cancelled).
+    SummarizationRetryFinished,
     /// The thinking level was changed.
     ThinkingLevelChanged {
         level: String,
@@ -90,13 +105,17 @@ pub enum SessionEvent {
     SessionInfoChanged {
         name: String,
     },
-    /// An entry was appended to the session file (not part of the JSON/RPC wire).
+    /// An entry was appended to the session file. Not part of the JSON/RPC wire: pi prints it
+    /// only for entries extensions append, and pi's own entries have their own events.
     #[serde(skip)]
     EntryAppended {
         entry: Box<SessionEntry>,
     },
-    /// A chunk of a user shell command's output (RPC only).
+    /// A chunk of a user shell command's output (RPC only), with the id of the RPC `bash`
+    /// command that started it.
     BashExecutionUpdate {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
         delta: String,
     },
     /// The model was switched (not part of the JSON/RPC wire: pi reports it in responses).
@@ -140,6 +159,10 @@ impl SessionEvent {
             SessionEvent::AutoRetryStart { .. } => "auto_retry_start",
             SessionEvent::AutoRetryEnd { .. } => "auto_retry_end",
             SessionEvent::SummarizationRetryScheduled { .. } => "summarization_retry_scheduled",
+            SessionEvent::SummarizationRetryAttemptStart { .. } => {
+                "summarization_retry_attempt_start"
+            }
+            SessionEvent::SummarizationRetryFinished => "summarization_retry_finished",
             SessionEvent::ThinkingLevelChanged { .. } => "thinking_level_changed",
             SessionEvent::QueueUpdate { .. } => "queue_update",
             SessionEvent::SessionInfoChanged { .. } => "session_info_changed",

@@ -24,7 +24,7 @@ mod model_access;
 mod navigate;
 mod recovery;
 
-pub use events::{AgentSessionEvent, CompactionResult, SessionEvent};
+pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
 pub use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};

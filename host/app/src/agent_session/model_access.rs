@@ -65,7 +65,7 @@ impl AgentSession {
     ) -> Result<AssistantMessage, String> {
         let model = self.resolve_model(model)?;
         let provider = model.provider.clone();
-        let requester = self.requester_for(model).await?;
+        let requester = self.requester_for(model, None).await?;
         if requester.api_key.is_none() {
             return Err(AgentSessionError::NoApiKey(provider).to_string());
         }

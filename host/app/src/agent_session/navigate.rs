@@ -1,7 +1,7 @@
 //! `/tree` navigation: move the leaf to another entry, optionally leaving a summary of the
 //! branch being abandoned.
 
-use super::{AgentSession, AgentSessionError, bridge, lock};
+use super::{AgentSession, AgentSessionError, SummarizationSource, bridge, lock};
 use pi_session::compaction::branch_summary::{
     DEFAULT_CONTEXT_WINDOW, collect_entries_for_branch_summary, generate_branch_summary,
     prepare_branch_entries,
@@ -125,7 +125,7 @@ impl AgentSession {
         let reserve = self.with_settings(|s| s.branch_summary().reserve_tokens);
         let (messages, file_ops) = prepare_branch_entries(entries, window.saturating_sub(reserve));
         let requester = self
-            .summary_requester()
+            .summary_requester(SummarizationSource::BranchSummary)
             .await
             .map_err(SummaryError::Failed)?;
         generate_branch_summary(

@@ -49,6 +49,37 @@ fn truncated(mut outcome: BashOutcome) -> BashOutcome {
     outcome
 }
 
+/// The text of `pending` up to a character its end cuts in two; that character's bytes stay in
+/// `pending`. Invalid bytes become U+FFFD, as in the recorded output.
+fn take_whole_characters(pending: &mut Vec<u8>) -> String {
+    let lead = pending
+        .iter()
+        .enumerate()
+        .rev()
+        .take(4)
+        .find(|(_, b)| (**b & 0xC0) != 0x80);
+    let cut = match lead {
+        Some((at, byte)) => {
+            let width = match byte.leading_ones() {
+                2 => 2,
+                3 => 3,
+                4 => 4,
+                _ => 1,
+            };
+            if pending.len() - at < width {
+                at
+            } else {
+                pending.len()
+            }
+        }
+        None => pending.len(),
+    };
+    let rest = pending.split_off(cut);
+    let text = String::from_utf8_lossy(pending).into_owned();
+    *pending = rest;
+    text
+}
+
 impl App {
     /// Takes the bash slot for a new command, so an abort right after finds it even before
     /// the command has started. Refused while one runs.
@@ -69,8 +100,14 @@ impl App {
     }
 
     /// Runs `command` in the session's directory (claiming the slot unless the caller did) and
-    /// records it; `exclude` keeps it out of the model's context (`!!cmd`).
-    pub async fn bash(&self, command: String, exclude: bool) -> Result<BashOutcome, AppError> {
+    /// records it; `exclude` keeps it out of the model's context (`!!cmd`). Its output events
+    /// carry `id` (RPC: the id of the `bash` command).
+    pub async fn bash(
+        &self,
+        command: String,
+        exclude: bool,
+        id: Option<String>,
+    ) -> Result<BashOutcome, AppError> {
         let token = {
             let mut slot = lock(&self.bash.0);
             slot.get_or_insert_with(CancellationToken::new).clone()
@@ -78,7 +115,7 @@ impl App {
         let cwd = self
             .session
             .with_session(|s| std::path::PathBuf::from(s.cwd()));
-        let result = self.run_shell(&command, &cwd, &token).await;
+        let result = self.run_shell(&command, &cwd, &token, id).await;
         *lock(&self.bash.0) = None;
         let outcome = truncated(result?);
         self.record_bash(BashExecutionMessage {
@@ -104,6 +141,7 @@ impl App {
         command: &str,
         cwd: &Path,
         cancel: &CancellationToken,
+        id: Option<String>,
     ) -> Result<BashOutcome, AppError> {
         let mut child = tokio::process::Command::new("sh")
             .arg("-c")
@@ -115,21 +153,31 @@ impl App {
             .spawn()
             .map_err(AppError::Bash)?;
         let mut stdout = child.stdout.take();
+        let report = |delta: String| {
+            if !delta.is_empty() {
+                self.emit(SessionEvent::BashExecutionUpdate {
+                    id: id.clone(),
+                    delta,
+                });
+            }
+        };
         let read_all = async {
             let mut output = Vec::new();
             let mut chunk = vec![0u8; 8192];
+            // Bytes of a character the last read cut in two, reported with the next read.
+            let mut pending = Vec::new();
             while let Some(pipe) = stdout.as_mut() {
                 match pipe.read(&mut chunk).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => {
                         let bytes = chunk.get(..n).unwrap_or_default();
                         output.extend_from_slice(bytes);
-                        self.emit(SessionEvent::BashExecutionUpdate {
-                            delta: String::from_utf8_lossy(bytes).into_owned(),
-                        });
+                        pending.extend_from_slice(bytes);
+                        report(take_whole_characters(&mut pending));
                     }
                 }
             }
+            report(String::from_utf8_lossy(&pending).into_owned());
             (child.wait().await, output)
         };
         tokio::select! {
@@ -151,5 +199,28 @@ impl App {
                 full_output_path: None,
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_whole_characters;
+
+    #[test]
+    fn a_character_cut_by_a_read_waits_for_its_other_bytes() {
+        let text = "aé€😀b";
+        let bytes = text.as_bytes();
+        // Every cut point, in two reads: the two reports are always the whole text.
+        for cut in 0..=bytes.len() {
+            let mut pending = bytes[..cut].to_vec();
+            let first = take_whole_characters(&mut pending);
+            pending.extend_from_slice(&bytes[cut..]);
+            let second = take_whole_characters(&mut pending);
+            assert_eq!(format!("{first}{second}"), text, "cut at {cut}");
+            assert!(pending.is_empty());
+        }
+        // Bytes that are no UTF-8 at all are not held back.
+        let mut invalid = vec![b'x', 0xFF];
+        assert_eq!(take_whole_characters(&mut invalid), "x\u{FFFD}");
     }
 }

@@ -6,6 +6,8 @@
 
 #[path = "../../../session/tests/all/message_builders.rs"]
 mod message_builders;
+mod model_scope;
+mod session_checks;
 mod session_compaction;
 mod session_extension_llm;
 mod session_retry;

@@ -384,10 +384,101 @@ async fn transient_summary_errors_use_the_retry_policy() {
     rig.mock.push(Turn::text(SUMMARY));
     rig.session.compact(None).await.unwrap();
     assert_eq!(rig.sleeps_ms(), vec![2000]);
-    assert!(rig.session_events().iter().any(|e| matches!(
-        e,
-        SessionEvent::SummarizationRetryScheduled { attempt: 1, .. }
-    )));
+    // Scheduled before the wait, the attempt after it, finished once the request is done.
+    let wire: Vec<Value> = rig
+        .session_events()
+        .iter()
+        .filter(|e| {
+            e.kind().starts_with("summarization_retry") || e.kind().starts_with("compaction")
+        })
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    let kinds: Vec<&str> = wire.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "compaction_start",
+            "summarization_retry_scheduled",
+            "summarization_retry_attempt_start",
+            "summarization_retry_finished",
+            "compaction_end"
+        ]
+    );
+    assert_eq!(wire[1]["attempt"], 1);
+    assert_eq!(wire[1]["maxAttempts"], 3);
+    assert_eq!(wire[1]["delayMs"], 2000);
+    assert_eq!(
+        wire[2],
+        json!({"type": "summarization_retry_attempt_start", "source": "compaction", "reason": "manual"})
+    );
+    assert_eq!(wire[3], json!({"type": "summarization_retry_finished"}));
+
+    // A request answered at once reports nothing; one that stays failing still finishes.
+    let rig = RigBuilder::new(Api::AnthropicMessages)
+        .settings(json!({"compaction": {"keepRecentTokens": 50}, "retry": {"maxRetries": 1}}))
+        .seed(seed_history)
+        .build();
+    rig.mock.push(Turn::text(SUMMARY));
+    rig.session.compact(None).await.unwrap();
+    assert!(!rig.trace().iter().any(|t| t.starts_with("summarization")));
+    rig.mock.push(Turn::text("more"));
+    rig.session
+        .prompt(format!("again {}", "y".repeat(240)))
+        .await
+        .unwrap();
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 529));
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 529));
+    assert!(rig.session.compact(None).await.is_err());
+    let summarization: Vec<String> = rig
+        .trace()
+        .into_iter()
+        .filter(|t| t.starts_with("summarization"))
+        .collect();
+    assert_eq!(
+        summarization,
+        strs(&[
+            "summarization_retry_scheduled",
+            "summarization_retry_attempt_start",
+            "summarization_retry_finished"
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_retried_branch_summary_reports_its_source() {
+    let rig = RigBuilder::new(Api::AnthropicMessages)
+        .seed(seed_history)
+        .build();
+    let ids: Vec<String> = rig
+        .session
+        .with_session(|s| s.entries().iter().map(|e| e.id.clone()).collect());
+    rig.mock
+        .push(Reply::server_error(Api::AnthropicMessages, 529));
+    rig.mock.push(Turn::text("## Goal\nBRANCH WORK"));
+    let options = NavigateOptions {
+        summarize: true,
+        ..NavigateOptions::default()
+    };
+    rig.session.navigate_tree(&ids[1], options).await.unwrap();
+    let start = rig.session_events().into_iter().find_map(|e| match e {
+        SessionEvent::SummarizationRetryAttemptStart { .. } => {
+            Some(serde_json::to_value(&e).unwrap())
+        }
+        _ => None,
+    });
+    assert_eq!(
+        start,
+        Some(json!({"type": "summarization_retry_attempt_start", "source": "branchSummary"}))
+    );
+    assert_eq!(
+        rig.trace()
+            .iter()
+            .filter(|t| *t == "summarization_retry_finished")
+            .count(),
+        1
+    );
 }
 
 struct Fixed(CompactionDecision);

@@ -110,6 +110,10 @@ impl Server {
 
     async fn dispatch(&self, request: RpcRequest) -> Reply {
         let session = &self.session;
+        // pi's ids are strings; another JSON id is reported by its text.
+        let id = request
+            .id
+            .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_owned));
         match request.command {
             RpcCommand::Prompt {
                 message,
@@ -197,7 +201,7 @@ impl Server {
                 command,
                 exclude_from_context,
             } => {
-                self.bash(command, exclude_from_context.unwrap_or(false))
+                self.bash(command, exclude_from_context.unwrap_or(false), id)
                     .await
             }
             RpcCommand::AbortBash => {
@@ -304,9 +308,13 @@ impl Server {
         Ok(Some(json!({"cancelled": false})))
     }
 
-    /// Runs a command that claimed the bash slot.
-    async fn bash(&self, command: String, exclude: bool) -> Reply {
-        let outcome = self.session.bash(command, exclude).await.map_err(fail)?;
+    /// Runs a command that claimed the bash slot; its output events carry the command's id.
+    async fn bash(&self, command: String, exclude: bool, id: Option<String>) -> Reply {
+        let outcome = self
+            .session
+            .bash(command, exclude, id)
+            .await
+            .map_err(fail)?;
         let mut reply = json!({
             "output": outcome.output, "exitCode": outcome.exit_code,
             "cancelled": outcome.cancelled, "truncated": outcome.truncated

@@ -20,7 +20,12 @@ pub(super) struct RpcClient {
 
 impl RpcClient {
     pub(super) fn start(pi: &PiEnv) -> RpcClient {
-        let mut child = pi.spawn_piped(&["--mode", "rpc"]);
+        RpcClient::start_with(pi, &[])
+    }
+
+    /// RPC mode with more arguments (`-c` to continue the last session).
+    pub(super) fn start_with(pi: &PiEnv, args: &[&str]) -> RpcClient {
+        let mut child = pi.spawn_piped(&[&["--mode", "rpc"], args].concat());
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = channel();
@@ -436,4 +441,25 @@ fn rpc_clear_queue_returns_the_queued_texts_and_nothing_is_delivered() {
     assert!(!requests[1].body.to_string().contains("steer me"));
     drop(rpc.stdin.take());
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn rpc_bash_updates_carry_the_command_id_and_whole_characters() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // One ASCII byte, then two-byte characters: reads of any even size cut one in two.
+    let text = format!("a{}", "é".repeat(20_000));
+    std::fs::write(pi.cwd().join("accents.txt"), &text).unwrap();
+    let mut rpc = RpcClient::start(&pi);
+    let done = rpc.call(json!({"id": "accents", "type": "bash", "command": "cat accents.txt"}));
+    assert_eq!(ok(&done)["output"].as_str().map(str::len), Some(text.len()));
+    let updates: Vec<&Value> = rpc
+        .seen
+        .iter()
+        .filter(|l| l["type"] == "bash_execution_update")
+        .collect();
+    assert!(updates.len() > 1, "{updates:?}");
+    assert!(updates.iter().all(|u| u["id"] == "accents"), "{updates:?}");
+    let streamed: String = updates.iter().filter_map(|u| u["delta"].as_str()).collect();
+    assert!(!streamed.contains('\u{FFFD}'), "a character was cut in two");
+    assert_eq!(streamed, text);
 }

@@ -46,8 +46,10 @@ pub fn collect_entries_for_branch_summary(
 }
 
 /// The messages to summarise (newest first until `budget` tokens, returned oldest first) and
-/// the files touched. Tool results are left out; a summary that would overflow the budget is
-/// still taken while the total stays under 90 % of it.
+/// the files touched. Tool results are left out (their calls say what happened). The message
+/// that crosses the budget is not taken, except a summary while the messages taken so far stay
+/// under 90 % of the budget; its file operations count either way. A budget of 0 (a window no
+/// larger than the reserve) is no limit.
 pub fn prepare_branch_entries(
     entries: &[SessionEntry],
     budget: u64,
@@ -69,13 +71,14 @@ pub fn prepare_branch_entries(
         if matches!(message, AgentMessage::ToolResult(_)) {
             continue;
         }
+        file_ops.collect_from(std::slice::from_ref(&message));
         let tokens = estimate_tokens(&message);
-        if total + tokens > budget {
+        if budget > 0 && total + tokens > budget {
             let is_summary = matches!(
                 message,
                 AgentMessage::BranchSummary(_) | AgentMessage::CompactionSummary(_)
             );
-            if is_summary && ((total + tokens) as f64) < 0.9 * budget as f64 {
+            if is_summary && (total as f64) < 0.9 * budget as f64 {
                 picked.push(message);
             }
             break;
@@ -84,7 +87,6 @@ pub fn prepare_branch_entries(
         picked.push(message);
     }
     picked.reverse();
-    file_ops.collect_from(&picked);
     (picked, file_ops)
 }
 

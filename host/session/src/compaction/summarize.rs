@@ -42,6 +42,16 @@ pub struct SummaryRetry {
     pub error_message: String,
 }
 
+/// How a request's retries went, as they happen: a retry is scheduled (before its wait), a
+/// retried attempt starts (after the wait), and once the request has been retried at all, it
+/// is finished (answered, failed or cancelled).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryNotice {
+    Scheduled(SummaryRetry),
+    AttemptStart,
+    Finished,
+}
+
 /// How summary requests are sent: the current model, its key, the stream function the agent
 /// uses, cancellation and the retry policy.
 #[derive(Clone)]
@@ -53,7 +63,7 @@ pub struct SummaryRequester {
     pub cancel: CancellationToken,
     pub retry: RetryPolicy,
     pub sleeper: Arc<dyn Sleeper>,
-    pub on_retry: Arc<dyn Fn(&SummaryRetry) + Send + Sync>,
+    pub on_retry: Arc<dyn Fn(RetryNotice) + Send + Sync>,
 }
 
 /// A produced summary.
@@ -100,14 +110,25 @@ fn text_of(blocks: &[UserBlock]) -> String {
         .join("")
 }
 
+/// The first [`TOOL_RESULT_MAX_CHARS`] characters of a tool result and how many were left out.
+/// Characters are UTF-16 code units, as pi (JavaScript) counts them; a character that would
+/// straddle the limit is left out whole.
 fn truncate_result(text: &str) -> String {
-    let total = text.chars().count();
+    let total = text.encode_utf16().count();
     if total <= TOOL_RESULT_MAX_CHARS {
         return text.to_owned();
     }
-    let kept: String = text.chars().take(TOOL_RESULT_MAX_CHARS).collect();
+    let mut units = 0;
+    let end = text
+        .char_indices()
+        .find_map(|(at, c)| {
+            units += c.len_utf16();
+            (units > TOOL_RESULT_MAX_CHARS).then_some(at)
+        })
+        .unwrap_or(text.len());
     format!(
-        "{kept}\n\n[... {} more characters truncated]",
+        "{}\n\n[... {} more characters truncated]",
+        &text[..end],
         total - TOOL_RESULT_MAX_CHARS
     )
 }
@@ -229,6 +250,20 @@ impl SummaryRequester {
         context: &Context,
         max_tokens: Option<u64>,
     ) -> Result<pi_ai::AssistantMessage, SummaryError> {
+        let mut retried = false;
+        let outcome = self.send_attempts(context, max_tokens, &mut retried).await;
+        if retried {
+            (self.on_retry)(RetryNotice::Finished);
+        }
+        outcome
+    }
+
+    async fn send_attempts(
+        &self,
+        context: &Context,
+        max_tokens: Option<u64>,
+        retried: &mut bool,
+    ) -> Result<pi_ai::AssistantMessage, SummaryError> {
         let mut attempt = 0u32;
         loop {
             if self.cancel.is_cancelled() {
@@ -250,21 +285,22 @@ impl SummaryRequester {
                 StopReason::Error => {
                     let transient = is_retryable_error(&message)
                         && !is_context_overflow(&message, Some(self.model.context_window));
-                    if transient && self.retry.enabled && attempt < self.retry.max_retries {
-                        attempt += 1;
-                        let delay = self.retry.delay(attempt);
-                        (self.on_retry)(&SummaryRetry {
-                            attempt,
-                            max_attempts: self.retry.max_retries,
-                            delay_ms: delay.as_millis() as u64,
-                            error_message: message.error_message.clone().unwrap_or_default(),
-                        });
-                        if !sleep_or_cancel(self.sleeper.as_ref(), delay, &self.cancel).await {
-                            return Err(SummaryError::Cancelled);
-                        }
-                        continue;
+                    if !(transient && self.retry.enabled && attempt < self.retry.max_retries) {
+                        return Ok(message);
                     }
-                    return Ok(message);
+                    attempt += 1;
+                    *retried = true;
+                    let delay = self.retry.delay(attempt);
+                    (self.on_retry)(RetryNotice::Scheduled(SummaryRetry {
+                        attempt,
+                        max_attempts: self.retry.max_retries,
+                        delay_ms: delay.as_millis() as u64,
+                        error_message: message.error_message.clone().unwrap_or_default(),
+                    }));
+                    if !sleep_or_cancel(self.sleeper.as_ref(), delay, &self.cancel).await {
+                        return Err(SummaryError::Cancelled);
+                    }
+                    (self.on_retry)(RetryNotice::AttemptStart);
                 }
                 _ => return Ok(message),
             }

@@ -16,5 +16,6 @@ mod messages;
 mod sessions;
 mod settings;
 mod skills;
+mod summaries;
 mod system_prompt;
 mod templates;
