@@ -353,7 +353,7 @@ fn draws_an_image(term: &str, picture: &[u8]) {
     });
     let mut seen = Vec::new();
     let wait_for = |marker: &[u8], seen: &mut Vec<u8>| {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + Tmux::SCREEN_WAIT;
         while !seen.windows(marker.len()).any(|w| w == marker) {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {

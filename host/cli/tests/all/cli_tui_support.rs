@@ -119,13 +119,18 @@ impl Tmux {
         self.wait_until(what, || self.screen(), pred)
     }
 
+    /// How long a wait gives the screen before the test fails. Generous: a wait ends as soon
+    /// as the screen shows what it waits for, and a loaded CI machine compiles the first
+    /// tool component of a fresh agent directory in seconds.
+    pub const SCREEN_WAIT: Duration = Duration::from_secs(60);
+
     fn wait_until(
         &self,
         what: &str,
         capture: impl Fn() -> String,
         pred: impl Fn(&str) -> bool,
     ) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let deadline = Instant::now() + Self::SCREEN_WAIT;
         loop {
             let screen = capture();
             if pred(&screen) {
