@@ -1,4 +1,4 @@
-//! A small blocking HTTP client over `wasi:http` for provider components. Requests only reach
+//! A small blocking HTTP client over `wasi:http` for provider components (GET and POST). Requests only reach
 //! the hosts the extension was granted; others fail with `HTTP-request-denied`.
 
 use crate::bindings::provider::wasi::http::outgoing_handler;
@@ -40,6 +40,20 @@ impl Response {
 
 /// Sends a POST with `body` to `url` (`http://` or `https://`).
 pub fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Response, String> {
+    send(Method::Post, url, headers, body)
+}
+
+/// Sends a GET to `url` (`http://` or `https://`).
+pub fn get(url: &str, headers: &[(String, String)]) -> Result<Response, String> {
+    send(Method::Get, url, headers, &[])
+}
+
+fn send(
+    method: Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Result<Response, String> {
     let (scheme, rest) = if let Some(rest) = url.strip_prefix("https://") {
         (Scheme::Https, rest)
     } else if let Some(rest) = url.strip_prefix("http://") {
@@ -58,7 +72,7 @@ pub fn post(url: &str, headers: &[(String, String)], body: &[u8]) -> Result<Resp
     let fields = Fields::from_list(&fields).map_err(|e| format!("bad header: {e:?}"))?;
     let request = OutgoingRequest::new(fields);
     let set = |ok: Result<(), ()>, what: &str| ok.map_err(|()| format!("invalid {what} in {url}"));
-    set(request.set_method(&Method::Post), "method")?;
+    set(request.set_method(&method), "method")?;
     set(request.set_scheme(Some(&scheme)), "scheme")?;
     set(request.set_authority(Some(authority)), "authority")?;
     set(request.set_path_with_query(Some(path)), "path")?;

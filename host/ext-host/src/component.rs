@@ -257,17 +257,12 @@ impl TempDir {
 /// The interfaces a component imports that are linked only for the components importing
 /// them. They are linked whatever the grant: a toolchain that imports every interface of its
 /// world (componentize-py, jco) must not need `process` to count words, so the grant is
-/// checked at each call instead ([`not_granted`]).
+/// checked at each call instead ([`crate::grant::not_granted`]).
 #[derive(Debug, Default, Clone, Copy)]
 struct Optional {
     process: bool,
     llm: bool,
     http: bool,
-}
-
-/// What a call of an import the extension was not granted returns to the component.
-pub(crate) fn not_granted(capability: &str, extension: &ExtensionId) -> String {
-    format!("capability `{capability}` was not granted to {extension}")
 }
 
 /// Notes in `optional` what an import needs linked, or refuses an import pi does not provide

@@ -149,3 +149,8 @@ impl Grant {
         })
     }
 }
+
+/// What a call of an import the extension was not granted returns to the component.
+pub(crate) fn not_granted(capability: &str, extension: &crate::error::ExtensionId) -> String {
+    format!("capability `{capability}` was not granted to {extension}")
+}

@@ -127,7 +127,7 @@ fn merge_output(command: &mut Command) -> std::io::Result<std::io::PipeReader> {
 impl wit::Host for HostState {
     fn spawn(&mut self, options: SpawnOptions) -> Result<Resource<ChildProcess>, String> {
         if !self.grant.process {
-            return Err(crate::component::not_granted("process", &self.extension));
+            return Err(crate::grant::not_granted("process", &self.extension));
         }
         let cwd = options
             .cwd

@@ -148,7 +148,7 @@ impl WasiHttpHooks for HttpGate {
             .map(|a| a.as_str().to_owned())
             .unwrap_or_default();
         if self.grant.network.is_empty() {
-            let message = crate::component::not_granted("network", &self.extension);
+            let message = crate::grant::not_granted("network", &self.extension);
             tracing::warn!("{message}");
             return Box::new(async {
                 Err(wasmtime_wasi_http::Error::InternalError(Some(message)))
@@ -380,7 +380,7 @@ impl llm::Host for HostState {
         context: types::LlmContext,
     ) -> Result<types::AssistantMessage, String> {
         if !self.grant.llm {
-            return Err(crate::component::not_granted("llm", &self.extension));
+            return Err(crate::grant::not_granted("llm", &self.extension));
         }
         match &self.call.llm {
             Some(bridge) => bridge
