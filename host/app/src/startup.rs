@@ -95,6 +95,11 @@ pub enum StartupError {
     Policy(#[from] crate::tool_policy::PolicyError),
     #[error("Cannot start the extension host: {0}")]
     ExtensionHost(String),
+    #[error("{error} (in {})", settings.display())]
+    Proxy {
+        error: pi_ai::http_client::ProxyError,
+        settings: PathBuf,
+    },
     #[error(
         "--resume needs the interactive session picker. Use --continue, or --session <path|id>."
     )]
@@ -172,6 +177,12 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
+        pi_ai::http_client::configure_proxy(settings.http_proxy().as_deref()).map_err(|error| {
+            StartupError::Proxy {
+                error,
+                settings: settings.global_path().to_path_buf(),
+            }
+        })?;
         let host = pi_ext_host::ExtensionHost::new(component_cache_dir(&env.agent_dir))
             .map_err(StartupError::ExtensionHost)?;
         let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
