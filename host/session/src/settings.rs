@@ -535,20 +535,21 @@ impl SettingsManager {
         self.get_bool("tools.sandboxNetwork", true)
     }
 
-    pub fn extensions(&self) -> Vec<String> {
-        self.get_strings("extensions")
-    }
-
-    pub fn skills(&self) -> Vec<String> {
-        self.get_strings("skills")
-    }
-
-    pub fn prompts(&self) -> Vec<String> {
-        self.get_strings("prompts")
-    }
-
-    pub fn themes(&self) -> Vec<String> {
-        self.get_strings("themes")
+    /// The paths a resource list names (`extensions`, `skills`, `prompts`, `themes`), as pi
+    /// resolves them: `~` expanded, a relative path against the folder of the file the list
+    /// comes from (`<agentDir>` for the global file, `<cwd>/.pi` for the project's; a project
+    /// list replaces the global one whole, so each list has one origin).
+    pub fn resource_paths(&self, key: &str) -> Vec<PathBuf> {
+        let from_project = self.project.contains_key(key);
+        let file = match (&self.project_path, from_project) {
+            (Some(project), true) => project.as_path(),
+            _ => self.global_path.as_path(),
+        };
+        let base = file.parent().unwrap_or(Path::new(""));
+        self.get_strings(key)
+            .iter()
+            .map(|entry| base.join(crate::paths::expand_tilde(entry)))
+            .collect()
     }
 
     /// `httpProxy` from the **global** file only, as in pi (a project cannot send the

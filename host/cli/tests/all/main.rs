@@ -22,6 +22,7 @@ mod cli_sandbox;
 mod cli_sessions;
 mod cli_settings_session;
 mod cli_settings_tools;
+mod cli_settings_tui;
 mod cli_support;
 mod cli_tools;
 mod cli_tui;

@@ -137,6 +137,28 @@ fn default_project_trust_comes_from_the_global_file_only() {
 }
 
 #[test]
+fn resource_paths_resolve_against_the_folder_of_their_file() {
+    let d = dirs(
+        Some(r#"{"skills": ["mine", "/abs/skills"], "prompts": ["p"]}"#),
+        Some(r#"{"prompts": ["shared", "~/x"]}"#),
+    );
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(
+        s.resource_paths("skills"),
+        [d.agent.join("mine"), "/abs/skills".into()]
+    );
+    let home = pi_session::paths::home_dir().unwrap();
+    assert_eq!(
+        s.resource_paths("prompts"),
+        [d.cwd.join(".pi/shared"), home.join("x")]
+    );
+    // Untrusted: the project's list is not read, the global one is resolved as before.
+    let s = SettingsManager::load(&d.agent, &d.cwd, false);
+    assert_eq!(s.resource_paths("prompts"), [d.agent.join("p")]);
+    assert!(s.resource_paths("themes").is_empty());
+}
+
+#[test]
 fn http_proxy_comes_from_the_global_file_only() {
     let d = dirs(
         None,
@@ -253,7 +275,7 @@ fn legacy_keys_are_migrated() {
     assert_eq!(s.get("transport"), None);
     assert_eq!(s.retry().provider.max_retry_delay_ms, 5);
     assert!(!s.enable_skill_commands());
-    assert_eq!(s.skills(), vec!["~/s".to_owned()]);
+    assert_eq!(s.get("skills"), Some(&json!(["~/s"])));
 }
 
 #[test]
