@@ -9,5 +9,6 @@ mod message_builders;
 mod session_compaction;
 mod session_extension_llm;
 mod session_retry;
+mod session_settings;
 mod session_support;
 mod typed_api;

@@ -1,7 +1,8 @@
 //! The settings of the model, the session and its resources, each shown end to end by what
 //! the mock LLM is sent or what `pi` writes: `defaultProvider`, `defaultModel`,
 //! `defaultThinkingLevel`, `sessionDir`, `steeringMode`, `followUpMode`, `compaction.enabled`,
-//! `retry.provider.maxRetries` / `maxRetryDelayMs`, `skills`, `prompts`, `defaultProjectTrust`.
+//! `retry.provider.maxRetries` / `maxRetryDelayMs`, `skills`, `prompts`, `defaultProjectTrust`,
+//! `minOAuthValidityMs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -217,4 +218,29 @@ fn default_project_trust_always_applies_the_project_settings_in_print_mode() {
     assert_eq!(effort(json!({})), "medium", "ask: the project is ignored");
     assert_eq!(effort(json!({"defaultProjectTrust": "never"})), "medium");
     assert_eq!(effort(json!({"defaultProjectTrust": "always"})), "low");
+}
+
+#[test]
+fn min_oauth_validity_ms_widens_the_refresh_window_of_a_request() {
+    use super::cli_auth::{anthropic_on_mock, store_anthropic, with_oauth};
+    let pi = PiEnv::empty();
+    let oauth = pi_mock_llm::oauth::MockOAuth::start();
+    anthropic_on_mock(&pi);
+    let ask = |pi: &PiEnv| {
+        pi.mock.push(Turn::text("ok"));
+        let mut cmd = pi.command(&["--no-session", "-p", "x"]);
+        let out = with_oauth(&mut cmd, &oauth).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let requests = pi.mock.requests();
+        let last = requests.last().unwrap();
+        last.header("authorization").unwrap_or_default().to_owned()
+    };
+    // Ten minutes left: used as it is under the default five-minute window…
+    store_anthropic(&pi, 10);
+    assert_eq!(ask(&pi), "Bearer sk-ant-oat01-old");
+    assert!(oauth.refresh_requests().is_empty());
+    // …and refreshed first when the setting asks for twenty.
+    pi.settings(json!({"minOAuthValidityMs": 1_200_000}));
+    assert_eq!(ask(&pi), "Bearer sk-ant-oat01-refreshed-1");
+    assert_eq!(oauth.refresh_requests().len(), 1);
 }
