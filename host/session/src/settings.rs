@@ -563,6 +563,18 @@ impl SettingsManager {
             .map(str::to_owned)
     }
 
+    /// What `httpProxy` means for the commands pi starts: pi sets `HTTP_PROXY` and
+    /// `HTTPS_PROXY` for its whole process, so its shell commands inherit them.
+    pub fn http_proxy_env(&self) -> Vec<(String, String)> {
+        self.http_proxy()
+            .map(|proxy| {
+                ["HTTP_PROXY", "HTTPS_PROXY"]
+                    .map(|name| (name.to_owned(), proxy.clone()))
+                    .to_vec()
+            })
+            .unwrap_or_default()
+    }
+
     /// `defaultProjectTrust` from the **global** file only (a project cannot trust itself).
     pub fn default_project_trust(&self) -> DefaultProjectTrust {
         match self

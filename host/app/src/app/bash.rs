@@ -127,9 +127,11 @@ impl App {
         cancel: &CancellationToken,
     ) -> Result<BashOutcome, AppError> {
         let (shell, script) = self.shell_script(command);
+        let proxy_env = self.session.with_settings(|s| s.http_proxy_env());
         let mut child = tokio::process::Command::new(&shell)
             .arg("-c")
             .arg(script)
+            .envs(proxy_env)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

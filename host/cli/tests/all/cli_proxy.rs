@@ -98,12 +98,19 @@ fn http_proxy_setting_sends_provider_requests_through_the_proxy() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let proxy = Proxy::start();
     pi.settings(json!({"httpProxy": proxy.url}));
+    // As in pi, the setting is HTTP_PROXY and HTTPS_PROXY for the commands pi runs, too.
+    let command = "echo \"[$HTTP_PROXY|$HTTPS_PROXY]\"";
+    pi.mock
+        .push(Turn::new().tool_call("c1", "bash", json!({"command": command})));
     pi.mock.push(Turn::text("through the proxy"));
     let out = pi.run(&["-p", "hello"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "through the proxy\n");
-    assert_eq!(to_the_mock(&proxy, &pi).len(), 1, "{:?}", proxy.requests());
-    assert_eq!(pi.mock.requests().len(), 1);
+    assert_eq!(to_the_mock(&proxy, &pi).len(), 2, "{:?}", proxy.requests());
+    let requests = pi.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let sent = requests[1].body["messages"].to_string();
+    assert!(sent.contains(&format!("[{0}|{0}]", proxy.url)), "{sent}");
 }
 
 #[test]

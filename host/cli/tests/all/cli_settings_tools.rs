@@ -1,5 +1,6 @@
 //! The settings of the tools, each shown by what reaches the model or the user: `shellPath`
-//! and `shellCommandPrefix` (the `bash` tool and the user's own commands), `images.autoResize`.
+//! and `shellCommandPrefix` (the `bash` tool and the user's own commands, which also see
+//! `httpProxy` as `HTTPS_PROXY`), `images.autoResize`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -55,13 +56,15 @@ fn shell_path_and_command_prefix_apply_to_the_users_own_commands() {
     pi.settings(json!({
         "shellPath": marking_shell(&pi),
         "shellCommandPrefix": "GREETING=from-the-prefix",
+        // Never contacted here: only what the command sees of it counts.
+        "httpProxy": "http://127.0.0.1:9",
     }));
     let mut rpc = RpcClient::start(&pi);
-    let done = rpc.call(json!({"id": "b", "type": "bash",
-                               "command": "echo \"[$GREETING]\"; echo oops >&2 # a comment"}));
+    let command = "echo \"[$GREETING] [$HTTPS_PROXY]\"; echo oops >&2 # a comment";
+    let done = rpc.call(json!({"id": "b", "type": "bash", "command": command}));
     assert_eq!(
         ok(&done)["output"],
-        "marked-by-shellPath\n[from-the-prefix]\noops\n",
+        "marked-by-shellPath\n[from-the-prefix] [http://127.0.0.1:9]\noops\n",
         "{done}"
     );
 
