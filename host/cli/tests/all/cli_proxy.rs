@@ -1,6 +1,6 @@
-//! `httpProxy` and the proxy environment variables: provider requests go through a real HTTP
-//! proxy on loopback (absolute-form requests, as a client sends plain-HTTP requests to a
-//! proxy), which forwards them to the mock LLM and records each one.
+//! `httpProxy` and the proxy environment variables: provider requests (and OAuth refreshes) go
+//! through a real HTTP proxy on loopback (absolute-form requests, as a client sends plain-HTTP
+//! requests to a proxy), which forwards them to the mock servers and records each one.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -172,4 +172,32 @@ fn a_bad_http_proxy_is_a_clear_error_and_exit_1() {
         stderr(&out)
     );
     assert!(pi.mock.requests().is_empty());
+}
+
+#[test]
+fn oauth_refreshes_go_through_the_proxy_too() {
+    use super::cli_auth::{store_anthropic, with_oauth};
+    let pi = PiEnv::empty();
+    let proxy = Proxy::start();
+    let oauth = pi_mock_llm::oauth::MockOAuth::start();
+    pi.settings(json!({"httpProxy": proxy.url}));
+    store_anthropic(&pi, 1);
+    let mut cmd = pi.command(&["auth", "print-bearer-token", "--provider", "anthropic"]);
+    let out = with_oauth(&mut cmd, &oauth).output().unwrap();
+    assert_eq!(
+        stdout(&out),
+        "sk-ant-oat01-refreshed-1\n",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(oauth.refresh_requests().len(), 1);
+    let origin = format!("POST {}", oauth.base_url().trim_end_matches('/'));
+    assert!(
+        proxy
+            .requests()
+            .iter()
+            .any(|line| line.starts_with(&origin)),
+        "{origin}: {:?}",
+        proxy.requests()
+    );
 }
