@@ -11,7 +11,7 @@ use crate::protocol::{HttpRequest, Protocol, ResponseReader};
 use crate::retry::{self, Decision, Failure};
 use crate::stream::{ApiProvider, AssistantMessageEventStream, EventSender};
 use crate::types::{Context, Model, StopReason};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 /// Runs an HTTP+SSE [`Protocol`] as an [`ApiProvider`].
@@ -115,16 +115,6 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
     ]
 }
 
-fn http_client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(30))
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new())
-    })
-}
-
 const ABORTED: &str = "Request was aborted";
 
 /// A request whose body is encoded once: the JSON tree is dropped as soon as its bytes exist,
@@ -226,7 +216,7 @@ async fn establish(
 ) -> Result<reqwest::Response, (StopReason, String)> {
     let mut retry_index = 0;
     loop {
-        let mut builder = http_client()
+        let mut builder = crate::http_client::client(crate::http_client::Purpose::Stream)
             .post(&request.url)
             .header("content-type", "application/json")
             .header("accept", "text/event-stream");
@@ -253,7 +243,11 @@ async fn establish(
             Ok(Err(err)) => (
                 None,
                 None,
-                format!("{provider}: connection error: {}", error_chain(&err)),
+                format!(
+                    "{provider}: connection error: {}{}",
+                    error_chain(&err),
+                    crate::http_client::proxy_note()
+                ),
             ),
             Ok(Ok(response)) if response.status().is_success() => return Ok(response),
             Ok(Ok(response)) => {

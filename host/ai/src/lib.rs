@@ -15,6 +15,7 @@ mod config_value;
 pub mod event;
 pub mod file_lock;
 pub mod http;
+pub mod http_client;
 pub mod models;
 pub mod oauth;
 pub mod options;

@@ -68,6 +68,11 @@ pub enum AppError {
     BashRunning,
     #[error("Cannot run bash: {0}")]
     Bash(std::io::Error),
+    #[error("Cannot start the shell {shell} (setting shellPath): {source}")]
+    Shell {
+        shell: String,
+        source: std::io::Error,
+    },
     #[error("Cannot write {path}: {source}")]
     Write {
         path: std::path::PathBuf,

@@ -95,6 +95,11 @@ pub enum StartupError {
     Policy(#[from] crate::tool_policy::PolicyError),
     #[error("Cannot start the extension host: {0}")]
     ExtensionHost(String),
+    #[error("{error} (in {})", settings.display())]
+    Proxy {
+        error: pi_ai::http_client::ProxyError,
+        settings: PathBuf,
+    },
     #[error(
         "--resume needs the interactive session picker. Use --continue, or --session <path|id>."
     )]
@@ -172,6 +177,12 @@ impl Base {
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
         }
+        pi_ai::http_client::configure_proxy(settings.http_proxy().as_deref()).map_err(|error| {
+            StartupError::Proxy {
+                error,
+                settings: settings.global_path().to_path_buf(),
+            }
+        })?;
         let host = pi_ext_host::ExtensionHost::new(component_cache_dir(&env.agent_dir))
             .map_err(StartupError::ExtensionHost)?;
         let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
@@ -305,13 +316,12 @@ pub(crate) fn load_extensions(
 ) -> Extensions {
     let mut warnings = Vec::new();
     let code_approved = !trusted || project_code_approved(opts, env, &mut warnings);
-    let listed = if code_approved {
-        settings.extensions()
+    let settings_paths = if code_approved {
+        settings.resource_paths("extensions")
     } else {
         // Only the user's own list: the project's is part of what changed.
-        SettingsManager::load(&env.agent_dir, &env.cwd, false).extensions()
+        SettingsManager::load(&env.agent_dir, &env.cwd, false).resource_paths("extensions")
     };
-    let settings_paths = settings_paths(listed, &env.agent_dir);
     let trusted = trusted && code_approved;
     let packages = installed_packages(env, trusted, &mut warnings);
     let mut extensions = crate::extensions::load(
@@ -591,20 +601,6 @@ pub(crate) fn policy_flags<'a>(
 }
 
 /// Resolves settings resource paths (`~`, relative to the agent dir).
-fn settings_paths(values: Vec<String>, agent_dir: &Path) -> Vec<PathBuf> {
-    values
-        .iter()
-        .map(|v| {
-            let p = paths::expand_tilde(v);
-            if p.is_absolute() {
-                p
-            } else {
-                agent_dir.join(p)
-            }
-        })
-        .collect()
-}
-
 /// Where skills, prompt templates and context files are found, kept so `/reload` can look
 /// again with what start-up resolved (flags, trust, package folders, the enabled tools).
 #[derive(Debug, Clone)]
@@ -630,13 +626,13 @@ pub struct Resources {
 
 impl ResourceSearch {
     fn new(opts: &StartupOptions, base: &Base, tool_names: &[String]) -> Self {
-        let mut template_paths = settings_paths(base.settings.prompts(), &base.env.agent_dir);
+        let mut template_paths = base.settings.resource_paths("prompts");
         template_paths.extend(base.extensions.prompt_dirs.iter().cloned());
         ResourceSearch {
             opts: opts.clone(),
             env: base.env.clone(),
             trusted: base.trusted,
-            skill_paths: settings_paths(base.settings.skills(), &base.env.agent_dir),
+            skill_paths: base.settings.resource_paths("skills"),
             template_paths,
             package_prompt_dirs: base.extensions.prompt_dirs.clone(),
             package_skill_dirs: base.extensions.skill_dirs.clone(),

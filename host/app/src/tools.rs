@@ -45,6 +45,7 @@ pub fn tools(
     ctx.sandbox = policy.sandbox.clone();
     ctx.model_supports_images = Arc::clone(model_images);
     ctx.command_env.extend(command_env);
+    ctx.command_env.extend(settings.http_proxy_env());
     ctx.auto_resize_images = settings.images_auto_resize();
     if let Some(shell) = settings.shell_path() {
         ctx.shell.path = pi_session::paths::expand_tilde(&shell)

@@ -190,6 +190,9 @@ pub fn grant(name: &str, ctx: &ToolContext) -> Option<Grant> {
     let mut grant = Grant::new(ctx.cwd());
     grant.limits.timeout = CALL_TIMEOUT;
     grant.limits.memory_mib = MEMORY_MIB;
+    // `images.autoResize: false` reaches the model only if the host does not fit the images
+    // the tool left as they were.
+    grant.limits.fit_images = ctx.auto_resize_images;
     let preopens = |access: PathAccess, fs: FsAccess| {
         let policy = ctx.policy();
         let roots = policy.roots(ctx.cwd(), access);

@@ -105,6 +105,13 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         }
     };
     let agent_dir = pi_session::paths::agent_dir();
+    // Sign-in and refresh requests go through `httpProxy` like the provider requests (only
+    // the global file counts, so no project needs to be looked at).
+    let settings = pi_session::settings::SettingsManager::load(&agent_dir, Path::new("."), false);
+    if let Err(error) = pi_ai::http_client::configure_proxy(settings.http_proxy().as_deref()) {
+        eprintln!("Error: {error} (in {})", settings.global_path().display());
+        return 1;
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -289,9 +289,8 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         } else {
             args.themes
                 .iter()
-                .cloned()
-                .chain(settings.themes())
                 .map(|p| env.cwd.join(p))
+                .chain(settings.resource_paths("themes"))
                 .collect()
         },
         images: if settings.terminal_show_images() {

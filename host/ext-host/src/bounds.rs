@@ -51,7 +51,11 @@ pub fn tool_output(result: wit::ToolResult, limits: &Limits) -> ToolOutput {
                         limits.images
                     ));
                 }
-                let image = fitted(image);
+                let image = if limits.fit_images {
+                    fitted(image)
+                } else {
+                    image
+                };
                 if image.data.len() > limits.image_bytes {
                     note(format!(
                         "[image omitted: {} bytes, more than the {} bytes allowed]",

@@ -21,6 +21,11 @@ pub struct Limits {
     /// Largest image (base64 bytes) a result may hold, as the `read` tool sends at most.
     /// Default 4.5 MiB.
     pub image_bytes: usize,
+    /// Whether result images are first fitted as the `read` tool fits them (2000×2000,
+    /// 4.5 MiB, BMP converted). Default true; off only for pi's own tools under
+    /// `images.autoResize: false`, whose images then go as the tool made them (the size limit
+    /// still applies).
+    pub fit_images: bool,
     /// Largest `details` JSON of a result (it goes into the session file); larger is
     /// replaced by a note. Default 256 KiB.
     pub details_bytes: usize,
@@ -44,6 +49,7 @@ impl Default for Limits {
             result_bytes: 1024 * 1024,
             images: 8,
             image_bytes: 4608 * 1024,
+            fit_images: true,
             details_bytes: 256 * 1024,
             tools: 64,
             schema_bytes: 64 * 1024,

@@ -65,13 +65,12 @@ pub struct RetrySettings {
     pub provider: ProviderRetrySettings,
 }
 
-/// `branchSummary.*`.
+/// `branchSummary.*`. pi's `skipPrompt` is not read: this pi never asks "Summarize branch?",
+/// the tree's Enter and Alt+Enter choose per navigation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BranchSummarySettings {
     /// Default 16384.
     pub reserve_tokens: u64,
-    /// Default false.
-    pub skip_prompt: bool,
 }
 
 /// `defaultProjectTrust` (global only).
@@ -101,7 +100,6 @@ pub fn deep_merge(base: &mut Value, over: &Value) {
     }
 }
 
-/// Reads a settings file. Missing file = empty object.
 /// The project's settings file, which must not be a link out of the project's `.pi`.
 fn read_project_settings(path: &Path, cwd: &Path) -> Result<Map<String, Value>, SettingsError> {
     if crate::paths::leaves_tree(path, &cwd.join(".pi")) {
@@ -112,6 +110,7 @@ fn read_project_settings(path: &Path, cwd: &Path) -> Result<Map<String, Value>, 
     read_settings_file(path)
 }
 
+/// Reads a settings file. Missing file = empty object.
 pub fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -140,7 +139,6 @@ pub fn read_settings_file(path: &Path) -> Result<Map<String, Value>, SettingsErr
     }
 }
 
-/// pi's settings migrations of old key names (applied in memory).
 /// The source an entry of the `packages` key names: pi writes a string, or an object with
 /// `source` and filters.
 pub fn package_entry_source(entry: &Value) -> Option<&str> {
@@ -151,14 +149,11 @@ pub fn package_entry_source(entry: &Value) -> Option<&str> {
     }
 }
 
+/// pi's settings migrations of old key names (applied in memory). pi's `websockets` →
+/// `transport` is not among them: this pi speaks SSE only and reads neither key.
 pub fn migrate_settings(map: &mut Map<String, Value>) {
     if let Some(mode) = map.shift_remove("queueMode") {
         map.entry("steeringMode").or_insert(mode);
-    }
-    if let Some(Value::Bool(ws)) = map.get("websockets").cloned() {
-        map.shift_remove("websockets");
-        let transport = if ws { "websocket" } else { "sse" };
-        map.entry("transport").or_insert(transport.into());
     }
     if let Some(Value::Object(skills)) = map.get("skills").cloned() {
         map.shift_remove("skills");
@@ -383,7 +378,6 @@ impl SettingsManager {
     pub fn branch_summary(&self) -> BranchSummarySettings {
         BranchSummarySettings {
             reserve_tokens: self.get_u64("branchSummary.reserveTokens", 16384),
-            skip_prompt: self.get_bool("branchSummary.skipPrompt", false),
         }
     }
 
@@ -541,20 +535,44 @@ impl SettingsManager {
         self.get_bool("tools.sandboxNetwork", true)
     }
 
-    pub fn extensions(&self) -> Vec<String> {
-        self.get_strings("extensions")
+    /// The paths a resource list names (`extensions`, `skills`, `prompts`, `themes`), as pi
+    /// resolves them: `~` expanded, a relative path against the folder of the file the list
+    /// comes from (`<agentDir>` for the global file, `<cwd>/.pi` for the project's; a project
+    /// list replaces the global one whole, so each list has one origin).
+    pub fn resource_paths(&self, key: &str) -> Vec<PathBuf> {
+        let from_project = self.project.contains_key(key);
+        let file = match (&self.project_path, from_project) {
+            (Some(project), true) => project.as_path(),
+            _ => self.global_path.as_path(),
+        };
+        let base = file.parent().unwrap_or(Path::new(""));
+        self.get_strings(key)
+            .iter()
+            .map(|entry| base.join(crate::paths::expand_tilde(entry)))
+            .collect()
     }
 
-    pub fn skills(&self) -> Vec<String> {
-        self.get_strings("skills")
+    /// `httpProxy` from the **global** file only, as in pi (a project cannot send the
+    /// requests, and the keys in them, through a proxy of its choosing). Blank = unset.
+    pub fn http_proxy(&self) -> Option<String> {
+        self.global
+            .get("httpProxy")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
     }
 
-    pub fn prompts(&self) -> Vec<String> {
-        self.get_strings("prompts")
-    }
-
-    pub fn themes(&self) -> Vec<String> {
-        self.get_strings("themes")
+    /// What `httpProxy` means for the commands pi starts: pi sets `HTTP_PROXY` and
+    /// `HTTPS_PROXY` for its whole process, so its shell commands inherit them.
+    pub fn http_proxy_env(&self) -> Vec<(String, String)> {
+        self.http_proxy()
+            .map(|proxy| {
+                ["HTTP_PROXY", "HTTPS_PROXY"]
+                    .map(|name| (name.to_owned(), proxy.clone()))
+                    .to_vec()
+            })
+            .unwrap_or_default()
     }
 
     /// `defaultProjectTrust` from the **global** file only (a project cannot trust itself).

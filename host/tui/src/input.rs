@@ -208,15 +208,22 @@ impl Ui {
     /// What the frame is drawn from.
     pub fn screen(&self) -> Screen<'_> {
         let prompt = self.prompt.as_ref().map(selectors::TextPrompt::line);
-        let (popup_selected, hint) = match (&self.popup, &self.search, &self.picker) {
-            _ if prompt.is_some() => (0, prompt),
+        let selector = crate::view::SELECTOR_ROWS;
+        let (popup_selected, popup_height, hint) = match (&self.popup, &self.search, &self.picker) {
+            _ if prompt.is_some() => (0, selector, prompt),
             (_, _, Some(picker)) => {
                 let (_, selected, header) = picker.view();
-                (selected, Some(header))
+                (selected, selector, Some(header))
             }
-            (_, Some(search), None) => (0, Some(search.status())),
-            (Some((popup, _)), None, None) => (popup.selected, self.hint.clone()),
-            (None, None, None) => (0, self.hint.clone()),
+            (_, Some(search), None) => (0, selector, Some(search.status())),
+            (Some((popup, kind)), None, None) => {
+                let height = match kind {
+                    PopupKind::Completion => self.max_completions,
+                    _ => selector,
+                };
+                (popup.selected, height, self.hint.clone())
+            }
+            (None, None, None) => (0, selector, self.hint.clone()),
         };
         Screen {
             transcript: &self.transcript,
@@ -233,6 +240,7 @@ impl Ui {
             live_from: self.live_from,
             popup: &self.popup_rows,
             popup_selected,
+            popup_height,
             renderers: &self.renderers,
             images: self.images,
             theme: &self.theme,

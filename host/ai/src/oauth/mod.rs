@@ -22,7 +22,6 @@ mod token;
 
 use crate::auth_store::Credential;
 use futures::future::BoxFuture;
-use std::time::Duration;
 
 pub(crate) use code_flow::chatgpt_account_id;
 pub use pkce::challenge as pkce_challenge;
@@ -200,9 +199,6 @@ pub(crate) fn callback_port(default: u16) -> u16 {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(default)
 }
-
-/// How long one sign-in HTTP request may take.
-pub(crate) const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[cfg(test)]
 mod tests {

@@ -1,6 +1,6 @@
 //! Token-endpoint requests (form or JSON bodies) and their answers as credentials.
 
-use super::{HTTP_TIMEOUT, OAuthError};
+use super::OAuthError;
 use crate::auth_store::Credential;
 use serde_json::{Map, Value};
 
@@ -11,14 +11,8 @@ pub enum Body {
     Json,
 }
 
-fn client() -> &'static reqwest::Client {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
-            .timeout(HTTP_TIMEOUT)
-            .build()
-            .unwrap_or_else(|_| reqwest::Client::new())
-    })
+fn client() -> reqwest::Client {
+    crate::http_client::client(crate::http_client::Purpose::Token)
 }
 
 /// POSTs `params` to `url` and returns the JSON answer. A 400/401/403 answer is

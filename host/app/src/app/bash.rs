@@ -134,8 +134,29 @@ impl App {
         Ok(outcome)
     }
 
-    /// Runs `command` in `sh -c` with stdout and stderr together; each chunk of output is
-    /// reported as it arrives. Cancelled: killed, with no output kept (as pi does).
+    /// The shell and script for `command`: the `bash` tool's shell (`shellPath`, else bash)
+    /// with `shellCommandPrefix` on a line before the command, as pi runs user commands. The
+    /// group sends stderr to stdout for the prefix and every line of the command alike.
+    fn shell_script(&self, command: &str) -> (String, String) {
+        let (path, prefix) = self
+            .session
+            .with_settings(|s| (s.shell_path(), s.shell_command_prefix()));
+        let shell = match path {
+            Some(path) => pi_session::paths::expand_tilde(&path)
+                .to_string_lossy()
+                .into_owned(),
+            None => pi_builtin_tools::ShellConfig::default().path,
+        };
+        let body = match prefix {
+            Some(prefix) => format!("{prefix}\n{command}"),
+            None => command.to_owned(),
+        };
+        (shell, format!("{{\n{body}\n}} 2>&1"))
+    }
+
+    /// Runs `command` with [`shell_script`](Self::shell_script), stdout and stderr together;
+    /// each chunk of output is reported as it arrives. Cancelled: killed, with no output kept
+    /// (as pi does).
     async fn run_shell(
         &self,
         command: &str,
@@ -143,15 +164,18 @@ impl App {
         cancel: &CancellationToken,
         id: Option<String>,
     ) -> Result<BashOutcome, AppError> {
-        let mut child = tokio::process::Command::new("sh")
+        let (shell, script) = self.shell_script(command);
+        let proxy_env = self.session.with_settings(|s| s.http_proxy_env());
+        let mut child = tokio::process::Command::new(&shell)
             .arg("-c")
-            .arg(format!("{command} 2>&1"))
+            .arg(script)
+            .envs(proxy_env)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(AppError::Bash)?;
+            .map_err(|source| AppError::Shell { shell, source })?;
         let mut stdout = child.stdout.take();
         let report = |delta: String| {
             if !delta.is_empty() {

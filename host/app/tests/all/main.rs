@@ -11,5 +11,6 @@ mod session_checks;
 mod session_compaction;
 mod session_extension_llm;
 mod session_retry;
+mod session_settings;
 mod session_support;
 mod typed_api;

@@ -137,6 +137,49 @@ fn default_project_trust_comes_from_the_global_file_only() {
 }
 
 #[test]
+fn resource_paths_resolve_against_the_folder_of_their_file() {
+    let d = dirs(
+        Some(r#"{"skills": ["mine", "/abs/skills"], "prompts": ["p"]}"#),
+        Some(r#"{"prompts": ["shared", "~/x"]}"#),
+    );
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(
+        s.resource_paths("skills"),
+        [d.agent.join("mine"), "/abs/skills".into()]
+    );
+    let home = pi_session::paths::home_dir().unwrap();
+    assert_eq!(
+        s.resource_paths("prompts"),
+        [d.cwd.join(".pi/shared"), home.join("x")]
+    );
+    // Untrusted: the project's list is not read, the global one is resolved as before.
+    let s = SettingsManager::load(&d.agent, &d.cwd, false);
+    assert_eq!(s.resource_paths("prompts"), [d.agent.join("p")]);
+    assert!(s.resource_paths("themes").is_empty());
+}
+
+#[test]
+fn http_proxy_comes_from_the_global_file_only() {
+    let d = dirs(
+        None,
+        Some(r#"{"httpProxy": "http://project.example:3128"}"#),
+    );
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(s.http_proxy(), None);
+    let d = dirs(
+        Some(r#"{"httpProxy": " http://127.0.0.1:3128 "}"#),
+        Some(r#"{"httpProxy": "http://project.example:3128"}"#),
+    );
+    let s = SettingsManager::load(&d.agent, &d.cwd, true);
+    assert_eq!(s.http_proxy().as_deref(), Some("http://127.0.0.1:3128"));
+    let d = dirs(Some(r#"{"httpProxy": ""}"#), None);
+    assert_eq!(
+        SettingsManager::load(&d.agent, &d.cwd, true).http_proxy(),
+        None
+    );
+}
+
+#[test]
 fn invalid_json_names_file_line_and_column_and_is_never_overwritten() {
     let broken = "{\n  \"defaultModel\": \"x\",\n  oops\n}\n";
     let d = dirs(Some(broken), None);
@@ -227,11 +270,12 @@ fn legacy_keys_are_migrated() {
         Value::Null,
     );
     assert_eq!(s.steering_mode(), "all");
-    // Kept for pi (this build speaks SSE only): the migrated key is still in the settings.
-    assert_eq!(s.get("transport"), Some(&serde_json::json!("websocket")));
+    // This build speaks SSE only: `websockets` is left as it is, never turned into a
+    // `transport` nothing reads.
+    assert_eq!(s.get("transport"), None);
     assert_eq!(s.retry().provider.max_retry_delay_ms, 5);
     assert!(!s.enable_skill_commands());
-    assert_eq!(s.skills(), vec!["~/s".to_owned()]);
+    assert_eq!(s.get("skills"), Some(&json!(["~/s"])));
 }
 
 #[test]

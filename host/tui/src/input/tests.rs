@@ -276,3 +276,39 @@ fn selector_keys_follow_keybindings_json() {
     key(&mut ui, &app, KeyCode::Char('q'), KeyModifiers::CONTROL);
     assert!(ui.picker.is_none());
 }
+
+#[test]
+fn double_escape_action_picks_going_back_forking_or_nothing() {
+    let app = app();
+    let twice = |action: &str| {
+        let options = TuiOptions {
+            cwd: "/tmp/demo".into(),
+            double_escape_action: action.into(),
+            ..TuiOptions::default()
+        };
+        let mut ui = Ui::new(&app, &options, Keymap::defaults());
+        key(&mut ui, &app, KeyCode::Esc, KeyModifiers::NONE);
+        let first = ui.screen().hint;
+        key(&mut ui, &app, KeyCode::Esc, KeyModifiers::NONE);
+        let rows = ui.screen().popup.len();
+        (first, ui.screen().hint, rows)
+    };
+    let hint = |text: &str| Some(text.to_owned());
+    assert_eq!(
+        twice("tree"),
+        (
+            hint("Esc again to go back to an earlier prompt"),
+            hint("Go back to which prompt? (Enter, Esc to cancel)"),
+            2
+        )
+    );
+    assert_eq!(
+        twice("fork"),
+        (
+            hint("Esc again to fork from an earlier prompt"),
+            hint("Fork from which prompt? (Enter, Esc to cancel)"),
+            2
+        )
+    );
+    assert_eq!(twice("none"), (None, None, 0));
+}

@@ -55,6 +55,9 @@ pub struct Screen<'a> {
     /// Completions offered above the editor: (label, detail), and which one is selected.
     pub popup: &'a [(String, String)],
     pub popup_selected: usize,
+    /// Most rows the list takes at once (it scrolls with the selection): the completions'
+    /// `autocompleteMaxVisible`, the selectors' own height.
+    pub popup_height: usize,
     /// The extensions' renderers of custom messages and tool results.
     pub renderers: &'a [Arc<dyn MessageRenderer>],
     /// How the terminal draws pictures (none: placeholders only).
@@ -88,6 +91,7 @@ impl<'a> Screen<'a> {
             live_from: None,
             popup: &[],
             popup_selected: 0,
+            popup_height: SELECTOR_ROWS,
             renderers: &[],
             images: crate::images::ImageProtocol::None,
             theme: Theme::default_dark(),
@@ -140,7 +144,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     let queue = queue_lines(screen.transcript, &palette, area.width as usize);
     let editor_width = area.width.saturating_sub(2).max(1) as usize;
     let editor_lines = wrap(screen.editor.text(), editor_width).len().clamp(1, 10);
-    let popup = screen.popup.len().min(10) as u16;
+    let popup = screen.popup.len().min(screen.popup_height) as u16;
     let fixed = queue.len() as u16 + popup + 1 + editor_lines as u16 + 2 + 1;
     // Fullscreen: the transcript takes what is left. Regular: the live items come first and take
     // only the rows they need, so the editor follows them.
@@ -192,6 +196,9 @@ fn draw_live(frame: &mut Frame, screen: &Screen, from: usize, area: Rect) {
     let skip = lines.len().saturating_sub(area.height as usize);
     frame.render_widget(Paragraph::new(lines[skip..].to_vec()), area);
 }
+
+/// Rows of a selector's list (models, sessions, the tree's entries, …).
+pub const SELECTOR_ROWS: usize = 10;
 
 /// The completion list above the editor, the selected row highlighted.
 fn draw_popup(frame: &mut Frame, screen: &Screen, palette: &Palette, area: Rect) {
