@@ -5,6 +5,7 @@
 
 mod cli_auth;
 mod cli_auth_requests;
+mod cli_docs;
 mod cli_export;
 mod cli_extension_models;
 mod cli_extension_sources;
