@@ -111,3 +111,38 @@ fn an_unwritable_docs_location_still_starts_and_answers() {
     assert!(prompt.contains("Pi documentation: not available in this run"));
     assert!(!prompt.contains("Main documentation"));
 }
+
+/// The model can read the shipped docs even when the file tools are kept to the workspace.
+#[test]
+fn the_shipped_readme_is_readable_under_the_workspace_path_scope() {
+    let pi = PiEnv::new(Api::AnthropicMessages);
+    pi.settings(serde_json::json!({"tools": {"pathScope": "workspace"}}));
+    let readme = pi
+        .agent_dir()
+        .join("docs")
+        .join(env!("CARGO_PKG_VERSION"))
+        .join("README.md");
+    let outside = pi.root.path().join("home").join("secret.txt");
+    std::fs::write(&outside, "not for the model").unwrap();
+    pi.mock.push(
+        Turn::new()
+            .tool_call(
+                "c1",
+                "read",
+                serde_json::json!({"path": readme.to_string_lossy()}),
+            )
+            .tool_call(
+                "c2",
+                "read",
+                serde_json::json!({"path": outside.to_string_lossy()}),
+            ),
+    );
+    pi.mock.push(Turn::text("read it"));
+
+    let out = pi.run(&["-p", "Read pi's README"]);
+    assert_eq!(stdout(&out), "read it\n", "stderr: {}", stderr(&out));
+    let body = pi.mock.requests()[1].body.to_string();
+    assert!(body.contains("A terminal coding agent"), "{body}");
+    // The scope still holds for everything else.
+    assert!(!body.contains("not for the model"), "{body}");
+}
