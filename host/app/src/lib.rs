@@ -12,6 +12,7 @@ pub mod extensions;
 pub mod local_servers;
 pub mod model_select;
 pub mod project_code;
+pub mod shipped_docs;
 pub mod startup;
 pub mod tool_policy;
 pub mod tools;

@@ -614,6 +614,8 @@ pub struct ResourceSearch {
     package_prompt_dirs: Vec<PathBuf>,
     package_skill_dirs: Vec<PathBuf>,
     tools: Vec<ToolDescription>,
+    /// pi's own documentation on disk, named by the system prompt (`None`: not available).
+    docs: Option<crate::shipped_docs::ShippedDocs>,
 }
 
 /// What one look found.
@@ -640,12 +642,13 @@ impl ResourceSearch {
                 .iter()
                 .filter_map(|name| prompt_tool(name, &base.extensions))
                 .collect(),
+            docs: crate::shipped_docs::install(&base.env.agent_dir),
         }
     }
 
     /// The folders the file tools may always read: where skills and prompt templates are
-    /// looked for (the user's, the settings', the command line's, the packages'), and the
-    /// folder of each skill in `found`.
+    /// looked for (the user's, the settings', the command line's, the packages'), the folder
+    /// of each skill in `found`, and pi's own documentation.
     pub fn readable_roots(&self, found: &SkillRegistry) -> Vec<PathBuf> {
         let env = &self.env;
         let mut locations = vec![env.agent_dir.join("skills"), env.agent_dir.join("prompts")];
@@ -667,7 +670,10 @@ impl ResourceSearch {
             }
         }));
         locations.extend(found.skills.iter().map(|s| s.base_dir.clone()));
-        crate::tool_policy::readable_roots(locations)
+        let mut roots = crate::tool_policy::readable_roots(locations);
+        // Known to be a directory: added after the check so it costs no second `stat`.
+        roots.extend(self.docs.iter().map(|d| d.root.clone()));
+        roots
     }
 
     /// Start-up's view of the command line, the directories and trust.
@@ -719,6 +725,9 @@ impl ResourceSearch {
         options.no_context_files = opts.no_context_files;
         options.skills = skills.skills.clone();
         options.tools = self.tools.clone();
+        if let Some(docs) = &self.docs {
+            options.docs = docs.paths.clone();
+        }
         let system_prompt = build_system_prompt(&options);
         Resources {
             skills,

@@ -13,11 +13,15 @@ use crate::context_files::{ContextFile, load_context_files};
 use crate::skills::{Skill, escape_xml_attr, format_skills_for_prompt};
 use pi_ext_api::ToolDescription;
 
-/// Where pi's own documentation is installed (shown in the built-in template).
+/// Where pi's own documentation is on disk (shown in the built-in template). Empty paths (the
+/// default) mean it is not available in this run, and the template says so instead.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DocPaths {
+    /// The README: the main documentation.
     pub readme: PathBuf,
+    /// The folder of the topic pages (`extensions.md`, `themes.md`, …).
     pub docs: PathBuf,
+    /// The folder of the examples (`guest-sdk/README.md`).
     pub examples: PathBuf,
 }
 
@@ -175,7 +179,6 @@ pub fn builtin_base(options: &SystemPromptOptions) -> String {
         .iter()
         .map(|g| format!("- {g}"))
         .collect();
-    let docs = &options.docs;
     format!(
         "You are an expert coding assistant working inside pi, a coding agent harness. You help users by \
 reading files, running commands, editing code and writing new files.
@@ -188,21 +191,35 @@ Besides the tools above, the project may provide further custom tools.
 Guidelines:
 {guidelines}
 
-Pi documentation (read it only when the user asks about pi itself, its SDK, extensions, themes, skills or the TUI):
+{docs}",
+        guidelines = guidelines.join("\n"),
+        docs = docs_section(&options.docs),
+    )
+}
+
+/// Where pi's documentation is, with the topic pages it ships; a short note when it is not on
+/// disk in this run.
+fn docs_section(docs: &DocPaths) -> String {
+    if docs.readme.as_os_str().is_empty() {
+        return "Pi documentation: not available in this run (it could not be written to pi's agent \
+directory)."
+            .to_string();
+    }
+    format!(
+        "Pi documentation (read it only when the user asks about pi itself, extensions, themes, skills or the TUI):
 - Main documentation: {readme}
 - Additional docs: {docs_dir}
-- Examples: {examples} (extensions, custom tools, SDK)
+- Examples: {examples} (guest-sdk/README.md: writing an extension in Rust, from an empty folder to an installed tool)
 - Look up docs/... paths in the \"Additional docs\" directory and examples/... paths in the \"Examples\" directory, \
 not in the current working directory.
-- Where to look per topic: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md), skills \
-(docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md), keybindings \
-(docs/keybindings.md), SDK integration (docs/sdk.md), custom providers (docs/custom-provider.md), adding models \
-(docs/models.md), pi packages (docs/packages.md), environment variables (docs/environment-variables.md).
+- Where to look per topic: extensions (docs/extensions.md, examples/guest-sdk/README.md), themes (docs/themes.md), \
+skills (docs/skills.md), prompt templates (docs/prompt-templates.md), the TUI's keys and commands (docs/tui.md), \
+keybindings (docs/keybindings.md), adding models and providers (docs/models.md), pi packages (docs/packages.md), \
+settings (docs/settings.md), environment variables (docs/environment-variables.md).
 - For pi-related work, read the relevant docs and examples first and follow the links between the Markdown docs \
 before implementing anything.
-- Read pi's Markdown files in full, then the related docs they link to (for example tui.md when the TUI API is \
-involved).",
-        guidelines = guidelines.join("\n"),
+- Read pi's Markdown files in full, then the related docs they link to (for example packages.md when an extension \
+is to be installed).",
         readme = docs.readme.display(),
         docs_dir = docs.docs.display(),
         examples = docs.examples.display(),

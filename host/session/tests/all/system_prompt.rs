@@ -142,6 +142,17 @@ fn golden_no_files() {
     assert_golden("no_files", &prompt);
 }
 
+/// Documentation that could not be put on disk is not named as an empty path.
+#[test]
+fn golden_docs_unavailable() {
+    let layout = Layout::new();
+    let mut options = layout.options("work/proj");
+    options.docs = DocPaths::default();
+    let prompt = layout.build(&options);
+    assert!(!prompt.contains("Main documentation"));
+    assert_golden("docs_unavailable", &prompt);
+}
+
 #[test]
 fn golden_context_chain_and_skills() {
     let layout = Layout::new();
