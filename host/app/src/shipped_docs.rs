@@ -49,6 +49,22 @@ const FILES: &[(&str, &str)] = &[
         "examples/guest-sdk/README.md",
         include_str!("../../../guest-sdk/README.md"),
     ),
+    (
+        "examples/extensions/ollama/README.md",
+        include_str!("../../../extensions/ollama/README.md"),
+    ),
+    (
+        "examples/extensions/ollama/pi-extension.toml",
+        include_str!("../../../extensions/ollama/pi-extension.toml"),
+    ),
+    (
+        "examples/extensions/ollama/Cargo.toml",
+        include_str!("../../../extensions/ollama/Cargo.toml"),
+    ),
+    (
+        "examples/extensions/ollama/src/lib.rs",
+        include_str!("../../../extensions/ollama/src/lib.rs"),
+    ),
 ];
 
 /// Why the documentation could not be put on disk.

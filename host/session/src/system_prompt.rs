@@ -209,7 +209,8 @@ directory)."
         "Pi documentation (read it only when the user asks about pi itself, extensions, themes, skills or the TUI):
 - Main documentation: {readme}
 - Additional docs: {docs_dir}
-- Examples: {examples} (guest-sdk/README.md: writing an extension in Rust, from an empty folder to an installed tool)
+- Examples: {examples} (guest-sdk/README.md: writing an extension in Rust, from an empty folder to an installed tool; \
+extensions/ollama: a provider package for a new protocol)
 - Look up docs/... paths in the \"Additional docs\" directory and examples/... paths in the \"Examples\" directory, \
 not in the current working directory.
 - Where to look per topic: extensions (docs/extensions.md, examples/guest-sdk/README.md), themes (docs/themes.md), \
