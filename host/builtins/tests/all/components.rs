@@ -121,7 +121,8 @@ fn grants_are_least_privilege_and_only_bash_imports_process() {
     let bash = grant("bash", &ws.ctx).unwrap();
     assert!(bash.process && bash.filesystem == FsAccess::Write);
     assert_eq!(bash.temp_dir.as_deref(), Some(ws.ctx.temp_dir.as_path()));
-    // Without any grant every component but bash still links: none imports `process`.
+    // Without any grant every component links; only bash imports `process`, and its spawn is
+    // refused at the call.
     for name in TOOL_NAMES {
         let loaded = LoadedComponent::load_source(
             host().engine(),
@@ -131,14 +132,35 @@ fn grants_are_least_privilege_and_only_bash_imports_process() {
             World::Tool,
             Arc::new(Grant::new(ws.root())),
         );
-        match name {
-            "bash" => {
-                let err = loaded.err().expect("bash needs process").to_string();
-                assert!(err.contains("process"), "{err}");
-            }
-            _ => assert!(loaded.is_ok(), "{name}: {:?}", loaded.err()),
-        }
+        assert!(loaded.is_ok(), "{name}: {:?}", loaded.err());
     }
+    let mut no_process = grant("bash", &ws.ctx).unwrap();
+    no_process.process = false;
+    let component = Arc::new(LazyComponent::from_source(
+        host().engine().clone(),
+        host().cache().clone(),
+        id("bash-without-process"),
+        embedded("bash"),
+        World::Tool,
+        Arc::new(no_process),
+    ));
+    let description = host().describe(&component).unwrap().remove(0);
+    let tool = pi_ext_host::ComponentTool::new(component, description);
+    let err = runtime()
+        .block_on(tool.run(
+            "c",
+            &json!({"command": "touch made"}),
+            CancellationToken::new(),
+            None,
+        ))
+        .unwrap_err();
+    assert!(
+        err.message
+            .contains("capability `process` was not granted to bash-without-process"),
+        "{}",
+        err.message
+    );
+    assert!(!ws.path("made").exists());
 }
 
 #[test]
