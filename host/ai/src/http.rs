@@ -67,10 +67,7 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
         let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
         // The copy of the history is not needed once the body is built.
         drop(context);
-        let request = match Encoded::new(request) {
-            Ok(request) => request,
-            Err(message) => return AssistantMessageEventStream::failed(model, message),
-        };
+        let request = Encoded::new(request);
         let (tx, stream) = AssistantMessageEventStream::channel(model);
         let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
@@ -127,8 +124,8 @@ fn http_client() -> &'static reqwest::Client {
 
 const ABORTED: &str = "Request was aborted";
 
-/// A request whose body is encoded once: the JSON tree is dropped as soon as its bytes exist,
-/// and every attempt sends the same shared bytes (no copy per retry).
+/// A request whose body is encoded once: every attempt sends the same shared bytes (no copy
+/// per retry).
 struct Encoded {
     url: String,
     headers: Vec<(String, String)>,
@@ -136,16 +133,13 @@ struct Encoded {
 }
 
 impl Encoded {
-    fn new(request: HttpRequest) -> Result<Encoded, String> {
+    fn new(request: HttpRequest) -> Encoded {
         let HttpRequest { url, headers, body } = request;
-        let bytes =
-            serde_json::to_vec(&body).map_err(|e| format!("could not encode the request: {e}"))?;
-        drop(body);
-        Ok(Encoded {
+        Encoded {
             url,
             headers,
-            body: bytes.into(),
-        })
+            body: body.into(),
+        }
     }
 }
 

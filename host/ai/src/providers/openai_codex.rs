@@ -44,7 +44,7 @@ impl Protocol for OpenAiCodexResponses {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "codex/responses"),
             headers: super::request_headers(model, own, options),
-            body: codex_body(model, context, options),
+            body: super::encode(&codex_body(model, context, options), context)?,
         })
     }
 
@@ -125,11 +125,12 @@ mod tests {
             header("authorization"),
             Some(format!("Bearer {token}").as_str())
         );
-        assert_eq!(req.body["instructions"], "You are pi.");
-        assert_eq!(req.body["store"], false);
-        assert!(req.body.get("max_output_tokens").is_none());
-        assert!(req.body.get("temperature").is_none());
-        let roles: Vec<&Value> = req.body["input"]
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        assert_eq!(body["instructions"], "You are pi.");
+        assert_eq!(body["store"], false);
+        assert!(body.get("max_output_tokens").is_none());
+        assert!(body.get("temperature").is_none());
+        let roles: Vec<&Value> = body["input"]
             .as_array()
             .unwrap()
             .iter()

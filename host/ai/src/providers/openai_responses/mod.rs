@@ -31,7 +31,7 @@ impl Protocol for OpenAiResponses {
         Ok(HttpRequest {
             url: endpoint(&model.base_url, "responses"),
             headers: bearer_headers(model, options, api_key),
-            body: request::build_body(model, context, options),
+            body: super::encode(&request::build_body(model, context, options), context)?,
         })
     }
 

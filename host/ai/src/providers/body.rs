@@ -1,0 +1,70 @@
+//! Encoding a request body: the adapters describe their body as typed values that borrow from
+//! the context, and it is serialised once, straight into the buffer that is sent. No JSON tree
+//! of the history is built, so a request costs its own bytes and not several times them.
+
+use crate::types::{AssistantBlock, Context, Message, UserBlock, UserContent};
+use serde::Serialize;
+
+/// What a block costs on the wire beyond its text: field names, quotes, type tags.
+const PER_BLOCK: usize = 96;
+
+/// `body` as JSON bytes, in a buffer sized from `context` so a long history is written without
+/// regrowing it.
+pub(crate) fn encode(body: &impl Serialize, context: &Context) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(estimate(context));
+    serde_json::to_writer(&mut out, body)
+        .map_err(|e| format!("could not encode the request: {e}"))?;
+    Ok(out)
+}
+
+/// About the encoded size of a body carrying `context`: its text plus an allowance per block
+/// and for escapes. Pages of the buffer that stay unwritten are never touched, so erring high
+/// costs address space, not memory.
+fn estimate(context: &Context) -> usize {
+    let system = context.system_prompt.as_deref().map_or(0, str::len);
+    let tools: usize = context
+        .tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.parameters.text().len() + PER_BLOCK)
+        .sum();
+    let messages: usize = context.messages.iter().map(message_size).sum();
+    let text = system + tools + messages;
+    text + text / 8 + PER_BLOCK
+}
+
+fn message_size(message: &Message) -> usize {
+    PER_BLOCK
+        + match message {
+            Message::User(user) => match &user.content {
+                UserContent::Text(text) => text.len(),
+                UserContent::Blocks(blocks) => blocks.iter().map(user_block_size).sum(),
+            },
+            Message::Assistant(assistant) => {
+                assistant.content.iter().map(assistant_block_size).sum()
+            }
+            Message::ToolResult(result) => result.content.iter().map(user_block_size).sum(),
+        }
+}
+
+fn user_block_size(block: &UserBlock) -> usize {
+    PER_BLOCK
+        + match block {
+            UserBlock::Text(t) => t.text.len(),
+            UserBlock::Image(image) => image.data.len(),
+        }
+}
+
+fn assistant_block_size(block: &AssistantBlock) -> usize {
+    PER_BLOCK
+        + match block {
+            AssistantBlock::Text(t) => {
+                t.text.len() + t.text_signature.as_deref().map_or(0, str::len)
+            }
+            AssistantBlock::Thinking(t) => {
+                t.thinking.len() + t.thinking_signature.as_deref().map_or(0, str::len)
+            }
+            // Arguments are small next to the text around them; walking the tree to size
+            // them would cost more than a regrow.
+            AssistantBlock::ToolCall(call) => call.id.len() + call.name.len() + PER_BLOCK,
+        }
+}
