@@ -68,3 +68,28 @@ fn assistant_block_size(block: &AssistantBlock) -> usize {
             AssistantBlock::ToolCall(call) => call.id.len() + call.name.len() + PER_BLOCK,
         }
 }
+
+/// A JSON array of what the closure's iterator yields, written while it is iterated: a list of
+/// wire items that borrow from the context without being collected first.
+pub(crate) struct Seq<F>(pub F);
+
+impl<F, I> Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
+    }
+}
+
+/// `{}`: what a tool call's input is sent as when its arguments are not an object.
+pub(crate) struct EmptyObject;
+
+impl Serialize for EmptyObject {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        serializer.serialize_map(Some(0))?.end()
+    }
+}

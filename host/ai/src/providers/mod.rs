@@ -11,7 +11,7 @@ pub mod openai_responses;
 
 mod lenient;
 
-pub(crate) use body::encode;
+pub(crate) use body::{EmptyObject, Seq, encode};
 
 use crate::protocol::Protocol;
 
