@@ -93,3 +93,57 @@ impl Serialize for EmptyObject {
         serializer.serialize_map(Some(0))?.end()
     }
 }
+
+/// Text pieces joined by `separator`, written into a JSON string as they come (through
+/// `collect_str`), so a joined text is never assembled in memory.
+pub(crate) struct Joined<F> {
+    pub pieces: F,
+    pub separator: &'static str,
+}
+
+impl<'a, F, I> std::fmt::Display for Joined<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item = &'a str>,
+{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, piece) in (self.pieces)().enumerate() {
+            if i > 0 {
+                f.write_str(self.separator)?;
+            }
+            f.write_str(piece)?;
+        }
+        Ok(())
+    }
+}
+
+/// A tool result's text blocks (images left out), as [`ToolResultMessage::text`] joins them.
+///
+/// [`ToolResultMessage::text`]: crate::types::ToolResultMessage::text
+pub(crate) fn result_texts(
+    result: &crate::types::ToolResultMessage,
+) -> impl Iterator<Item = &str> + Clone {
+    result.content.iter().filter_map(|b| match b {
+        UserBlock::Text(t) => Some(t.text.as_str()),
+        UserBlock::Image(_) => None,
+    })
+}
+
+/// Whether pieces joined by a separator make the empty string.
+pub(crate) fn joined_is_empty<'a>(mut pieces: impl Iterator<Item = &'a str>) -> bool {
+    match (pieces.next(), pieces.next()) {
+        (None, _) => true,
+        (Some(only), None) => only.is_empty(),
+        _ => false,
+    }
+}
+
+/// A value written as a JSON string through its `Display` (a joined text, a data URL, a JSON
+/// text of tool arguments), without an intermediate `String`.
+pub(crate) struct Display<'a, T>(pub &'a T);
+
+impl<T: std::fmt::Display> Serialize for Display<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self.0)
+    }
+}

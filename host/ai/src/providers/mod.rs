@@ -11,7 +11,7 @@ pub mod openai_responses;
 
 mod lenient;
 
-pub(crate) use body::{EmptyObject, Seq, encode};
+pub(crate) use body::{Display, EmptyObject, Joined, Seq, encode, joined_is_empty, result_texts};
 
 use crate::protocol::Protocol;
 
