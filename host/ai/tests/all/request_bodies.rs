@@ -373,6 +373,17 @@ fn cases() -> Vec<Case> {
             Some(&codex_token()),
         ),
         case(
+            "codex-plain",
+            model(
+                "openai-codex-responses",
+                "openai",
+                "https://chatgpt.com/backend-api",
+                false,
+            ),
+            plain_options(),
+            Some(&codex_token()),
+        ),
+        case(
             "azure",
             model(
                 "azure-openai-responses",

@@ -6,7 +6,7 @@ mod decode;
 mod request;
 mod wire;
 
-pub(crate) use request::build_body as request_body;
+pub(crate) use request::{Body as ResponsesBody, Setting, build_body as request_body};
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
