@@ -17,6 +17,7 @@ mod cli_paths;
 mod cli_print;
 mod cli_providers;
 mod cli_rpc;
+mod cli_rpc_messages;
 mod cli_sandbox;
 mod cli_sessions;
 mod cli_support;
