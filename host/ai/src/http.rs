@@ -1,10 +1,10 @@
 //! Running a wire [`Protocol`] over HTTP and SSE as an [`ApiProvider`].
 //!
-//! The history is fitted to the target model on a copy, the request body is encoded once (the
-//! JSON tree and the copy are dropped before sending; retries share the bytes), the request is
-//! sent with request-level retries (only until response headers arrive), and the response body
-//! is decoded into events until it ends, stalls past the idle timeout or is cancelled. Every
-//! failure becomes the stream's `error` event.
+//! The history is fitted to the target model on a copy (none when it fits already), the request
+//! body is serialised once from it (the copy is dropped before sending; retries share the
+//! bytes), the request is sent with request-level retries (only until response headers
+//! arrive), and the response body is decoded into events until it ends, stalls past the idle
+//! timeout or is cancelled. Every failure becomes the stream's `error` event.
 
 use crate::options::StreamOptions;
 use crate::protocol::{HttpRequest, Protocol, ResponseReader};
@@ -49,28 +49,28 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             model
         };
         // Fit the history to this model (images, foreign thinking, tool-call ids) on a copy:
-        // the caller's messages are what the session stores and must stay untouched.
-        let context = Context {
+        // the caller's messages are what the session stores and must stay untouched. A history
+        // that is fit already (one model throughout, nothing failed or unanswered) is read as
+        // it is.
+        let fitted = (!crate::transform::is_fit(&context.messages, model)).then(|| Context {
             messages: crate::transform::transform_messages(&context.messages, model, &|id| {
                 self.0.normalize_tool_call_id(id)
             }),
             system_prompt: context.system_prompt.clone(),
             tools: context.tools.clone(),
-        };
+        });
+        let context = fitted.as_ref().unwrap_or(context);
         let request = match self
             .0
-            .build_request(model, &context, &options, api_key.as_deref())
+            .build_request(model, context, &options, api_key.as_deref())
         {
             Ok(request) => request,
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
-        let decoder = self.0.request_decoder(model, &context, api_key.as_deref());
+        let decoder = self.0.request_decoder(model, context, api_key.as_deref());
         // The copy of the history is not needed once the body is built.
-        drop(context);
-        let request = match Encoded::new(request) {
-            Ok(request) => request,
-            Err(message) => return AssistantMessageEventStream::failed(model, message),
-        };
+        drop(fitted);
+        let request = Encoded::new(request);
         let (tx, stream) = AssistantMessageEventStream::channel(model);
         let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
@@ -117,8 +117,8 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
 
 const ABORTED: &str = "Request was aborted";
 
-/// A request whose body is encoded once: the JSON tree is dropped as soon as its bytes exist,
-/// and every attempt sends the same shared bytes (no copy per retry).
+/// A request whose body is encoded once: every attempt sends the same shared bytes (no copy
+/// per retry).
 struct Encoded {
     url: String,
     headers: Vec<(String, String)>,
@@ -126,16 +126,13 @@ struct Encoded {
 }
 
 impl Encoded {
-    fn new(request: HttpRequest) -> Result<Encoded, String> {
+    fn new(request: HttpRequest) -> Encoded {
         let HttpRequest { url, headers, body } = request;
-        let bytes =
-            serde_json::to_vec(&body).map_err(|e| format!("could not encode the request: {e}"))?;
-        drop(body);
-        Ok(Encoded {
+        Encoded {
             url,
             headers,
-            body: bytes.into(),
-        })
+            body: body.into(),
+        }
     }
 }
 

@@ -5,12 +5,13 @@ use crate::options::StreamOptions;
 use crate::sse::{SseEvent, SseParser};
 use crate::types::{AssistantMessage, Context, Model, StopReason};
 
-/// A request ready to send. The body is JSON.
+/// A request ready to send. The body is the encoded JSON, serialised straight from the context
+/// (no JSON tree in between), so it is the only copy of the request the adapter makes.
 #[derive(Debug, Clone)]
 pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
-    pub body: serde_json::Value,
+    pub body: Vec<u8>,
 }
 
 /// Why a response stream could not be turned into a message.

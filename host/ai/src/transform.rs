@@ -42,6 +42,56 @@ pub fn transform_messages(
     close_orphaned_tool_calls(transformed)
 }
 
+/// Whether `messages` are already fit for `model`, so that [`transform_messages`] would return
+/// them unchanged and the request can be built from them without a copy: every assistant turn
+/// is the target model's own and succeeded, carries no thinking that would be dropped, and has
+/// every tool call answered before the next turn; no image goes to a text-only model.
+pub fn is_fit(messages: &[Message], model: &Model) -> bool {
+    let images = model.supports_images();
+    let mut unanswered: Vec<&str> = Vec::new();
+    for message in messages {
+        match message {
+            Message::User(user) => {
+                let has_image = matches!(&user.content, UserContent::Blocks(blocks)
+                    if blocks.iter().any(|b| matches!(b, UserBlock::Image(_))));
+                if !unanswered.is_empty() || (has_image && !images) {
+                    return false;
+                }
+            }
+            Message::ToolResult(result) => {
+                if !images
+                    && result
+                        .content
+                        .iter()
+                        .any(|b| matches!(b, UserBlock::Image(_)))
+                {
+                    return false;
+                }
+                unanswered.retain(|id| *id != result.tool_call_id);
+            }
+            Message::Assistant(assistant) => {
+                let failed = matches!(
+                    assistant.stop_reason,
+                    StopReason::Error | StopReason::Aborted
+                );
+                if !unanswered.is_empty() || failed || !same_model(assistant, model) {
+                    return false;
+                }
+                if assistant.content.iter().any(|b| {
+                    matches!(b, AssistantBlock::Thinking(t)
+                    if t.redacted != Some(true)
+                        && t.thinking_signature.is_none()
+                        && t.thinking.trim().is_empty())
+                }) {
+                    return false;
+                }
+                unanswered = assistant.tool_calls().map(|c| c.id.as_str()).collect();
+            }
+        }
+    }
+    unanswered.is_empty()
+}
+
 /// Whether `message` was produced by exactly `model` (provider, api and id).
 fn same_model(message: &AssistantMessage, model: &Model) -> bool {
     message.provider == model.provider && message.api == model.api && message.model == model.id
@@ -544,6 +594,75 @@ mod tests {
             })
             .collect();
         assert_eq!(ids, ["assistant:1", "result:a", "assistant:1", "result:b"]);
+    }
+
+    /// Every history of up to four messages drawn from a pool that touches each rule.
+    fn small_histories() -> Vec<Vec<Message>> {
+        let claude = claude();
+        let mut failed = assistant(&claude, vec![text("half")]);
+        failed.stop_reason = StopReason::Aborted;
+        let mut with_image = result("c1");
+        if let Message::ToolResult(r) = &mut with_image {
+            r.content.push(image());
+        }
+        let pool = vec![
+            Message::User(UserMessage::text("hi")),
+            Message::User(UserMessage {
+                content: UserContent::Blocks(vec![user_text("look"), image()]),
+                timestamp: 1,
+            }),
+            Message::Assistant(assistant(&claude, vec![text("a"), call("c1", None)])),
+            Message::Assistant(assistant(
+                &claude,
+                vec![thinking("  ", None, None), text("b")],
+            )),
+            Message::Assistant(assistant(
+                &claude,
+                vec![thinking("", Some("s"), Some(true))],
+            )),
+            Message::Assistant(assistant(&gpt(), vec![signed_text("x", "msg_1")])),
+            Message::Assistant(failed),
+            result("c1"),
+            with_image,
+        ];
+        let mut histories = vec![Vec::new()];
+        let mut last = vec![Vec::new()];
+        for _ in 0..4 {
+            let next: Vec<Vec<Message>> = last
+                .iter()
+                .flat_map(|h: &Vec<Message>| {
+                    pool.iter().map(move |m| {
+                        let mut h = h.clone();
+                        h.push(m.clone());
+                        h
+                    })
+                })
+                .collect();
+            histories.extend(next.iter().cloned());
+            last = next;
+        }
+        histories
+    }
+
+    #[test]
+    fn a_history_is_fit_exactly_when_fitting_leaves_it_unchanged() {
+        let text_only = model(
+            "anthropic",
+            "anthropic-messages",
+            "claude-sonnet-4-5",
+            false,
+        );
+        for target in [claude(), text_only] {
+            for history in small_histories() {
+                let unchanged = transform_messages(&history, &target, &identity) == history;
+                assert_eq!(
+                    is_fit(&history, &target),
+                    unchanged,
+                    "images: {}, history: {history:?}",
+                    target.supports_images()
+                );
+            }
+        }
     }
 
     #[test]

@@ -455,6 +455,12 @@ impl App {
         self.session.messages()
     }
 
+    /// The same messages read in place, without a copy (a long history is written out from
+    /// here). `f` runs under the agent's state lock, so it must not wait on the agent.
+    pub fn with_messages<R>(&self, f: impl FnOnce(&[AgentMessage]) -> R) -> R {
+        self.session.agent().with_state(|s| f(&s.messages))
+    }
+
     /// `/compact [focus]`: compacts now, whatever the threshold.
     pub async fn compact(
         &self,

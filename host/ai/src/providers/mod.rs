@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod azure;
+mod body;
 pub mod copilot;
 pub mod google;
 pub mod openai_codex;
@@ -9,6 +10,8 @@ pub mod openai_completions;
 pub mod openai_responses;
 
 mod lenient;
+
+pub(crate) use body::{Display, EmptyObject, Joined, Seq, encode, joined_is_empty, result_texts};
 
 use crate::protocol::Protocol;
 

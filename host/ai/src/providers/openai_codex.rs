@@ -3,11 +3,10 @@
 //! backend's own rules: the system prompt goes in `instructions`, no output-token limit or
 //! temperature is accepted, and the account id from the token's claims goes in a header.
 
-use super::openai_responses::{OpenAiResponses, request_body};
+use super::openai_responses::{OpenAiResponses, ResponsesBody, Setting, request_body};
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
 use crate::types::{Context, Model};
-use serde_json::Value;
 
 pub struct OpenAiCodexResponses;
 
@@ -44,7 +43,7 @@ impl Protocol for OpenAiCodexResponses {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "codex/responses"),
             headers: super::request_headers(model, own, options),
-            body: codex_body(model, context, options),
+            body: super::encode(&codex_body(model, context, options), context)?,
         })
     }
 
@@ -58,20 +57,19 @@ impl Protocol for OpenAiCodexResponses {
 }
 
 /// The Responses body reshaped for the ChatGPT backend.
-fn codex_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    let without_system = Context {
-        system_prompt: None,
-        ..context.clone()
-    };
-    let mut body = request_body(model, &without_system, options);
-    if let Value::Object(fields) = &mut body {
-        fields.remove("max_output_tokens");
-        fields.remove("temperature");
-        let instructions = context.system_prompt.clone().unwrap_or_default();
-        fields.insert("instructions".into(), Value::String(instructions));
-        fields.insert("tool_choice".into(), Value::String("auto".into()));
-        fields.insert("parallel_tool_calls".into(), Value::Bool(true));
-    }
+fn codex_body<'a>(
+    model: &'a Model,
+    context: &'a Context,
+    options: &'a StreamOptions,
+) -> ResponsesBody<'a> {
+    let mut body = request_body(model, context, options);
+    body.without_system_prompt();
+    body.remove("max_output_tokens");
+    body.remove("temperature");
+    let instructions = context.system_prompt.as_deref().unwrap_or_default();
+    body.push("instructions", Setting::Text(instructions));
+    body.push("tool_choice", Setting::Text("auto"));
+    body.push("parallel_tool_calls", Setting::Bool(true));
     body
 }
 
@@ -79,6 +77,7 @@ fn codex_body(model: &Model, context: &Context, options: &StreamOptions) -> Valu
 mod tests {
     use super::*;
     use base64::Engine;
+    use serde_json::Value;
 
     fn model() -> Model {
         Model {
@@ -125,11 +124,12 @@ mod tests {
             header("authorization"),
             Some(format!("Bearer {token}").as_str())
         );
-        assert_eq!(req.body["instructions"], "You are pi.");
-        assert_eq!(req.body["store"], false);
-        assert!(req.body.get("max_output_tokens").is_none());
-        assert!(req.body.get("temperature").is_none());
-        let roles: Vec<&Value> = req.body["input"]
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        assert_eq!(body["instructions"], "You are pi.");
+        assert_eq!(body["store"], false);
+        assert!(body.get("max_output_tokens").is_none());
+        assert!(body.get("temperature").is_none());
+        let roles: Vec<&Value> = body["input"]
             .as_array()
             .unwrap()
             .iter()

@@ -14,3 +14,4 @@ mod http_faults;
 mod http_retry;
 mod http_support;
 mod models;
+mod request_bodies;

@@ -48,6 +48,20 @@ impl JsonLines {
         let _ = out.flush();
     }
 
+    /// Writes one value straight from its `Serialize`, through a buffer into the output: a
+    /// large answer (a whole history) is never held as a JSON tree or a string.
+    pub fn write_serialized(&self, value: &impl serde::Serialize) {
+        let mut out = pi_ai::lock(&self.out);
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut **out);
+        if let Err(error) = serde_json::to_writer(&mut buffered, value) {
+            tracing::warn!("response not written: {error}");
+        }
+        let _ = buffered.write_all(b"\n");
+        let _ = buffered.flush();
+        drop(buffered);
+        let _ = out.flush();
+    }
+
     /// Writes an event in its wire form, when pi prints it in this mode (`rpc`: RPC mode).
     pub fn write_event(&self, event: &AppEvent, rpc: bool) {
         if !event.is_wire(rpc) {

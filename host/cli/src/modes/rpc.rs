@@ -6,7 +6,7 @@
 
 use crate::modes::json::JsonLines;
 use crate::modes::rpc_types::{
-    Incoming, RpcCommand, RpcRequest, StreamingBehavior, error_response, parse_line,
+    Incoming, RpcCommand, RpcRequest, StreamingBehavior, Success, error_response, parse_line,
     success_response,
 };
 use pi_ai::{ImageContent, ThinkingLevel};
@@ -62,7 +62,26 @@ struct Server {
     background: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
-type Reply = Result<Option<Value>, String>;
+type Reply = Result<Option<Data>, String>;
+
+/// A response's data: a JSON value, or the session's messages, which are written straight
+/// from the agent's state (a long history is never copied or built into a JSON tree).
+enum Data {
+    Json(Value),
+    Messages,
+}
+
+impl From<Value> for Data {
+    fn from(value: Value) -> Self {
+        Data::Json(value)
+    }
+}
+
+/// `{"messages": [...]}` borrowed from the agent's state.
+#[derive(serde::Serialize)]
+struct Messages<'a> {
+    messages: &'a [pi_agent::AgentMessage],
+}
 
 /// An error as the response's message.
 fn fail(error: impl Display) -> String {
@@ -102,7 +121,16 @@ impl Server {
         let kind = request.command.kind();
         let id = request.id.clone();
         let response = match self.dispatch(request).await {
-            Ok(data) => success_response(id.as_ref(), kind, data),
+            Ok(None) => success_response(id.as_ref(), kind, None),
+            Ok(Some(Data::Json(data))) => success_response(id.as_ref(), kind, Some(data)),
+            Ok(Some(Data::Messages)) => {
+                self.session.with_messages(|messages| {
+                    let data = Messages { messages };
+                    self.out
+                        .write_serialized(&Success::new(id.as_ref(), kind, data));
+                });
+                return;
+            }
             Err(error) => error_response(id.as_ref(), kind, &error),
         };
         self.out.write_value(&response);
@@ -134,20 +162,23 @@ impl Server {
                 Ok(None)
             }
             RpcCommand::NewSession { parent_session } => self.new_session(parent_session),
-            RpcCommand::GetState => Ok(Some(json!(session.state()))),
+            RpcCommand::GetState => Ok(Some(json!(session.state()).into())),
             RpcCommand::SetModel { provider, model_id } => session
                 .set_model(&provider, &model_id)
-                .map(|m| Some(json!(m)))
+                .map(|m| Some(json!(m).into()))
                 .map_err(fail),
-            RpcCommand::CycleModel => Ok(Some(match session.cycle_model().map_err(fail)? {
-                Some((model, level)) => json!({
-                    "model": model, "thinkingLevel": level.as_str(),
-                    "isScoped": session.is_scoped()
-                }),
-                None => Value::Null,
-            })),
+            RpcCommand::CycleModel => Ok(Some(
+                match session.cycle_model().map_err(fail)? {
+                    Some((model, level)) => json!({
+                        "model": model, "thinkingLevel": level.as_str(),
+                        "isScoped": session.is_scoped()
+                    }),
+                    None => Value::Null,
+                }
+                .into(),
+            )),
             RpcCommand::GetAvailableModels => {
-                Ok(Some(json!({"models": session.available_models()})))
+                Ok(Some(json!({"models": session.available_models()}).into()))
             }
             RpcCommand::SetThinkingLevel { level } => {
                 let parsed = ThinkingLevel::parse(&level)
@@ -159,7 +190,8 @@ impl Server {
                 match session.cycle_thinking_level().map_err(fail)? {
                     Some(level) => json!({"level": level.as_str()}),
                     None => Value::Null,
-                },
+                }
+                .into(),
             )),
             RpcCommand::GetAvailableThinkingLevels => {
                 let levels: Vec<&str> = session
@@ -167,7 +199,7 @@ impl Server {
                     .iter()
                     .map(|l| l.as_str())
                     .collect();
-                Ok(Some(json!({"levels": levels})))
+                Ok(Some(json!({"levels": levels}).into()))
             }
             RpcCommand::SetSteeringMode { mode } => {
                 session.set_queue_modes(Some(queue_mode(check_mode(&mode)?)), None);
@@ -182,7 +214,7 @@ impl Server {
             } => session
                 .compact(custom_instructions.as_deref())
                 .await
-                .map(|result| Some(json!(result)))
+                .map(|result| Some(json!(result).into()))
                 .map_err(fail),
             RpcCommand::SetAutoCompaction { enabled } => {
                 session.set_setting("compaction.enabled", enabled);
@@ -210,28 +242,30 @@ impl Server {
             }
             RpcCommand::ClearQueue => {
                 let (steering, follow_up) = session.clear_queue();
-                Ok(Some(json!({"steering": steering, "followUp": follow_up})))
+                Ok(Some(
+                    json!({"steering": steering, "followUp": follow_up}).into(),
+                ))
             }
-            RpcCommand::GetSessionStats => Ok(Some(json!(session.session_stats()))),
+            RpcCommand::GetSessionStats => Ok(Some(json!(session.session_stats()).into())),
             RpcCommand::ExportHtml { output_path } => {
                 let path = session
                     .export_html(output_path.map(std::path::PathBuf::from))
                     .map_err(fail)?;
-                Ok(Some(json!({"path": path})))
+                Ok(Some(json!({"path": path}).into()))
             }
             RpcCommand::SwitchSession { session_path } => {
                 session
                     .switch_session(std::path::Path::new(&session_path))
                     .map_err(fail)?;
-                Ok(Some(json!({"cancelled": false})))
+                Ok(Some(json!({"cancelled": false}).into()))
             }
             RpcCommand::Fork { entry_id } => {
                 let text = session.fork(&entry_id).map_err(fail)?;
-                Ok(Some(json!({"text": text, "cancelled": false})))
+                Ok(Some(json!({"text": text, "cancelled": false}).into()))
             }
             RpcCommand::Clone => {
                 session.clone_session().map_err(fail)?;
-                Ok(Some(json!({"cancelled": false})))
+                Ok(Some(json!({"cancelled": false}).into()))
             }
             RpcCommand::GetForkMessages => {
                 let messages: Vec<Value> = session
@@ -239,27 +273,27 @@ impl Server {
                     .into_iter()
                     .map(|(id, text)| json!({"entryId": id, "text": text}))
                     .collect();
-                Ok(Some(json!({"messages": messages})))
+                Ok(Some(json!({"messages": messages}).into()))
             }
             RpcCommand::GetEntries { since } => {
                 let (entries, leaf) = session.entries_since(since.as_deref());
                 let entries: Vec<Value> = entries.iter().map(|e| e.to_json()).collect();
-                Ok(Some(json!({"entries": entries, "leafId": leaf})))
+                Ok(Some(json!({"entries": entries, "leafId": leaf}).into()))
             }
             RpcCommand::GetTree => {
                 let (tree, leaf) = session.tree();
-                Ok(Some(json!({"tree": tree, "leafId": leaf})))
+                Ok(Some(json!({"tree": tree, "leafId": leaf}).into()))
             }
             RpcCommand::GetLastAssistantText => {
                 let text = session.last_assistant().map(|m| m.text());
-                Ok(Some(json!({"text": text})))
+                Ok(Some(json!({"text": text}).into()))
             }
             RpcCommand::SetSessionName { name } => {
                 session.set_session_name(&name).map_err(fail)?;
                 Ok(None)
             }
-            RpcCommand::GetMessages => Ok(Some(json!({"messages": session.messages()}))),
-            RpcCommand::GetCommands => Ok(Some(json!({"commands": session.commands()}))),
+            RpcCommand::GetMessages => Ok(Some(Data::Messages)),
+            RpcCommand::GetCommands => Ok(Some(json!({"commands": session.commands()}).into())),
         }
     }
 
@@ -305,7 +339,7 @@ impl Server {
             }
             other => other.to_string(),
         })?;
-        Ok(Some(json!({"cancelled": false})))
+        Ok(Some(json!({"cancelled": false}).into()))
     }
 
     /// Runs a command that claimed the bash slot; its output events carry the command's id.
@@ -322,7 +356,7 @@ impl Server {
         if let Some(path) = &outcome.full_output_path {
             reply["fullOutputPath"] = json!(path);
         }
-        Ok(Some(reply))
+        Ok(Some(reply.into()))
     }
 }
 

@@ -2,7 +2,7 @@
 //! Parsing never fails hard: every bad line becomes an error response.
 
 use pi_ai::ImageContent;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// How a prompt sent while the agent is busy is queued.
@@ -205,6 +205,30 @@ pub fn parse_line(line: &str) -> Result<Incoming, Value> {
             &kind,
             &format!("Invalid {kind} command: {e}"),
         )),
+    }
+}
+
+/// `{id?, type: "response", command, success: true, data}` with `data` written from its own
+/// `Serialize` (the same bytes as [`success_response`] makes, without the JSON tree).
+#[derive(Serialize)]
+pub struct Success<'a, T> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<&'a Value>,
+    pub r#type: &'static str,
+    pub command: &'a str,
+    pub success: bool,
+    pub data: T,
+}
+
+impl<'a, T: Serialize> Success<'a, T> {
+    pub fn new(id: Option<&'a Value>, command: &'a str, data: T) -> Self {
+        Success {
+            id,
+            r#type: "response",
+            command,
+            success: true,
+            data,
+        }
     }
 }
 

@@ -21,6 +21,7 @@ mod cli_print;
 mod cli_providers;
 mod cli_proxy;
 mod cli_rpc;
+mod cli_rpc_messages;
 mod cli_sandbox;
 mod cli_sessions;
 mod cli_settings_session;

@@ -40,7 +40,10 @@ impl Protocol for AnthropicMessages {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "v1/messages"),
             headers: headers(model, options, api_key),
-            body: request::build_body(model, context, options, api_key.is_some_and(is_oauth_token)),
+            body: super::encode(
+                &request::build_body(model, context, options, api_key.is_some_and(is_oauth_token)),
+                context,
+            )?,
         })
     }
 
@@ -178,7 +181,8 @@ mod tests {
             let req = AnthropicMessages
                 .build_request(&model(), &context, &StreamOptions::default(), Some(key))
                 .unwrap();
-            req.body["system"].clone()
+            let body: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
+            body["system"].clone()
         };
         let oauth = system("sk-ant-oat01-abc");
         assert_eq!(oauth[0]["text"], request::OAUTH_IDENTITY);
@@ -209,10 +213,10 @@ mod tests {
             ..Context::default()
         };
         let body = |key| {
-            AnthropicMessages
+            let req = AnthropicMessages
                 .build_request(&model(), &context, &StreamOptions::default(), Some(key))
-                .unwrap()
-                .body
+                .unwrap();
+            serde_json::from_slice::<serde_json::Value>(&req.body).unwrap()
         };
         let oauth = body("sk-ant-oat01-abc");
         let names: Vec<&str> = oauth["tools"]

@@ -1,11 +1,15 @@
-//! pi context → Anthropic Messages request body.
+//! pi context → Anthropic Messages request body: typed wire values that borrow from the
+//! context and are serialised straight into the request buffer.
 
 use crate::options::StreamOptions;
+use crate::providers::{EmptyObject, Seq};
 use crate::types::{
     AssistantBlock, AssistantMessage, Context, Message, Model, StopReason, Tool, ToolResultMessage,
-    UserBlock,
+    UserBlock, UserContent,
 };
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
 
 /// Anthropic keeps this much room for the answer when the thinking budget would eat the whole
 /// output limit.
@@ -42,75 +46,91 @@ pub(super) fn claude_code_name(name: &str) -> &str {
         .unwrap_or(name)
 }
 
-/// Renames the tool definitions and the history's tool calls to Claude Code's casing.
-fn use_claude_code_names(body: &mut Map<String, Value>) {
-    let rename = |item: &mut Value| {
-        if let Some(Value::String(name)) = item.get_mut("name") {
-            *name = claude_code_name(name).to_owned();
-        }
-    };
-    if let Some(Value::Array(tools)) = body.get_mut("tools") {
-        tools.iter_mut().for_each(rename);
-    }
-    if let Some(Value::Array(messages)) = body.get_mut("messages") {
-        for message in messages {
-            if let Some(Value::Array(blocks)) = message.get_mut("content") {
-                blocks
-                    .iter_mut()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-                    .for_each(rename);
-            }
-        }
-    }
-}
-
 /// The first system block of a request made with a Claude Pro/Max OAuth token.
 pub(super) const OAUTH_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 
-pub(super) fn build_body(
-    model: &Model,
-    context: &Context,
+/// The request body, in the order its fields are sent.
+#[derive(Serialize)]
+pub(super) struct Body<'a> {
+    model: &'a str,
+    max_tokens: u64,
+    stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    system: Vec<SystemBlock<'a>>,
+    messages: Messages<'a>,
+    #[serde(skip_serializing_if = "Tools::is_empty")]
+    tools: Tools<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct SystemBlock<'a> {
+    r#type: &'static str,
+    text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<Ephemeral>,
+}
+
+/// `{"type": "ephemeral"}`: a prompt-cache breakpoint.
+struct Ephemeral;
+
+impl Serialize for Ephemeral {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("type", "ephemeral")?;
+        map.end()
+    }
+}
+
+#[derive(Serialize)]
+struct ThinkingConfig {
+    r#type: &'static str,
+    budget_tokens: u64,
+}
+
+pub(super) fn build_body<'a>(
+    model: &'a Model,
+    context: &'a Context,
     options: &StreamOptions,
     oauth: bool,
-) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model.id));
+) -> Body<'a> {
     let limits = limits(model, options);
-    body.insert("max_tokens".into(), json!(limits.max_tokens));
-    body.insert("stream".into(), json!(true));
     let mut system = Vec::new();
     if oauth {
-        system.push(json!({"type": "text", "text": OAUTH_IDENTITY}));
+        system.push(SystemBlock {
+            r#type: "text",
+            text: OAUTH_IDENTITY,
+            cache_control: None,
+        });
     }
     if let Some(prompt) = context.system_prompt.as_deref().filter(|s| !s.is_empty()) {
-        system
-            .push(json!({"type": "text", "text": prompt, "cache_control": {"type": "ephemeral"}}));
+        system.push(SystemBlock {
+            r#type: "text",
+            text: prompt,
+            cache_control: Some(Ephemeral),
+        });
     }
-    if !system.is_empty() {
-        body.insert("system".into(), Value::Array(system));
+    let thinking = limits.thinking_budget.map(|budget| ThinkingConfig {
+        r#type: "enabled",
+        budget_tokens: budget,
+    });
+    Body {
+        model: &model.id,
+        max_tokens: limits.max_tokens,
+        stream: true,
+        system,
+        messages: Messages::new(&context.messages, oauth),
+        tools: Tools {
+            tools: &context.tools,
+            oauth,
+        },
+        // Anthropic rejects a temperature together with extended thinking.
+        temperature: options.temperature.filter(|_| thinking.is_none()),
+        thinking,
     }
-    body.insert("messages".into(), Value::Array(messages(&context.messages)));
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), context.tools.iter().map(tool).collect());
-    }
-    match limits.thinking_budget {
-        Some(budget) => {
-            body.insert(
-                "thinking".into(),
-                json!({"type": "enabled", "budget_tokens": budget}),
-            );
-        }
-        None => {
-            // Anthropic rejects a temperature together with extended thinking.
-            if let Some(t) = options.temperature {
-                body.insert("temperature".into(), json!(t));
-            }
-        }
-    }
-    if oauth {
-        use_claude_code_names(&mut body);
-    }
-    Value::Object(body)
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -140,129 +160,297 @@ fn limits(model: &Model, options: &StreamOptions) -> Limits {
     }
 }
 
-fn tool(tool: &Tool) -> Value {
-    json!({
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.parameters,
-    })
+/// The tool definitions; a subscription token's are named as Claude Code names them.
+struct Tools<'a> {
+    tools: &'a [Tool],
+    oauth: bool,
 }
 
-/// Converts the history. Consecutive tool results become one user message, as Anthropic wants
-/// all results of one assistant turn together.
-fn messages(history: &[Message]) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < history.len() {
-        match &history[i] {
-            Message::User(user) => {
-                let blocks: Vec<Value> = user
-                    .content
-                    .to_blocks()
-                    .iter()
-                    .filter_map(user_block)
-                    .collect();
-                if !blocks.is_empty() {
-                    out.push(json!({"role": "user", "content": blocks}));
+impl Tools<'_> {
+    fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Definition<'a> {
+            name: &'a str,
+            description: &'a str,
+            input_schema: &'a Value,
+        }
+        serializer.collect_seq(self.tools.iter().map(|tool| Definition {
+            name: tool_name(&tool.name, self.oauth),
+            description: &tool.description,
+            input_schema: tool.parameters.value(),
+        }))
+    }
+}
+
+fn tool_name(name: &str, oauth: bool) -> &str {
+    if oauth { claude_code_name(name) } else { name }
+}
+
+/// One wire message and the history it comes from. Consecutive tool results become one user
+/// message, as Anthropic wants all results of one assistant turn together.
+#[derive(Clone, Copy)]
+enum Turn<'a> {
+    User(&'a UserContent),
+    Assistant(&'a AssistantMessage),
+    Results(&'a [Message]),
+}
+
+/// The history as wire messages. The last user message carries a cache breakpoint on its last
+/// block, so the whole history up to it can be read from the prompt cache next turn.
+struct Messages<'a> {
+    turns: Vec<Turn<'a>>,
+    last_user: Option<usize>,
+    oauth: bool,
+}
+
+impl<'a> Messages<'a> {
+    fn new(history: &'a [Message], oauth: bool) -> Self {
+        let mut turns = Vec::new();
+        let mut i = 0;
+        while i < history.len() {
+            match &history[i] {
+                Message::User(user) if user_blocks(&user.content).next().is_some() => {
+                    turns.push(Turn::User(&user.content));
+                }
+                Message::User(_) => {}
+                Message::Assistant(assistant) if assistant_blocks(assistant).next().is_some() => {
+                    turns.push(Turn::Assistant(assistant));
+                }
+                Message::Assistant(_) => {}
+                Message::ToolResult(_) => {
+                    let start = i;
+                    while let Some(Message::ToolResult(_)) = history.get(i) {
+                        i += 1;
+                    }
+                    turns.push(Turn::Results(&history[start..i]));
+                    continue;
                 }
             }
-            Message::Assistant(assistant) => {
-                if let Some(message) = assistant_message(assistant) {
-                    out.push(message);
-                }
+            i += 1;
+        }
+        let last_user = turns
+            .iter()
+            .rposition(|t| matches!(t, Turn::User(_) | Turn::Results(_)));
+        Messages {
+            turns,
+            last_user,
+            oauth,
+        }
+    }
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.turns.iter().enumerate().map(|(i, turn)| WireMessage {
+            turn: *turn,
+            cache_last: self.last_user == Some(i),
+            oauth: self.oauth,
+        }))
+    }
+}
+
+struct WireMessage<'a> {
+    turn: Turn<'a>,
+    /// Put the cache breakpoint on the last block.
+    cache_last: bool,
+    oauth: bool,
+}
+
+impl Serialize for WireMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        let cache = self.cache_last;
+        match self.turn {
+            Turn::User(content) => {
+                map.serialize_entry("role", "user")?;
+                let count = user_blocks(content).count();
+                let blocks = Seq(|| {
+                    user_blocks(content)
+                        .enumerate()
+                        .map(move |(i, block)| Cached(block, cache && i + 1 == count))
+                });
+                map.serialize_entry("content", &blocks)?;
             }
-            Message::ToolResult(_) => {
-                let mut results = Vec::new();
-                while let Some(Message::ToolResult(result)) = history.get(i) {
-                    results.push(tool_result(result));
-                    i += 1;
-                }
-                out.push(json!({"role": "user", "content": results}));
-                continue;
+            Turn::Assistant(message) => {
+                map.serialize_entry("role", "assistant")?;
+                let oauth = self.oauth;
+                let blocks =
+                    Seq(|| assistant_blocks(message).map(move |block| AssistantWire(block, oauth)));
+                map.serialize_entry("content", &blocks)?;
+            }
+            Turn::Results(results) => {
+                map.serialize_entry("role", "user")?;
+                let count = results.len();
+                let blocks = Seq(|| {
+                    results
+                        .iter()
+                        .enumerate()
+                        .filter_map(move |(i, m)| match m {
+                            Message::ToolResult(result) => {
+                                Some(ResultWire(result, cache && i + 1 == count))
+                            }
+                            _ => None,
+                        })
+                });
+                map.serialize_entry("content", &blocks)?;
             }
         }
-        i += 1;
+        map.end()
     }
-    mark_last_user_message(&mut out);
-    out
 }
 
-/// Puts a cache breakpoint on the last block of the last user message, so the whole history
-/// up to it can be read from the prompt cache next turn.
-fn mark_last_user_message(messages: &mut [Value]) {
-    let last_user = messages
-        .iter_mut()
-        .rev()
-        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"));
-    let Some(last_block) = last_user
-        .and_then(|m| m.get_mut("content"))
-        .and_then(Value::as_array_mut)
-        .and_then(|blocks| blocks.last_mut())
-        .and_then(Value::as_object_mut)
-    else {
-        return;
+/// A user or tool-result block as Anthropic takes it, borrowed from either content form.
+#[derive(Clone, Copy)]
+enum UserPart<'a> {
+    Text(&'a str),
+    Image { mime_type: &'a str, data: &'a str },
+}
+
+/// A user message's blocks; empty text is dropped (Anthropic rejects it).
+fn user_blocks(content: &UserContent) -> impl Iterator<Item = UserPart<'_>> {
+    let (text, blocks) = match content {
+        UserContent::Text(text) => (Some(text.as_str()), &[][..]),
+        UserContent::Blocks(blocks) => (None, blocks.as_slice()),
     };
-    last_block.insert("cache_control".into(), json!({"type": "ephemeral"}));
+    text.map(UserPart::Text)
+        .into_iter()
+        .chain(blocks.iter().map(user_part))
+        .filter(|part| !matches!(part, UserPart::Text(t) if t.trim().is_empty()))
 }
 
-/// A user or tool-result block; empty text is dropped (Anthropic rejects it).
-fn user_block(block: &UserBlock) -> Option<Value> {
+fn user_part(block: &UserBlock) -> UserPart<'_> {
     match block {
-        UserBlock::Text(t) if t.text.trim().is_empty() => None,
-        UserBlock::Text(t) => Some(json!({"type": "text", "text": t.text})),
-        UserBlock::Image(img) => Some(json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": img.mime_type, "data": img.data},
-        })),
+        UserBlock::Text(t) => UserPart::Text(&t.text),
+        UserBlock::Image(img) => UserPart::Image {
+            mime_type: &img.mime_type,
+            data: &img.data,
+        },
     }
 }
 
-fn assistant_message(message: &AssistantMessage) -> Option<Value> {
-    // A failed or aborted turn may hold half a tool call; it must not be replayed.
-    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-        return None;
-    }
-    let blocks: Vec<Value> = message.content.iter().filter_map(assistant_block).collect();
-    if blocks.is_empty() {
-        return None;
-    }
-    Some(json!({"role": "assistant", "content": blocks}))
-}
+/// A user part, with the cache breakpoint when it is the history's last.
+struct Cached<'a>(UserPart<'a>, bool);
 
-fn assistant_block(block: &AssistantBlock) -> Option<Value> {
-    match block {
-        AssistantBlock::Text(t) if t.text.trim().is_empty() => None,
-        AssistantBlock::Text(t) => Some(json!({"type": "text", "text": t.text})),
-        AssistantBlock::Thinking(t) => {
-            let signature = t.thinking_signature.as_deref().filter(|s| !s.is_empty())?;
-            if t.redacted == Some(true) {
-                Some(json!({"type": "redacted_thinking", "data": signature}))
-            } else {
-                // Anthropic only accepts thinking back with the signature it issued.
-                Some(json!({"type": "thinking", "thinking": t.thinking, "signature": signature}))
+impl Serialize for Cached<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Source<'a> {
+            r#type: &'static str,
+            media_type: &'a str,
+            data: &'a str,
+        }
+        let mut map = serializer.serialize_map(None)?;
+        match self.0 {
+            UserPart::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            UserPart::Image { mime_type, data } => {
+                map.serialize_entry("type", "image")?;
+                let source = Source {
+                    r#type: "base64",
+                    media_type: mime_type,
+                    data,
+                };
+                map.serialize_entry("source", &source)?;
             }
         }
-        AssistantBlock::ToolCall(call) => {
-            let input = match &call.arguments {
-                Value::Object(_) => call.arguments.clone(),
-                _ => json!({}),
-            };
-            Some(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}))
+        if self.1 {
+            map.serialize_entry("cache_control", &Ephemeral)?;
         }
+        map.end()
     }
 }
 
-fn tool_result(result: &ToolResultMessage) -> Value {
-    let content: Vec<Value> = result.content.iter().filter_map(user_block).collect();
-    let mut block = json!({
-        "type": "tool_result",
-        "tool_use_id": result.tool_call_id,
-        "is_error": result.is_error,
-    });
-    if !content.is_empty() {
-        block["content"] = Value::Array(content);
+/// The blocks of an assistant turn that are replayed. A failed or aborted turn may hold half a
+/// tool call; none of it is.
+fn assistant_blocks(message: &AssistantMessage) -> impl Iterator<Item = &AssistantBlock> {
+    let replayed = !matches!(message.stop_reason, StopReason::Error | StopReason::Aborted);
+    message
+        .content
+        .iter()
+        .filter(move |block| replayed && is_replayed(block))
+}
+
+fn is_replayed(block: &AssistantBlock) -> bool {
+    match block {
+        AssistantBlock::Text(t) => !t.text.trim().is_empty(),
+        // Anthropic only accepts thinking back with the signature it issued.
+        AssistantBlock::Thinking(t) => t
+            .thinking_signature
+            .as_deref()
+            .is_some_and(|s| !s.is_empty()),
+        AssistantBlock::ToolCall(_) => true,
     }
-    block
+}
+
+struct AssistantWire<'a>(&'a AssistantBlock, bool);
+
+impl Serialize for AssistantWire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.0 {
+            AssistantBlock::Text(t) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", &t.text)?;
+            }
+            AssistantBlock::Thinking(t) => {
+                let signature = t.thinking_signature.as_deref().unwrap_or_default();
+                if t.redacted == Some(true) {
+                    map.serialize_entry("type", "redacted_thinking")?;
+                    map.serialize_entry("data", signature)?;
+                } else {
+                    map.serialize_entry("type", "thinking")?;
+                    map.serialize_entry("thinking", &t.thinking)?;
+                    map.serialize_entry("signature", signature)?;
+                }
+            }
+            AssistantBlock::ToolCall(call) => {
+                map.serialize_entry("type", "tool_use")?;
+                map.serialize_entry("id", &call.id)?;
+                map.serialize_entry("name", tool_name(&call.name, self.1))?;
+                match &call.arguments {
+                    Value::Object(_) => map.serialize_entry("input", &call.arguments)?,
+                    _ => map.serialize_entry("input", &EmptyObject)?,
+                }
+            }
+        }
+        map.end()
+    }
+}
+
+/// A tool result block, with the cache breakpoint when it is the history's last.
+struct ResultWire<'a>(&'a ToolResultMessage, bool);
+
+impl Serialize for ResultWire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.0;
+        let parts = || {
+            result
+                .content
+                .iter()
+                .map(user_part)
+                .filter(|part| !matches!(part, UserPart::Text(t) if t.trim().is_empty()))
+                .map(|part| Cached(part, false))
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "tool_result")?;
+        map.serialize_entry("tool_use_id", &result.tool_call_id)?;
+        map.serialize_entry("is_error", &result.is_error)?;
+        if parts().next().is_some() {
+            map.serialize_entry("content", &Seq(parts))?;
+        }
+        if self.1 {
+            map.serialize_entry("cache_control", &Ephemeral)?;
+        }
+        map.end()
+    }
 }
 
 #[cfg(test)]
@@ -272,9 +460,14 @@ mod tests {
         ImageContent, TextContent, ThinkingContent, ThinkingLevel, ToolCall, UserContent,
         UserMessage,
     };
+    use serde_json::json;
 
     fn model() -> Model {
         super::super::tests::model()
+    }
+
+    fn body_of(model: &Model, context: &Context, options: &StreamOptions, oauth: bool) -> Value {
+        serde_json::to_value(build_body(model, context, options, oauth)).unwrap()
     }
 
     fn text(t: &str) -> TextContent {
@@ -366,7 +559,7 @@ mod tests {
 
     #[test]
     fn full_context_body() {
-        let body = build_body(&model(), &context(), &StreamOptions::default(), false);
+        let body = body_of(&model(), &context(), &StreamOptions::default(), false);
         let expected = json!({
             "model": "claude-test",
             "max_tokens": 64000,
@@ -409,7 +602,7 @@ mod tests {
             ],
             ..Default::default()
         };
-        let body = build_body(&model(), &ctx, &StreamOptions::default(), false);
+        let body = body_of(&model(), &ctx, &StreamOptions::default(), false);
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 1);
         assert_eq!(
@@ -426,7 +619,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Off),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options, false);
+        let body = body_of(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000));
         assert_eq!(body["temperature"], json!(0.5));
         assert!(body.get("thinking").is_none());
@@ -440,7 +633,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Medium),
             ..Default::default()
         };
-        let body = build_body(&model(), &Context::default(), &options, false);
+        let body = body_of(&model(), &Context::default(), &options, false);
         assert_eq!(body["max_tokens"], json!(4000 + 8192));
         assert_eq!(
             body["thinking"],
@@ -489,7 +682,7 @@ mod tests {
             temperature: Some(0.2),
             ..Default::default()
         };
-        let body = build_body(&m, &Context::default(), &options, false);
+        let body = body_of(&m, &Context::default(), &options, false);
         assert!(body.get("thinking").is_none());
         assert_eq!(body["max_tokens"], json!(64000));
         assert_eq!(body["temperature"], json!(0.2));

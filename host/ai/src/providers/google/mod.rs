@@ -37,7 +37,7 @@ impl Protocol for GoogleGenerativeAi {
                 &format!("models/{}:streamGenerateContent?alt=sse", model.id),
             ),
             headers: super::request_headers(model, own, options),
-            body: request::build_body(model, context, options),
+            body: super::encode(&request::build_body(model, context, options), context)?,
         })
     }
 

@@ -32,7 +32,10 @@ impl Protocol for OpenAiCompletions {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "chat/completions"),
             headers: bearer_headers(model, options, api_key),
-            body: request::build_body(model, context, options, &compat),
+            body: super::encode(
+                &request::build_body(model, context, options, &compat),
+                context,
+            )?,
         })
     }
 

@@ -1,12 +1,16 @@
-//! The Chat Completions request body.
+//! The Chat Completions request body: typed wire values that borrow from the context and are
+//! serialised straight into the request buffer.
 
 use super::compat::ResolvedCompat;
 use crate::options::StreamOptions;
+use crate::providers::{Display, Joined, Seq, joined_is_empty, result_texts};
 use crate::types::{
-    AssistantBlock, AssistantMessage, Context, MaxTokensField, Message, Model, StopReason,
-    ThinkingFormat, ThinkingLevel, Tool, ToolResultMessage, UserBlock, UserContent,
+    AssistantBlock, AssistantMessage, Context, ImageContent, MaxTokensField, Message, Model,
+    StopReason, ThinkingFormat, ThinkingLevel, Tool, ToolResultMessage, UserBlock, UserContent,
 };
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
 
 /// Output limit when the caller gives none: the model's, capped like pi does.
 const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
@@ -15,45 +19,102 @@ const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
 /// came from (as its signature) so it can be sent back the same way.
 pub(crate) const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
 
-pub(crate) fn build_body(
-    model: &Model,
-    context: &Context,
+/// What a tool message says when its result was only images.
+const IMAGES_ONLY: &str = "(see attached image)";
+
+/// The request body, in the order its fields are sent. At most one of the reasoning fields
+/// at the end is set, as the server's thinking format asks.
+#[derive(Serialize)]
+pub(crate) struct Body<'a> {
+    model: &'a str,
+    messages: Messages<'a>,
+    #[serde(skip_serializing_if = "<[Tool]>::is_empty", serialize_with = "tools")]
+    tools: &'a [Tool],
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream_options: Option<IncludeUsage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    temperature: Option<f64>,
+    #[serde(flatten)]
+    reasoning: Reasoning,
+}
+
+#[derive(Serialize)]
+struct IncludeUsage {
+    include_usage: bool,
+}
+
+/// How reasoning is asked for, by thinking format.
+#[derive(Serialize, Default)]
+struct Reasoning {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Effort>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<ThinkingSwitch>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enable_thinking: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chat_template_kwargs: Option<EnableThinking>,
+}
+
+#[derive(Serialize)]
+struct Effort {
+    effort: &'static str,
+}
+
+#[derive(Serialize)]
+struct ThinkingSwitch {
+    r#type: &'static str,
+}
+
+#[derive(Serialize)]
+struct EnableThinking {
+    enable_thinking: bool,
+}
+
+pub(crate) fn build_body<'a>(
+    model: &'a Model,
+    context: &'a Context,
     options: &StreamOptions,
-    compat: &ResolvedCompat,
-) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model.id));
-    body.insert(
-        "messages".into(),
-        Value::Array(messages(model, context, compat)),
-    );
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), tools(&context.tools));
+    compat: &'a ResolvedCompat,
+) -> Body<'a> {
+    let max_tokens = Some(
+        options
+            .max_tokens
+            .unwrap_or_else(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP)),
+    )
+    .filter(|n| *n > 0);
+    let (max_tokens, max_completion_tokens) = match compat.max_tokens_field {
+        MaxTokensField::MaxTokens => (max_tokens, None),
+        MaxTokensField::MaxCompletionTokens => (None, max_tokens),
+    };
+    let reasoning = if model.reasoning && compat.supports_reasoning_effort {
+        reasoning(compat, options.reasoning_level())
+    } else {
+        Reasoning::default()
+    };
+    Body {
+        model: &model.id,
+        messages: Messages::new(model, context, compat),
+        tools: &context.tools,
+        stream: true,
+        stream_options: compat.supports_usage_in_streaming.then_some(IncludeUsage {
+            include_usage: true,
+        }),
+        store: compat.supports_store.then_some(false),
+        max_tokens,
+        max_completion_tokens,
+        temperature: options.temperature,
+        reasoning,
     }
-    body.insert("stream".into(), json!(true));
-    if compat.supports_usage_in_streaming {
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-    }
-    if compat.supports_store {
-        body.insert("store".into(), json!(false));
-    }
-    let max_tokens = options
-        .max_tokens
-        .unwrap_or_else(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
-    if max_tokens > 0 {
-        let field = match compat.max_tokens_field {
-            MaxTokensField::MaxTokens => "max_tokens",
-            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
-        };
-        body.insert(field.into(), json!(max_tokens));
-    }
-    if let Some(t) = options.temperature {
-        body.insert("temperature".into(), json!(t));
-    }
-    if model.reasoning && compat.supports_reasoning_effort {
-        add_reasoning(&mut body, compat, options.reasoning_level());
-    }
-    Value::Object(body)
 }
 
 /// The effort word OpenAI-style APIs take for a level (`max` has no own word).
@@ -68,213 +129,393 @@ pub(crate) fn effort(level: ThinkingLevel) -> &'static str {
     }
 }
 
-fn add_reasoning(
-    body: &mut Map<String, Value>,
-    compat: &ResolvedCompat,
-    level: Option<ThinkingLevel>,
-) {
+fn reasoning(compat: &ResolvedCompat, level: Option<ThinkingLevel>) -> Reasoning {
     let on = level.is_some();
     match (&compat.thinking_format, level) {
-        (ThinkingFormat::Openai, Some(level)) => {
-            body.insert("reasoning_effort".into(), json!(effort(level)));
-        }
-        (ThinkingFormat::Openrouter, Some(level)) => {
-            let word = match effort(level) {
-                "xhigh" => "high",
-                w => w,
-            };
-            body.insert("reasoning".into(), json!({"effort": word}));
-        }
-        (ThinkingFormat::Deepseek | ThinkingFormat::Zai, _) => {
-            let kind = if on { "enabled" } else { "disabled" };
-            body.insert("thinking".into(), json!({"type": kind}));
-        }
-        (ThinkingFormat::Qwen, _) => {
-            body.insert("enable_thinking".into(), json!(on));
-        }
-        (ThinkingFormat::ChatTemplate, _) => {
-            body.insert(
-                "chat_template_kwargs".into(),
-                json!({"enable_thinking": on}),
-            );
-        }
-        _ => {}
+        (ThinkingFormat::Openai, Some(level)) => Reasoning {
+            reasoning_effort: Some(effort(level)),
+            ..Reasoning::default()
+        },
+        (ThinkingFormat::Openrouter, Some(level)) => Reasoning {
+            reasoning: Some(Effort {
+                effort: match effort(level) {
+                    "xhigh" => "high",
+                    w => w,
+                },
+            }),
+            ..Reasoning::default()
+        },
+        (ThinkingFormat::Deepseek | ThinkingFormat::Zai, _) => Reasoning {
+            thinking: Some(ThinkingSwitch {
+                r#type: if on { "enabled" } else { "disabled" },
+            }),
+            ..Reasoning::default()
+        },
+        (ThinkingFormat::Qwen, _) => Reasoning {
+            enable_thinking: Some(on),
+            ..Reasoning::default()
+        },
+        (ThinkingFormat::ChatTemplate, _) => Reasoning {
+            chat_template_kwargs: Some(EnableThinking {
+                enable_thinking: on,
+            }),
+            ..Reasoning::default()
+        },
+        _ => Reasoning::default(),
     }
 }
 
-fn tools(tools: &[Tool]) -> Value {
-    tools
-        .iter()
-        .map(|t| {
-            json!({
-                "type": "function",
-                "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-            })
-        })
-        .collect()
+fn tools<S: Serializer>(tools: &&[Tool], serializer: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Function<'a> {
+        name: &'a str,
+        description: &'a str,
+        parameters: &'a Value,
+    }
+    #[derive(Serialize)]
+    struct Definition<'a> {
+        r#type: &'static str,
+        function: Function<'a>,
+    }
+    serializer.collect_seq(tools.iter().map(|t| Definition {
+        r#type: "function",
+        function: Function {
+            name: &t.name,
+            description: &t.description,
+            parameters: t.parameters.value(),
+        },
+    }))
 }
 
-fn messages(model: &Model, context: &Context, compat: &ResolvedCompat) -> Vec<Value> {
-    let mut out = Vec::new();
-    if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
-        let role = if model.reasoning && compat.supports_developer_role {
-            "developer"
-        } else {
-            "system"
-        };
-        out.push(json!({"role": role, "content": prompt}));
-    }
-    // Images from tool results wait until the run of tool messages ends: servers require the
-    // tool messages to follow their assistant message without anything in between.
-    let mut pending_images: Vec<Value> = Vec::new();
-    let mut last_was_tool = false;
-    for message in &context.messages {
-        if !matches!(message, Message::ToolResult(_)) {
-            flush_images(&mut out, &mut pending_images);
-        }
-        match message {
-            Message::User(user) => {
-                if last_was_tool && compat.requires_assistant_after_tool_result {
-                    out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
-                }
-                if let Some(m) = user_message(model, &user.content) {
-                    out.push(m);
-                }
-            }
-            Message::Assistant(assistant) => {
-                if let Some(m) = assistant_message(assistant, compat) {
-                    out.push(m);
-                }
-            }
-            Message::ToolResult(result) => {
-                out.push(tool_message(result, compat));
-                if model.supports_images() {
-                    pending_images.extend(result.content.iter().filter_map(image_part));
-                }
-            }
-        }
-        last_was_tool = matches!(message, Message::ToolResult(_));
-    }
-    flush_images(&mut out, &mut pending_images);
-    out
+/// One wire message and what it is made from.
+enum Item<'a> {
+    /// `{role, content: text}`: the system prompt, a plain user text, a filler turn.
+    Plain(&'static str, &'a str),
+    UserParts(&'a [UserBlock]),
+    Assistant(&'a AssistantMessage),
+    Tool(&'a ToolResultMessage),
+    /// Images from a run of tool results, which cannot sit inside tool messages.
+    Images(Vec<&'a ImageContent>),
 }
 
-fn flush_images(out: &mut Vec<Value>, images: &mut Vec<Value>) {
-    if images.is_empty() {
-        return;
-    }
-    let mut content = vec![json!({"type": "text", "text": "Attached image(s) from tool result:"})];
-    content.append(images);
-    out.push(json!({"role": "user", "content": content}));
+/// The history as wire messages.
+struct Messages<'a> {
+    items: Vec<Item<'a>>,
+    images: bool,
+    compat: &'a ResolvedCompat,
 }
 
-fn image_part(block: &UserBlock) -> Option<Value> {
-    match block {
-        UserBlock::Image(image) => Some(json!({
-            "type": "image_url",
-            "image_url": {"url": format!("data:{};base64,{}", image.mime_type, image.data)},
-        })),
-        UserBlock::Text(_) => None,
-    }
-}
-
-fn user_message(model: &Model, content: &UserContent) -> Option<Value> {
-    let parts: Vec<Value> = match content {
-        UserContent::Text(text) => return Some(json!({"role": "user", "content": text})),
-        UserContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                UserBlock::Text(t) => Some(json!({"type": "text", "text": t.text})),
-                UserBlock::Image(_) if model.supports_images() => image_part(block),
-                UserBlock::Image(_) => None,
-            })
-            .collect(),
-    };
-    (!parts.is_empty()).then(|| json!({"role": "user", "content": parts}))
-}
-
-fn assistant_message(message: &AssistantMessage, compat: &ResolvedCompat) -> Option<Value> {
-    // A failed or aborted turn may hold half a tool call; servers reject those.
-    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-        return None;
-    }
-    let mut text = String::new();
-    let mut thinking: Vec<&str> = Vec::new();
-    let mut thinking_field: Option<&str> = None;
-    let mut calls = Vec::new();
-    for block in &message.content {
-        match block {
-            AssistantBlock::Text(t) => text.push_str(&t.text),
-            AssistantBlock::Thinking(t) if t.redacted != Some(true) && !t.thinking.is_empty() => {
-                thinking.push(&t.thinking);
-                if thinking_field.is_none() {
-                    thinking_field = t
-                        .thinking_signature
-                        .as_deref()
-                        .and_then(|s| REASONING_FIELDS.iter().copied().find(|f| *f == s));
-                }
-            }
-            AssistantBlock::Thinking(_) => {}
-            AssistantBlock::ToolCall(call) => calls.push(json!({
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments.to_string()},
-            })),
-        }
-    }
-    let mut out = Map::new();
-    out.insert("role".into(), json!("assistant"));
-    if !thinking.is_empty() {
-        if compat.requires_thinking_as_text {
-            let as_text: Vec<String> = thinking
-                .iter()
-                .map(|t| format!("<thinking>\n{t}\n</thinking>"))
-                .collect();
-            let joined = as_text.join("\n");
-            text = if text.is_empty() {
-                joined
+impl<'a> Messages<'a> {
+    fn new(model: &Model, context: &'a Context, compat: &'a ResolvedCompat) -> Self {
+        let images = model.supports_images();
+        let mut items = Vec::new();
+        if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
+            let role = if model.reasoning && compat.supports_developer_role {
+                "developer"
             } else {
-                format!("{joined}\n{text}")
+                "system"
             };
-        } else {
-            let field = thinking_field.or(match compat.thinking_format {
+            items.push(Item::Plain(role, prompt));
+        }
+        // Images from tool results wait until the run of tool messages ends: servers require
+        // the tool messages to follow their assistant message without anything in between.
+        let mut pending: Vec<&ImageContent> = Vec::new();
+        let mut last_was_tool = false;
+        for message in &context.messages {
+            if !matches!(message, Message::ToolResult(_)) && !pending.is_empty() {
+                items.push(Item::Images(std::mem::take(&mut pending)));
+            }
+            match message {
+                Message::User(user) => {
+                    if last_was_tool && compat.requires_assistant_after_tool_result {
+                        items.push(Item::Plain(
+                            "assistant",
+                            "I have processed the tool results.",
+                        ));
+                    }
+                    match &user.content {
+                        UserContent::Text(text) => items.push(Item::Plain("user", text)),
+                        UserContent::Blocks(blocks)
+                            if user_parts(blocks, images).next().is_some() =>
+                        {
+                            items.push(Item::UserParts(blocks));
+                        }
+                        UserContent::Blocks(_) => {}
+                    }
+                }
+                Message::Assistant(assistant) => {
+                    if AssistantParts::of(assistant, compat).is_some() {
+                        items.push(Item::Assistant(assistant));
+                    }
+                }
+                Message::ToolResult(result) => {
+                    items.push(Item::Tool(result));
+                    if images {
+                        pending.extend(result.content.iter().filter_map(|b| match b {
+                            UserBlock::Image(image) => Some(image),
+                            UserBlock::Text(_) => None,
+                        }));
+                    }
+                }
+            }
+            last_was_tool = matches!(message, Message::ToolResult(_));
+        }
+        if !pending.is_empty() {
+            items.push(Item::Images(pending));
+        }
+        Messages {
+            items,
+            images,
+            compat,
+        }
+    }
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.items.iter().map(|item| Wire {
+            item,
+            images: self.images,
+            compat: self.compat,
+        }))
+    }
+}
+
+struct Wire<'a> {
+    item: &'a Item<'a>,
+    images: bool,
+    compat: &'a ResolvedCompat,
+}
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self.item {
+            Item::Plain(role, content) => {
+                map.serialize_entry("role", role)?;
+                map.serialize_entry("content", content)?;
+            }
+            Item::UserParts(blocks) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", &Seq(|| user_parts(blocks, self.images)))?;
+            }
+            Item::Assistant(message) => {
+                if let Some(parts) = AssistantParts::of(message, self.compat) {
+                    parts.serialize_into(&mut map)?;
+                }
+            }
+            Item::Tool(result) => {
+                map.serialize_entry("role", "tool")?;
+                map.serialize_entry("tool_call_id", &result.tool_call_id)?;
+                if joined_is_empty(result_texts(result)) {
+                    map.serialize_entry("content", IMAGES_ONLY)?;
+                } else {
+                    let text = Joined {
+                        pieces: || result_texts(result),
+                        separator: "\n",
+                    };
+                    map.serialize_entry("content", &Display(&text))?;
+                }
+                if self.compat.requires_tool_result_name {
+                    map.serialize_entry("name", &result.tool_name)?;
+                }
+            }
+            Item::Images(images) => {
+                map.serialize_entry("role", "user")?;
+                let parts = Seq(|| {
+                    std::iter::once(Part::Text("Attached image(s) from tool result:"))
+                        .chain(images.iter().map(|image| Part::Image(image)))
+                });
+                map.serialize_entry("content", &parts)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A content part of a user message.
+enum Part<'a> {
+    Text(&'a str),
+    Image(&'a ImageContent),
+}
+
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        match self {
+            Part::Text(text) => {
+                map.serialize_entry("type", "text")?;
+                map.serialize_entry("text", text)?;
+            }
+            Part::Image(image) => {
+                map.serialize_entry("type", "image_url")?;
+                map.serialize_entry("image_url", &ImageUrl(image))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// `{"url": "data:{mime};base64,{data}"}`, written without building the URL.
+struct ImageUrl<'a>(&'a ImageContent);
+
+impl Serialize for ImageUrl<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let url = format_args!("data:{};base64,{}", self.0.mime_type, self.0.data);
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry("url", &Display(&url))?;
+        map.end()
+    }
+}
+
+/// A user message's parts; images only for models that take them.
+fn user_parts(blocks: &[UserBlock], images: bool) -> impl Iterator<Item = Part<'_>> {
+    blocks.iter().filter_map(move |block| match block {
+        UserBlock::Text(t) => Some(Part::Text(&t.text)),
+        UserBlock::Image(image) if images => Some(Part::Image(image)),
+        UserBlock::Image(_) => None,
+    })
+}
+
+/// What an assistant turn sends: its text, its thinking (in a reasoning field or as text) and
+/// its tool calls.
+struct AssistantParts<'a> {
+    message: &'a AssistantMessage,
+    /// The reasoning field the thinking goes in; `None` when it is not sent that way.
+    thinking_field: Option<&'static str>,
+    thinking_as_text: bool,
+}
+
+impl<'a> AssistantParts<'a> {
+    /// `None` when the turn sends nothing: a failed or aborted turn (it may hold half a tool
+    /// call; servers reject those), or one with neither text nor tool calls.
+    fn of(message: &'a AssistantMessage, compat: &ResolvedCompat) -> Option<Self> {
+        if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
+            return None;
+        }
+        let has_thinking = thinking(message).next().is_some();
+        let thinking_as_text = has_thinking && compat.requires_thinking_as_text;
+        let thinking_field = if has_thinking && !thinking_as_text {
+            signed_field(message).or(match compat.thinking_format {
                 ThinkingFormat::Deepseek => Some("reasoning_content"),
                 _ => None,
-            });
-            if let Some(field) = field {
-                out.insert(field.into(), json!(thinking.join("\n")));
-            }
-        }
-    }
-    if text.is_empty() && calls.is_empty() {
-        return None;
-    }
-    out.insert(
-        "content".into(),
-        if text.is_empty() {
-            Value::Null
+            })
         } else {
-            json!(text)
-        },
-    );
-    if !calls.is_empty() {
-        out.insert("tool_calls".into(), Value::Array(calls));
+            None
+        };
+        let parts = AssistantParts {
+            message,
+            thinking_field,
+            thinking_as_text,
+        };
+        let calls = message
+            .content
+            .iter()
+            .any(|b| matches!(b, AssistantBlock::ToolCall(_)));
+        (calls || !parts.text_is_empty()).then_some(parts)
     }
-    Some(Value::Object(out))
+
+    fn text_is_empty(&self) -> bool {
+        !self.thinking_as_text && texts(self.message).all(str::is_empty)
+    }
+
+    fn serialize_into<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_entry("role", "assistant")?;
+        if let Some(field) = self.thinking_field {
+            let joined = Joined {
+                pieces: || thinking(self.message),
+                separator: "\n",
+            };
+            map.serialize_entry(field, &Display(&joined))?;
+        }
+        if self.text_is_empty() {
+            map.serialize_entry("content", &())?;
+        } else {
+            map.serialize_entry("content", &Display(&Content(self)))?;
+        }
+        let calls = || {
+            self.message.content.iter().filter_map(|b| match b {
+                AssistantBlock::ToolCall(call) => Some(Call(call)),
+                _ => None,
+            })
+        };
+        if calls().next().is_some() {
+            map.serialize_entry("tool_calls", &Seq(calls))?;
+        }
+        Ok(())
+    }
 }
 
-fn tool_message(result: &ToolResultMessage, compat: &ResolvedCompat) -> Value {
-    let text = result.text();
-    let content = if text.is_empty() {
-        "(see attached image)".to_owned()
-    } else {
-        text
-    };
-    let mut out = json!({"role": "tool", "tool_call_id": result.tool_call_id, "content": content});
-    if compat.requires_tool_result_name {
-        out["name"] = json!(result.tool_name);
+/// The texts of an assistant turn, concatenated; with thinking as text, the thinking first in
+/// `<thinking>` tags.
+struct Content<'a>(&'a AssistantParts<'a>);
+
+impl std::fmt::Display for Content<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let message = self.0.message;
+        if self.0.thinking_as_text {
+            for (i, t) in thinking(message).enumerate() {
+                if i > 0 {
+                    f.write_str("\n")?;
+                }
+                write!(f, "<thinking>\n{t}\n</thinking>")?;
+            }
+            if texts(message).any(|t| !t.is_empty()) {
+                f.write_str("\n")?;
+            }
+        }
+        texts(message).try_for_each(|t| f.write_str(t))
     }
-    out
+}
+
+fn texts(message: &AssistantMessage) -> impl Iterator<Item = &str> {
+    message.content.iter().filter_map(|b| match b {
+        AssistantBlock::Text(t) => Some(t.text.as_str()),
+        _ => None,
+    })
+}
+
+/// The thinking that is replayed: not redacted, not empty.
+fn thinking(message: &AssistantMessage) -> impl Iterator<Item = &str> {
+    message.content.iter().filter_map(|b| match b {
+        AssistantBlock::Thinking(t) if t.redacted != Some(true) && !t.thinking.is_empty() => {
+            Some(t.thinking.as_str())
+        }
+        _ => None,
+    })
+}
+
+/// The reasoning field the first replayed thinking block that names one came from.
+fn signed_field(message: &AssistantMessage) -> Option<&'static str> {
+    message.content.iter().find_map(|b| match b {
+        AssistantBlock::Thinking(t) if t.redacted != Some(true) && !t.thinking.is_empty() => t
+            .thinking_signature
+            .as_deref()
+            .and_then(|s| REASONING_FIELDS.iter().copied().find(|f| *f == s)),
+        _ => None,
+    })
+}
+
+/// A tool call: `{id, type, function: {name, arguments}}`, the arguments as JSON text.
+struct Call<'a>(&'a crate::types::ToolCall);
+
+impl Serialize for Call<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Function<'a>(&'a crate::types::ToolCall);
+        impl Serialize for Function<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.serialize_entry("arguments", &Display(&self.0.arguments))?;
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("id", &self.0.id)?;
+        map.serialize_entry("type", "function")?;
+        map.serialize_entry("function", &Function(self.0))?;
+        map.end()
+    }
 }
 
 #[cfg(test)]
@@ -283,9 +524,10 @@ mod tests {
     use super::super::compat::tests::model;
     use super::*;
     use crate::types::{ImageContent, TextContent, ThinkingContent, ToolCall, UserMessage};
+    use serde_json::json;
 
     fn body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-        build_body(model, context, options, &detect_compat(model))
+        serde_json::to_value(build_body(model, context, options, &detect_compat(model))).unwrap()
     }
 
     fn ctx(messages: Vec<Message>) -> Context {

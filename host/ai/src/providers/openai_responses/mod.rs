@@ -6,7 +6,7 @@ mod decode;
 mod request;
 mod wire;
 
-pub(crate) use request::build_body as request_body;
+pub(crate) use request::{Body as ResponsesBody, Setting, build_body as request_body};
 
 use crate::options::StreamOptions;
 use crate::protocol::{Decoder, HttpRequest, Protocol};
@@ -31,7 +31,7 @@ impl Protocol for OpenAiResponses {
         Ok(HttpRequest {
             url: endpoint(&model.base_url, "responses"),
             headers: bearer_headers(model, options, api_key),
-            body: request::build_body(model, context, options),
+            body: super::encode(&request::build_body(model, context, options), context)?,
         })
     }
 

@@ -1,181 +1,422 @@
-//! The Responses request body.
+//! The Responses request body: typed wire values that borrow from the context and are
+//! serialised straight into the request buffer. An assistant turn becomes several input items
+//! (reasoning, message, function call), written as the turn is read.
 
 use super::split_call_id;
 use crate::options::StreamOptions;
 use crate::providers::openai_completions::effort;
+use crate::providers::{Display, Joined, Seq, joined_is_empty, result_texts};
 use crate::types::{
-    AssistantBlock, AssistantMessage, Context, Message, Model, StopReason, Tool, ToolResultMessage,
-    UserBlock, UserContent,
+    AssistantBlock, AssistantMessage, Context, ImageContent, Message, Model, StopReason, Tool,
+    ToolResultMessage, UserBlock, UserContent,
 };
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
 
 const DEFAULT_MAX_TOKENS_CAP: u64 = 32_000;
 
-pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(model.id));
-    body.insert("input".into(), Value::Array(input(model, context)));
-    if !context.tools.is_empty() {
-        body.insert("tools".into(), tools(&context.tools));
+/// What a function call output says when its result was only images.
+const IMAGES_ONLY: &str = "(see attached image)";
+
+/// The request body: the model, the input and the tools, then the settings in the order they
+/// are sent (kept as a list so the ChatGPT backend's variant can take some out and add its own
+/// without changing the order of the rest).
+pub(crate) struct Body<'a> {
+    model: &'a str,
+    input: Input<'a>,
+    tools: &'a [Tool],
+    settings: Vec<(&'static str, Setting<'a>)>,
+}
+
+/// One of the body's trailing fields.
+pub(crate) enum Setting<'a> {
+    Bool(bool),
+    Number(u64),
+    Temperature(f64),
+    Text(&'a str),
+    Reasoning(&'static str),
+    IncludeEncryptedReasoning,
+}
+
+impl Serialize for Setting<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Reasoning {
+            effort: &'static str,
+            summary: &'static str,
+        }
+        match self {
+            Setting::Bool(b) => serializer.serialize_bool(*b),
+            Setting::Number(n) => serializer.serialize_u64(*n),
+            Setting::Temperature(t) => serializer.serialize_f64(*t),
+            Setting::Text(text) => serializer.serialize_str(text),
+            Setting::Reasoning(effort) => Reasoning {
+                effort,
+                summary: "auto",
+            }
+            .serialize(serializer),
+            // With `store: false` the reasoning can only be replayed from its encrypted form.
+            Setting::IncludeEncryptedReasoning => {
+                serializer.collect_seq(["reasoning.encrypted_content"])
+            }
+        }
     }
-    body.insert("stream".into(), json!(true));
-    body.insert("store".into(), json!(false));
+}
+
+impl<'a> Body<'a> {
+    /// Leaves the system prompt out of the input (the ChatGPT backend takes it elsewhere).
+    pub(crate) fn without_system_prompt(&mut self) {
+        self.input.system = None;
+    }
+
+    /// Takes a setting out; the last one takes its place, as a map's swap-removal does (the
+    /// order the ChatGPT backend has always been sent).
+    pub(crate) fn remove(&mut self, key: &str) {
+        if let Some(at) = self.settings.iter().position(|(k, _)| *k == key) {
+            self.settings.swap_remove(at);
+        }
+    }
+
+    pub(crate) fn push(&mut self, key: &'static str, setting: Setting<'a>) {
+        self.settings.push((key, setting));
+    }
+}
+
+impl Serialize for Body<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("model", self.model)?;
+        map.serialize_entry("input", &self.input)?;
+        if !self.tools.is_empty() {
+            map.serialize_entry("tools", &Tools(self.tools))?;
+        }
+        for (key, setting) in &self.settings {
+            map.serialize_entry(key, setting)?;
+        }
+        map.end()
+    }
+}
+
+pub(crate) fn build_body<'a>(
+    model: &'a Model,
+    context: &'a Context,
+    options: &'a StreamOptions,
+) -> Body<'a> {
+    let mut settings = vec![
+        ("stream", Setting::Bool(true)),
+        ("store", Setting::Bool(false)),
+    ];
     let max_tokens = options
         .max_tokens
         .unwrap_or_else(|| model.max_tokens.min(DEFAULT_MAX_TOKENS_CAP));
     if max_tokens > 0 {
-        body.insert("max_output_tokens".into(), json!(max_tokens));
+        settings.push(("max_output_tokens", Setting::Number(max_tokens)));
     }
     if let Some(t) = options.temperature {
-        body.insert("temperature".into(), json!(t));
+        settings.push(("temperature", Setting::Temperature(t)));
     }
     if let Some(level) = options.reasoning_level().filter(|_| model.reasoning) {
-        body.insert(
-            "reasoning".into(),
-            json!({"effort": effort(level), "summary": "auto"}),
-        );
-        // With `store: false` the reasoning can only be replayed from its encrypted form.
-        body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        settings.push(("reasoning", Setting::Reasoning(effort(level))));
+        settings.push(("include", Setting::IncludeEncryptedReasoning));
     }
     if let Some(session) = options.session_id.as_deref().filter(|s| !s.is_empty()) {
-        body.insert("prompt_cache_key".into(), json!(session));
+        settings.push(("prompt_cache_key", Setting::Text(session)));
     }
-    Value::Object(body)
+    Body {
+        model: &model.id,
+        input: Input::new(model, context),
+        tools: &context.tools,
+        settings,
+    }
 }
 
-fn tools(tools: &[Tool]) -> Value {
-    tools
-        .iter()
-        .map(|t| {
-            // Responses makes function tools strict unless told otherwise, and strict mode
-            // rejects ordinary JSON schemas (optional properties).
-            json!({
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": false,
-            })
-        })
-        .collect()
-}
+struct Tools<'a>(&'a [Tool]);
 
-fn input(model: &Model, context: &Context) -> Vec<Value> {
-    let mut out = Vec::new();
-    if let Some(prompt) = context.system_prompt.as_deref().filter(|p| !p.is_empty()) {
-        let role = if model.reasoning {
-            "developer"
-        } else {
-            "system"
-        };
-        out.push(json!({"role": role, "content": prompt}));
-    }
-    let mut pending_images: Vec<Value> = Vec::new();
-    for message in &context.messages {
-        if !matches!(message, Message::ToolResult(_)) {
-            flush_images(&mut out, &mut pending_images);
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Responses makes function tools strict unless told otherwise, and strict mode rejects
+        // ordinary JSON schemas (optional properties).
+        #[derive(Serialize)]
+        struct Definition<'a> {
+            r#type: &'static str,
+            name: &'a str,
+            description: &'a str,
+            parameters: &'a Value,
+            strict: bool,
         }
-        match message {
-            Message::User(user) => {
-                if let Some(m) = user_message(model, &user.content) {
-                    out.push(m);
+        serializer.collect_seq(self.0.iter().map(|t| Definition {
+            r#type: "function",
+            name: &t.name,
+            description: &t.description,
+            parameters: t.parameters.value(),
+            strict: false,
+        }))
+    }
+}
+
+/// What the input items are made from, in order.
+enum Item<'a> {
+    User(&'a UserContent),
+    Assistant(&'a AssistantMessage),
+    ToolOutput(&'a ToolResultMessage),
+    /// Images from a run of tool results, which cannot sit inside function call outputs.
+    Images(Vec<&'a ImageContent>),
+}
+
+/// The system prompt and the history as input items.
+struct Input<'a> {
+    system: Option<(&'static str, &'a str)>,
+    items: Vec<Item<'a>>,
+    model: &'a Model,
+}
+
+impl<'a> Input<'a> {
+    fn new(model: &'a Model, context: &'a Context) -> Self {
+        let images = model.supports_images();
+        let system = context
+            .system_prompt
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .map(|prompt| {
+                let role = if model.reasoning {
+                    "developer"
+                } else {
+                    "system"
+                };
+                (role, prompt)
+            });
+        let mut items = Vec::new();
+        let mut pending: Vec<&ImageContent> = Vec::new();
+        for message in &context.messages {
+            if !matches!(message, Message::ToolResult(_)) && !pending.is_empty() {
+                items.push(Item::Images(std::mem::take(&mut pending)));
+            }
+            match message {
+                Message::User(user) => {
+                    if user_parts(&user.content, images).next().is_some() {
+                        items.push(Item::User(&user.content));
+                    }
+                }
+                Message::Assistant(assistant) => {
+                    if !matches!(
+                        assistant.stop_reason,
+                        StopReason::Error | StopReason::Aborted
+                    ) {
+                        items.push(Item::Assistant(assistant));
+                    }
+                }
+                Message::ToolResult(result) => {
+                    items.push(Item::ToolOutput(result));
+                    if images {
+                        pending.extend(result.content.iter().filter_map(|b| match b {
+                            UserBlock::Image(image) => Some(image),
+                            UserBlock::Text(_) => None,
+                        }));
+                    }
                 }
             }
-            Message::Assistant(assistant) => assistant_items(model, assistant, &mut out),
-            Message::ToolResult(result) => {
-                out.push(tool_output(result));
-                if model.supports_images() {
-                    pending_images.extend(result.content.iter().filter_map(image_part));
-                }
-            }
+        }
+        if !pending.is_empty() {
+            items.push(Item::Images(pending));
+        }
+        Input {
+            system,
+            items,
+            model,
         }
     }
-    flush_images(&mut out, &mut pending_images);
-    out
 }
 
-fn flush_images(out: &mut Vec<Value>, images: &mut Vec<Value>) {
-    if images.is_empty() {
-        return;
-    }
-    let mut content =
-        vec![json!({"type": "input_text", "text": "Attached image(s) from tool result:"})];
-    content.append(images);
-    out.push(json!({"role": "user", "content": content}));
-}
-
-fn image_part(block: &UserBlock) -> Option<Value> {
-    match block {
-        UserBlock::Image(image) => Some(json!({
-            "type": "input_image",
-            "detail": "auto",
-            "image_url": format!("data:{};base64,{}", image.mime_type, image.data),
-        })),
-        UserBlock::Text(_) => None,
+impl Serialize for Input<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let images = self.model.supports_images();
+        let system = self.system.map(|(role, prompt)| Wire::System(role, prompt));
+        let history = self
+            .items
+            .iter()
+            .flat_map(|item| -> Box<dyn Iterator<Item = Wire<'_>>> {
+                match item {
+                    Item::User(content) => Box::new(std::iter::once(Wire::User(content, images))),
+                    Item::Assistant(message) => Box::new(assistant_items(self.model, message)),
+                    Item::ToolOutput(result) => Box::new(std::iter::once(Wire::ToolOutput(result))),
+                    Item::Images(images) => Box::new(std::iter::once(Wire::Images(images))),
+                }
+            });
+        serializer.collect_seq(system.into_iter().chain(history))
     }
 }
 
-fn user_message(model: &Model, content: &UserContent) -> Option<Value> {
-    let parts: Vec<Value> = content
-        .to_blocks()
-        .iter()
-        .filter_map(|block| match block {
-            UserBlock::Text(t) => Some(json!({"type": "input_text", "text": t.text})),
-            UserBlock::Image(_) if model.supports_images() => image_part(block),
+/// One input item on the wire.
+enum Wire<'a> {
+    System(&'static str, &'a str),
+    User(&'a UserContent, bool),
+    /// A reasoning item, parsed from its signature only while it is written.
+    Reasoning(Value),
+    Text {
+        text: &'a str,
+        id: Option<String>,
+    },
+    Call {
+        call_id: &'a str,
+        name: &'a str,
+        arguments: &'a Value,
+        id: Option<&'a str>,
+    },
+    ToolOutput(&'a ToolResultMessage),
+    Images(&'a [&'a ImageContent]),
+}
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if let Wire::Reasoning(item) = self {
+            return item.serialize(serializer);
+        }
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Wire::System(role, prompt) => {
+                map.serialize_entry("role", role)?;
+                map.serialize_entry("content", prompt)?;
+            }
+            Wire::User(content, images) => {
+                map.serialize_entry("role", "user")?;
+                map.serialize_entry("content", &Seq(|| user_parts(content, *images)))?;
+            }
+            Wire::Reasoning(_) => {}
+            Wire::Text { text, id } => {
+                #[derive(Serialize)]
+                struct OutputText<'a> {
+                    r#type: &'static str,
+                    text: &'a str,
+                    annotations: [(); 0],
+                }
+                map.serialize_entry("type", "message")?;
+                map.serialize_entry("role", "assistant")?;
+                let content = [OutputText {
+                    r#type: "output_text",
+                    text,
+                    annotations: [],
+                }];
+                map.serialize_entry("content", &content)?;
+                map.serialize_entry("status", "completed")?;
+                if let Some(id) = id {
+                    map.serialize_entry("id", id)?;
+                }
+            }
+            Wire::Call {
+                call_id,
+                name,
+                arguments,
+                id,
+            } => {
+                map.serialize_entry("type", "function_call")?;
+                map.serialize_entry("call_id", call_id)?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("arguments", &Display(*arguments))?;
+                if let Some(id) = id {
+                    map.serialize_entry("id", id)?;
+                }
+            }
+            Wire::ToolOutput(result) => {
+                map.serialize_entry("type", "function_call_output")?;
+                map.serialize_entry("call_id", split_call_id(&result.tool_call_id).0)?;
+                if joined_is_empty(result_texts(result)) {
+                    map.serialize_entry("output", IMAGES_ONLY)?;
+                } else {
+                    let text = Joined {
+                        pieces: || result_texts(result),
+                        separator: "\n",
+                    };
+                    map.serialize_entry("output", &Display(&text))?;
+                }
+            }
+            Wire::Images(images) => {
+                map.serialize_entry("role", "user")?;
+                let parts = Seq(|| {
+                    std::iter::once(Part::Text("Attached image(s) from tool result:"))
+                        .chain(images.iter().map(|image| Part::Image(image)))
+                });
+                map.serialize_entry("content", &parts)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A content part of a user message.
+enum Part<'a> {
+    Text(&'a str),
+    Image(&'a ImageContent),
+}
+
+impl Serialize for Part<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        match self {
+            Part::Text(text) => {
+                map.serialize_entry("type", "input_text")?;
+                map.serialize_entry("text", text)?;
+            }
+            Part::Image(image) => {
+                let url = format_args!("data:{};base64,{}", image.mime_type, image.data);
+                map.serialize_entry("type", "input_image")?;
+                map.serialize_entry("detail", "auto")?;
+                map.serialize_entry("image_url", &Display(&url))?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A user message's parts; images only for models that take them.
+fn user_parts(content: &UserContent, images: bool) -> impl Iterator<Item = Part<'_>> {
+    let (text, blocks) = match content {
+        UserContent::Text(text) => (Some(text.as_str()), &[][..]),
+        UserContent::Blocks(blocks) => (None, blocks.as_slice()),
+    };
+    text.map(Part::Text)
+        .into_iter()
+        .chain(blocks.iter().filter_map(move |block| match block {
+            UserBlock::Text(t) => Some(Part::Text(&t.text)),
+            UserBlock::Image(image) if images => Some(Part::Image(image)),
             UserBlock::Image(_) => None,
-        })
-        .collect();
-    (!parts.is_empty()).then(|| json!({"role": "user", "content": parts}))
+        }))
 }
 
-/// Item ids and reasoning items are only valid for the model that produced them; from another
-/// model they are left out and only the visible content is sent.
-fn assistant_items(model: &Model, message: &AssistantMessage, out: &mut Vec<Value>) {
-    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-        return;
-    }
+/// The items of an assistant turn. Item ids and reasoning items are only valid for the model
+/// that produced them; from another model they are left out and only the visible content is
+/// sent.
+fn assistant_items<'a>(
+    model: &Model,
+    message: &'a AssistantMessage,
+) -> impl Iterator<Item = Wire<'a>> + use<'a> {
     let same_model = message.provider == model.provider && message.model == model.id;
-    for block in &message.content {
-        match block {
-            AssistantBlock::Thinking(t) if same_model => {
-                if let Some(item) = t.thinking_signature.as_deref().and_then(reasoning_item) {
-                    out.push(item);
-                }
-            }
-            AssistantBlock::Thinking(_) => {}
-            AssistantBlock::Text(t) if !t.text.is_empty() => {
-                let mut item = json!({
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": t.text, "annotations": []}],
-                    "status": "completed",
-                });
-                if let Some(id) = t
-                    .text_signature
-                    .as_deref()
-                    .and_then(message_id)
-                    .filter(|_| same_model)
-                {
-                    item["id"] = json!(id);
-                }
-                out.push(item);
-            }
-            AssistantBlock::Text(_) => {}
-            AssistantBlock::ToolCall(call) => {
-                let (call_id, item_id) = split_call_id(&call.id);
-                let mut item = json!({
-                    "type": "function_call",
-                    "call_id": call_id,
-                    "name": call.name,
-                    "arguments": call.arguments.to_string(),
-                });
-                if let Some(item_id) = item_id.filter(|_| same_model) {
-                    item["id"] = json!(item_id);
-                }
-                out.push(item);
-            }
+    message.content.iter().filter_map(move |block| match block {
+        AssistantBlock::Thinking(t) if same_model => t
+            .thinking_signature
+            .as_deref()
+            .and_then(reasoning_item)
+            .map(Wire::Reasoning),
+        AssistantBlock::Thinking(_) => None,
+        AssistantBlock::Text(t) if !t.text.is_empty() => Some(Wire::Text {
+            text: &t.text,
+            id: t
+                .text_signature
+                .as_deref()
+                .and_then(message_id)
+                .filter(|_| same_model),
+        }),
+        AssistantBlock::Text(_) => None,
+        AssistantBlock::ToolCall(call) => {
+            let (call_id, item_id) = split_call_id(&call.id);
+            Some(Wire::Call {
+                call_id,
+                name: &call.name,
+                arguments: &call.arguments,
+                id: item_id.filter(|_| same_model),
+            })
         }
-    }
+    })
 }
 
 /// A reasoning item stored whole as the thinking signature.
@@ -195,20 +436,14 @@ fn message_id(signature: &str) -> Option<String> {
     id.starts_with("msg").then_some(id)
 }
 
-fn tool_output(result: &ToolResultMessage) -> Value {
-    let text = result.text();
-    let output = if text.is_empty() {
-        "(see attached image)".to_owned()
-    } else {
-        text
-    };
-    let (call_id, _) = split_call_id(&result.tool_call_id);
-    json!({"type": "function_call_output", "call_id": call_id, "output": output})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn body_of(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+        serde_json::to_value(build_body(model, context, options)).unwrap()
+    }
     use crate::providers::openai_completions::compat::tests::model as base_model;
     use crate::types::{
         ImageContent, TextContent, ThinkingContent, ThinkingLevel, ToolCall, UserMessage,
@@ -280,7 +515,7 @@ mod tests {
             session_id: Some("s1".into()),
             ..Default::default()
         };
-        let b = build_body(
+        let b = body_of(
             &model(),
             &context(vec![Message::User(UserMessage::text("hi"))]),
             &options,
@@ -315,7 +550,7 @@ mod tests {
             })]),
             timestamp: 0,
         });
-        let b = build_body(&m, &context(vec![user]), &StreamOptions::default());
+        let b = body_of(&m, &context(vec![user]), &StreamOptions::default());
         assert_eq!(b["input"][0]["role"], json!("system"));
         assert_eq!(
             b["input"][1]["content"][0]["image_url"],
@@ -329,7 +564,7 @@ mod tests {
             reasoning: Some(ThinkingLevel::Medium),
             ..Default::default()
         };
-        let b = build_body(&model(), &context(vec![]), &options);
+        let b = body_of(&model(), &context(vec![]), &options);
         assert_eq!(
             b["reasoning"],
             json!({"effort": "medium", "summary": "auto"})
@@ -344,7 +579,7 @@ mod tests {
             Message::Assistant(assistant("openai", "m")),
             tool_result(),
         ];
-        let b = build_body(&model(), &context(history), &StreamOptions::default());
+        let b = body_of(&model(), &context(history), &StreamOptions::default());
         let input = b["input"].as_array().cloned().unwrap_or_default();
         assert_eq!(
             input[2],
@@ -368,7 +603,7 @@ mod tests {
             Message::Assistant(assistant("openai", "other")),
             tool_result(),
         ];
-        let b = build_body(&model(), &context(history), &StreamOptions::default());
+        let b = body_of(&model(), &context(history), &StreamOptions::default());
         let input = b["input"].as_array().cloned().unwrap_or_default();
         assert_eq!(input.len(), 4, "system, message, function_call, output");
         assert_eq!(input[1]["type"], json!("message"));
