@@ -492,12 +492,7 @@ impl App {
 
     /// Every model with credentials, whatever the scope.
     pub fn all_available_models(&self) -> Vec<Model> {
-        let mut models: Vec<Model> = self
-            .registry
-            .available(&self.auth)
-            .into_iter()
-            .cloned()
-            .collect();
+        let mut models: Vec<Model> = self.registry.available(&self.auth);
         let current = self.model();
         if !models
             .iter()
@@ -510,14 +505,13 @@ impl App {
 
     /// Switches to `provider/id`, which must have credentials.
     pub fn set_model(&self, provider: &str, id: &str) -> Result<Model, AppError> {
-        let model =
-            self.registry
-                .find(provider, id)
-                .cloned()
-                .ok_or_else(|| AppError::ModelNotFound {
-                    provider: provider.to_owned(),
-                    id: id.to_owned(),
-                })?;
+        let model = self
+            .registry
+            .find(provider, id)
+            .ok_or_else(|| AppError::ModelNotFound {
+                provider: provider.to_owned(),
+                id: id.to_owned(),
+            })?;
         let usable = self.registry.has_credential(provider, &self.auth)
             || (self.api_key.is_some() && provider == self.model().provider);
         if !usable {

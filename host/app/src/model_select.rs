@@ -3,6 +3,7 @@
 //! provider's preferred default > the first model with credentials. Thinking levels are
 //! clamped to what the chosen model supports.
 
+use pi_ai::models::ModelRef;
 use pi_ai::{AuthStorage, Model, ModelRegistry, ThinkingLevel, clamp_thinking_level};
 
 /// The thinking level when nothing chooses one.
@@ -12,8 +13,6 @@ pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
 /// turn): the table the built-in catalog carries, taken from the same release as its models.
 pub fn default_model_per_provider() -> impl Iterator<Item = (&'static str, &'static str)> {
     pi_ai::models::catalog::default_models()
-        .iter()
-        .map(|(provider, id)| (provider.as_str(), id.as_str()))
 }
 
 /// A model chosen from a pattern, with the thinking level the pattern asked for.
@@ -88,10 +87,9 @@ fn find_in_provider(
     pattern: &str,
 ) -> Option<(Model, Option<ThinkingLevel>)> {
     let mine: Vec<Model> = registry
-        .all()
-        .iter()
-        .filter(|m| m.provider == provider)
-        .cloned()
+        .models()
+        .filter(|m| m.provider() == provider)
+        .map(ModelRef::to_model)
         .collect();
     pi_ai::models::resolve::find_by_pattern(&mine, pattern)
         .map(|(model, level)| (model.clone(), level))
@@ -103,9 +101,12 @@ pub fn provider_default(registry: &ModelRegistry, provider: &str) -> Option<Mode
     let preferred = default_model_per_provider()
         .find(|(p, _)| *p == provider)
         .and_then(|(p, id)| registry.find(p, id));
-    preferred
-        .or_else(|| registry.all().iter().find(|m| m.provider == provider))
-        .cloned()
+    preferred.or_else(|| {
+        registry
+            .models()
+            .find(|m| m.provider() == provider)
+            .map(ModelRef::to_model)
+    })
 }
 
 /// Resolves `--models` / `enabledModels` patterns; globs (with `*`, `?` or `[`) match
@@ -122,10 +123,10 @@ pub fn scoped_models(
         if raw.contains(['*', '?', '[']) {
             let (glob, thinking) = split_thinking(raw);
             let glob = ModelGlob::new(glob);
-            for model in registry.all() {
-                let full = format!("{}/{}", model.provider, model.id);
-                if glob.is_match(&full) || glob.is_match(&model.id) {
-                    push_unique(&mut out, model.clone(), thinking);
+            for model in registry.models() {
+                let full = format!("{}/{}", model.provider(), model.id());
+                if glob.is_match(&full) || glob.is_match(model.id()) {
+                    push_unique(&mut out, model.to_model(), thinking);
                 }
             }
         } else if let Some((model, thinking)) = registry.find_by_pattern(raw) {
@@ -211,9 +212,9 @@ pub fn initial_model(inputs: &InitialModelInputs<'_>) -> Option<ScopedModel> {
     if let Some(cli) = &inputs.cli {
         return Some(cli.clone());
     }
-    let usable = |m: &Model| inputs.registry.has_credential(&m.provider, inputs.auth);
-    let plain = |model: &Model| ScopedModel {
-        model: model.clone(),
+    let usable = |provider: &str| inputs.registry.has_credential(provider, inputs.auth);
+    let plain = |model: Model| ScopedModel {
+        model,
         thinking: None,
     };
     if !inputs.resuming && !inputs.scoped.is_empty() {
@@ -224,20 +225,33 @@ pub fn initial_model(inputs: &InitialModelInputs<'_>) -> Option<ScopedModel> {
         return Some(saved.unwrap_or(&inputs.scoped[0]).clone());
     }
     if let Some((provider, id)) = &inputs.session_model
-        && let Some(model) = inputs.registry.find(provider, id).filter(|m| usable(m))
+        && let Some(model) = inputs
+            .registry
+            .find(provider, id)
+            .filter(|m| usable(&m.provider))
     {
         return Some(plain(model));
     }
     if let (Some(provider), Some(id)) = (&inputs.default_provider, &inputs.default_model)
-        && let Some(model) = inputs.registry.find(provider, id).filter(|m| usable(m))
+        && let Some(model) = inputs
+            .registry
+            .find(provider, id)
+            .filter(|m| usable(&m.provider))
     {
         return Some(plain(model));
     }
+    // Only the model chosen is made into a `Model`: the catalog has over a thousand.
     let preferred = default_model_per_provider()
-        .filter_map(|(p, id)| inputs.registry.find(p, id))
-        .find(|m| usable(m));
+        .find(|(p, id)| usable(p) && inputs.registry.contains(p, id))
+        .and_then(|(p, id)| inputs.registry.find(p, id));
     preferred
-        .or_else(|| inputs.registry.all().iter().find(|m| usable(m)))
+        .or_else(|| {
+            inputs
+                .registry
+                .models()
+                .find(|m| usable(m.provider()))
+                .map(ModelRef::to_model)
+        })
         .map(plain)
 }
 

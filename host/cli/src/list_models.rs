@@ -11,7 +11,7 @@ pub fn render(
     search: &str,
     probed: Option<String>,
 ) -> String {
-    let mut models: Vec<&Model> = registry
+    let mut models: Vec<Model> = registry
         .available(auth)
         .into_iter()
         .filter(|m| matches_search(m, search))

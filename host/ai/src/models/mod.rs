@@ -9,5 +9,5 @@ pub mod resolve;
 
 pub use catalog::{SUPPORTED_APIS, builtin_models};
 pub use models_json::ModelsError;
-pub use registry::{ModelRegistry, is_reserved_provider};
+pub use registry::{ModelRef, ModelRegistry, is_reserved_provider};
 pub use resolve::{clamp_thinking_level, supported_thinking_levels};

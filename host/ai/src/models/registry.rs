@@ -1,7 +1,13 @@
 //! `ModelRegistry`: the built-in catalog plus the user's models.json.
+//!
+//! Built-in models stay as the compiled-in entries until something needs them as [`Model`]
+//! values: a start looks at a few models (the preferred ones, the first with a credential)
+//! among more than a thousand, so it makes only those.
 
 use crate::auth::{AuthStorage, env_api_key, env_var_names, resolve_config_value};
-use crate::models::catalog::{builtin_models, builtin_provider_defaults, is_builtin_provider};
+use crate::models::catalog::{
+    BuiltinModel, builtin_entries, builtin_provider_defaults, is_builtin_provider,
+};
 use crate::models::models_json::{
     self, CostOverride, ModelDef, ModelOverride, ModelsError, ModelsFile, ProviderConfig,
 };
@@ -33,7 +39,7 @@ const DEFAULT_MAX_TOKENS: u64 = 16_384;
 /// custom models. A custom model with a built-in's provider and id replaces it.
 #[derive(Debug, Clone, Default)]
 pub struct ModelRegistry {
-    models: Vec<Model>,
+    models: Vec<Known>,
     /// Raw models.json `apiKey` per provider (resolved at request time).
     api_keys: BTreeMap<String, String>,
     /// Each models.json provider entry with its resolved headers, for the models extensions
@@ -41,11 +47,58 @@ pub struct ModelRegistry {
     providers_config: BTreeMap<String, (ProviderConfig, Option<BTreeMap<String, String>>)>,
 }
 
+/// A model of the registry: a built-in as compiled in, or one made or changed here (boxed, so
+/// the many untouched built-ins take little room).
+#[derive(Debug, Clone)]
+enum Known {
+    Builtin(BuiltinModel),
+    Owned(Box<Model>),
+}
+
+/// A look at one model of the registry without making a [`Model`] of it.
+#[derive(Debug, Clone, Copy)]
+pub struct ModelRef<'a>(&'a Known);
+
+impl<'a> ModelRef<'a> {
+    pub fn provider(self) -> &'a str {
+        match self.0 {
+            Known::Builtin(b) => b.provider(),
+            Known::Owned(m) => &m.provider,
+        }
+    }
+
+    pub fn id(self) -> &'a str {
+        match self.0 {
+            Known::Builtin(b) => b.id(),
+            Known::Owned(m) => &m.id,
+        }
+    }
+
+    fn base_url(self) -> &'a str {
+        match self.0 {
+            Known::Builtin(b) => b.base_url(),
+            Known::Owned(m) => &m.base_url,
+        }
+    }
+
+    /// The model itself.
+    pub fn to_model(self) -> Model {
+        match self.0 {
+            Known::Builtin(b) => b.to_model(),
+            Known::Owned(m) => Model::clone(m),
+        }
+    }
+
+    fn is(self, provider: &str, id: &str) -> bool {
+        self.provider() == provider && self.id() == id
+    }
+}
+
 impl ModelRegistry {
     /// Only the built-in catalog.
     pub fn builtin() -> Self {
         ModelRegistry {
-            models: builtin_models(),
+            models: builtin_entries().map(Known::Builtin).collect(),
             api_keys: BTreeMap::new(),
             providers_config: BTreeMap::new(),
         }
@@ -118,18 +171,24 @@ impl ModelRegistry {
         config: &ProviderConfig,
         headers: Option<&BTreeMap<String, String>>,
     ) -> Result<(), crate::auth::AuthError> {
-        for model in self.models.iter_mut().filter(|m| m.provider == provider) {
-            configure(model, config, headers)?;
+        for known in &mut self.models {
+            if ModelRef(known).provider() != provider {
+                continue;
+            }
+            let mut model = ModelRef(known).to_model();
+            configure(&mut model, config, headers)?;
+            *known = Known::Owned(Box::new(model));
         }
         Ok(())
     }
 
     fn insert(&mut self, model: Model) {
-        match self
+        let slot = self
             .models
             .iter_mut()
-            .find(|m| m.provider == model.provider && m.id == model.id)
-        {
+            .find(|known| ModelRef(known).is(&model.provider, &model.id));
+        let model = Known::Owned(Box::new(model));
+        match slot {
             Some(existing) => *existing = model,
             None => self.models.push(model),
         }
@@ -143,7 +202,7 @@ impl ModelRegistry {
     /// A models.json entry of the extension's own provider configures its models as it
     /// does built-ins.
     pub fn add_extension_models(&mut self, models: impl IntoIterator<Item = Model>) -> Vec<Model> {
-        let taken: Vec<String> = self.models.iter().map(|m| m.provider.clone()).collect();
+        let taken: Vec<String> = self.providers().into_iter().map(str::to_owned).collect();
         let (refused, accepted): (Vec<Model>, Vec<Model>) = models
             .into_iter()
             .partition(|m| is_reserved_provider(&m.provider) || taken.contains(&m.provider));
@@ -177,24 +236,36 @@ impl ModelRegistry {
             .insert(provider.to_owned(), placeholder_key.to_owned());
     }
 
-    /// Every model, built-ins first.
-    pub fn all(&self) -> &[Model] {
-        &self.models
+    /// Every model, built-ins first, each made into a [`Model`]: for listing them all. To
+    /// look for a few, [`models`](Self::models) is cheaper.
+    pub fn all(&self) -> Vec<Model> {
+        self.models().map(ModelRef::to_model).collect()
+    }
+
+    /// Every model, built-ins first, as a look at its provider and id.
+    pub fn models(&self) -> impl Iterator<Item = ModelRef<'_>> {
+        self.models.iter().map(ModelRef)
     }
 
     /// The model with exactly this provider and id.
-    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.models
-            .iter()
-            .find(|m| m.provider == provider && m.id == id)
+    pub fn find(&self, provider: &str, id: &str) -> Option<Model> {
+        self.models()
+            .find(|m| m.is(provider, id))
+            .map(ModelRef::to_model)
+    }
+
+    /// Whether a model has exactly this provider and id.
+    pub fn contains(&self, provider: &str, id: &str) -> bool {
+        self.models().any(|m| m.is(provider, id))
     }
 
     /// Provider ids in first-seen order.
     pub fn providers(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for model in &self.models {
-            if !out.contains(&model.provider.as_str()) {
-                out.push(&model.provider);
+        for model in self.models() {
+            // Models come grouped by provider: the last one seen is the likely repeat.
+            if out.last() != Some(&model.provider()) && !out.contains(&model.provider()) {
+                out.push(model.provider());
             }
         }
         out
@@ -214,7 +285,7 @@ impl ModelRegistry {
 
     /// Models whose provider has a credential (pi's `getAvailable`). Cheap: runs no commands and
     /// does not check expiry.
-    pub fn available<'a>(&'a self, auth: &AuthStorage) -> Vec<&'a Model> {
+    pub fn available<'a>(&'a self, auth: &AuthStorage) -> Vec<Model> {
         // Models come grouped by provider: ask once per run of one provider, not per model
         // (each answer reads the environment and the store).
         let mut last: Option<(&'a str, bool)> = None;
@@ -226,16 +297,16 @@ impl ModelRegistry {
                 has
             }
         };
-        self.models
-            .iter()
-            .filter(|m| credential(&m.provider))
-            .filter(|m| crate::models::base_url::expand_from_env(&m.base_url).is_ok())
+        self.models()
+            .filter(|m| credential(m.provider()))
+            .filter(|m| crate::models::base_url::expand_from_env(m.base_url()).is_ok())
+            .map(ModelRef::to_model)
             .collect()
     }
 
     /// Resolves a user's model pattern (`--model`, `/model`); see [`crate::models::resolve`].
     pub fn find_by_pattern(&self, pattern: &str) -> Option<(Model, Option<ThinkingLevel>)> {
-        crate::models::resolve::find_by_pattern(&self.models, pattern)
+        crate::models::resolve::find_by_pattern(&self.all(), pattern)
             .map(|(model, level)| (model.clone(), level))
     }
 }

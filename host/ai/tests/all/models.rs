@@ -1,9 +1,13 @@
 //! The built-in catalog, models.json loading and errors, pattern resolution, thinking levels.
 
-use pi_ai::models::catalog::{builtin_models, catalog_error};
+use pi_ai::models::catalog::{
+    builtin_models, builtin_provider_defaults, builtin_providers, catalog_stamp, default_models,
+    is_builtin_provider,
+};
 use pi_ai::models::{ModelRegistry, ModelsError, SUPPORTED_APIS};
-use pi_ai::{AuthStorage, Credential, Modality, ThinkingLevel};
+use pi_ai::{AuthStorage, Credential, Modality, Model, ThinkingLevel};
 use pi_ai::{clamp_thinking_level, supported_thinking_levels};
+use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -14,8 +18,7 @@ fn load(text: &str) -> Result<ModelRegistry, ModelsError> {
 }
 
 #[test]
-fn catalog_parses_with_unique_ids_and_known_apis() {
-    assert_eq!(catalog_error(), None);
+fn catalog_has_unique_ids_and_known_apis() {
     let models = builtin_models();
     assert!(models.len() > 100, "only {} models", models.len());
     let mut seen = HashSet::new();
@@ -65,7 +68,7 @@ fn catalog_parses_with_unique_ids_and_known_apis() {
 
 #[test]
 fn catalog_is_stamped_and_its_defaults_name_catalog_models() {
-    let (source, generated) = pi_ai::models::catalog::catalog_stamp().unwrap();
+    let (source, generated) = catalog_stamp();
     assert!(source.starts_with("@earendil-works/pi-ai@"), "{source}");
     let date: Vec<&str> = generated.split('-').collect();
     assert!(
@@ -73,18 +76,78 @@ fn catalog_is_stamped_and_its_defaults_name_catalog_models() {
         "{generated}"
     );
     let registry = ModelRegistry::builtin();
-    let defaults = pi_ai::models::catalog::default_models();
+    let defaults: Vec<(&str, &str)> = default_models().collect();
     assert_eq!(
         defaults[0].0, "amazon-bedrock",
         "the reference order is kept"
     );
-    for provider in pi_ai::models::catalog::builtin_providers() {
+    for provider in builtin_providers() {
         let (_, id) = defaults
             .iter()
-            .find(|(p, _)| p == provider)
+            .find(|(p, _)| *p == provider)
             .unwrap_or_else(|| panic!("no default for {provider}"));
         assert!(registry.find(provider, id).is_some(), "{provider}/{id}");
     }
+}
+
+/// The compiled-in table against catalog.json read the way the catalog is written (provider
+/// `api` and base URL unless a model names its own, costs as `[input, output, cacheRead,
+/// cacheWrite]`): every model and every field, in order.
+#[test]
+fn catalog_table_matches_catalog_json() {
+    let file: Value = serde_json::from_str(include_str!("../../src/models/catalog.json")).unwrap();
+    let mut expected = Vec::new();
+    for provider in file["providers"].as_array().unwrap() {
+        for entry in provider["models"].as_array().unwrap() {
+            let mut model = entry.as_object().unwrap().clone();
+            for key in ["api", "baseUrl"] {
+                if !model.contains_key(key) {
+                    model.insert(key.to_owned(), provider[key].clone());
+                }
+            }
+            model.insert("provider".to_owned(), provider["id"].clone());
+            let [input, output, read, write] = [0, 1, 2, 3].map(|i| entry["cost"][i].clone());
+            model.insert(
+                "cost".to_owned(),
+                json!({"input": input, "output": output, "cacheRead": read, "cacheWrite": write}),
+            );
+            expected.push(serde_json::from_value::<Model>(Value::Object(model)).unwrap());
+        }
+    }
+    assert_eq!(builtin_models(), expected);
+    let providers: Vec<&str> = file["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(builtin_providers(), providers);
+    for provider in file["providers"].as_array().unwrap() {
+        let id = provider["id"].as_str().unwrap();
+        assert_eq!(
+            builtin_provider_defaults(id),
+            Some((
+                provider["api"].as_str().unwrap(),
+                provider["baseUrl"].as_str().unwrap()
+            ))
+        );
+    }
+    let defaults: Vec<(&str, &str)> = file["defaults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d[0].as_str().unwrap(), d[1].as_str().unwrap()))
+        .collect();
+    assert_eq!(default_models().collect::<Vec<_>>(), defaults);
+    assert_eq!(
+        catalog_stamp(),
+        (
+            file["source"].as_str().unwrap(),
+            file["generated"].as_str().unwrap()
+        )
+    );
+    assert!(!is_builtin_provider("no-such-provider"));
+    assert_eq!(builtin_provider_defaults("no-such-provider"), None);
 }
 
 #[test]
@@ -291,7 +354,7 @@ fn builtin_provider_with_only_base_url_reroutes_its_models() {
             .unwrap();
     let anthropic: Vec<_> = registry
         .all()
-        .iter()
+        .into_iter()
         .filter(|m| m.provider == "anthropic")
         .collect();
     assert!(!anthropic.is_empty());
@@ -483,13 +546,13 @@ fn available_models_need_a_credential() {
     .unwrap();
     let auth = AuthStorage::in_memory();
     auth.set("bare", &Credential::api_key("stored")).unwrap();
-    let available: Vec<(&str, &str)> = registry
+    let available: Vec<(String, String)> = registry
         .available(&auth)
-        .iter()
-        .map(|m| (m.provider.as_str(), m.id.as_str()))
+        .into_iter()
+        .map(|m| (m.provider, m.id))
         .collect();
-    assert!(available.contains(&("keyed", "a")));
-    assert!(available.contains(&("bare", "b")));
+    assert!(available.contains(&("keyed".to_owned(), "a".to_owned())));
+    assert!(available.contains(&("bare".to_owned(), "b".to_owned())));
     // Built-in providers count only with a credential in the environment.
     for model in registry.available(&auth) {
         assert!(
@@ -583,8 +646,8 @@ fn ambiguous_bare_id_falls_back_to_partial_matching() {
 #[test]
 fn thinking_levels_follow_model_capabilities() {
     let registry = ModelRegistry::builtin();
-    let reasoning = registry.find("anthropic", "claude-sonnet-4-5").unwrap();
-    let plain = registry.find("openai", "gpt-4o").unwrap();
+    let reasoning = &registry.find("anthropic", "claude-sonnet-4-5").unwrap();
+    let plain = &registry.find("openai", "gpt-4o").unwrap();
     assert_eq!(supported_thinking_levels(plain), [ThinkingLevel::Off]);
     assert_eq!(
         supported_thinking_levels(reasoning),

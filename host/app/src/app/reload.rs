@@ -126,7 +126,7 @@ impl App {
             .providers
             .iter()
             .flat_map(|p| p.models())
-            .filter(|m| self.registry.find(&m.provider, &m.id).is_none())
+            .filter(|m| !self.registry.contains(&m.provider, &m.id))
             .map(|m| {
                 format!(
                     "The model {}/{} of a new provider extension is available after a restart.",
