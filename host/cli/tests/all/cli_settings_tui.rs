@@ -1,6 +1,6 @@
 //! The settings of the interactive UI that no other test shows, each by what a real terminal
-//! gets: `tuiMode`, `quietStartup`, `autocompleteMaxVisible`, `terminal.showImages`, and a
-//! theme file listed in `themes`.
+//! gets: `tuiMode`, `quietStartup`, `autocompleteMaxVisible`, `terminal.showImages`,
+//! `hideThinkingBlock`, and a theme file listed in `themes`.
 
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -80,4 +80,33 @@ fn a_theme_listed_in_the_settings_is_found_relative_to_the_agent_dir() {
     // The prompt's `›` is drawn in the accent colour (#0087ff is 33 in the 256-colour palette).
     tmux.wait_styled("38;5;33m› ");
     tmux.exit();
+}
+
+/// What the screen shows of a reply that thought before it answered, under `settings`.
+fn thinking_shown(settings: serde_json::Value) -> String {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.settings(settings);
+    pi.mock.push(
+        Turn::new()
+            .thinking("weighing the two files carefully")
+            .and_text("Both are fine."),
+    );
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.submit("Check the files");
+    let screen = tmux.wait_text("Both are fine.");
+    tmux.exit();
+    screen
+}
+
+#[test]
+fn hide_thinking_block_true_collapses_the_thinking_from_the_start() {
+    // pi's default shows it.
+    let shown = thinking_shown(json!({}));
+    assert!(
+        shown.contains("weighing the two files carefully"),
+        "{shown}"
+    );
+    let hidden = thinking_shown(json!({"hideThinkingBlock": true}));
+    assert!(hidden.contains("Thinking… (Ctrl+T shows it)"), "{hidden}");
+    assert!(!hidden.contains("weighing the two files"), "{hidden}");
 }

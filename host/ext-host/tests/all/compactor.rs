@@ -125,15 +125,20 @@ fn llm_compactor(llm: bool) -> ComponentCompactor {
     ComponentCompactor::new(component.get().expect("load"))
 }
 
+/// A short conversation whose instructions ask the llm compactor for the session's model.
+fn llm_prep() -> CompactionPreparation {
+    CompactionPreparation {
+        messages_to_summarize: vec![user("fix the parser"), assistant("fixed")],
+        custom_instructions: Some("llm".into()),
+        ..CompactionPreparation::default()
+    }
+}
+
 #[tokio::test]
 async fn a_compactor_granted_llm_asks_the_bridge() {
     let fake = Arc::new(FakeLlm::default());
     let compactor = llm_compactor(true).with_llm(fake.clone());
-    let mut prep = CompactionPreparation {
-        messages_to_summarize: vec![user("fix the parser"), assistant("fixed")],
-        custom_instructions: Some("llm".into()),
-        ..CompactionPreparation::default()
-    };
+    let mut prep = llm_prep();
     let decision = compactor
         .compact(&prep, CancellationToken::new())
         .await
@@ -180,11 +185,7 @@ async fn a_compactor_granted_llm_asks_the_bridge() {
 async fn a_compactor_importing_llm_loads_without_the_grant_and_its_call_is_refused() {
     let fake = Arc::new(FakeLlm::default());
     let compactor = llm_compactor(false).with_llm(fake.clone());
-    let prep = CompactionPreparation {
-        messages_to_summarize: vec![user("fix the parser"), assistant("fixed")],
-        custom_instructions: Some("llm".into()),
-        ..CompactionPreparation::default()
-    };
+    let prep = llm_prep();
     let decision = compactor
         .compact(&prep, CancellationToken::new())
         .await

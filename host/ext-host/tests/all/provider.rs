@@ -118,11 +118,12 @@ async fn a_provider_streams_tool_calls() {
     assert_eq!(call.arguments, serde_json::json!({"path": "a.txt"}));
 }
 
-#[tokio::test]
-async fn http_to_a_host_not_granted_is_denied() {
+/// One request to the mock from the test provider under `network`, which the mock must never
+/// see: the provider's error message.
+async fn refused_request(network: Vec<String>) -> Option<String> {
     let mock = MockLlm::start();
     mock.push(Turn::text("must not be served"));
-    let provider = provider(vec!["api.example.com".into()]);
+    let provider = provider(network);
     let mut model = provider.models()[0].clone();
     model.base_url = mock.base_url(Api::OpenAiCompletions);
     let message = pi_ai::ApiProvider::stream(
@@ -134,36 +135,28 @@ async fn http_to_a_host_not_granted_is_denied() {
     .result()
     .await;
     assert_eq!(message.stop_reason, StopReason::Error);
+    assert!(mock.requests().is_empty(), "nothing may reach the server");
+    message.error_message
+}
+
+#[tokio::test]
+async fn http_to_a_host_not_granted_is_denied() {
     assert_eq!(
-        message.error_message.as_deref(),
+        refused_request(vec!["api.example.com".into()])
+            .await
+            .as_deref(),
         Some("extension wasm-provider@0.1.0: HTTP request denied: host not granted")
     );
-    assert!(mock.requests().is_empty(), "nothing may reach the server");
 }
 
 #[tokio::test]
 async fn a_provider_without_any_network_grant_loads_and_its_requests_are_refused() {
-    let mock = MockLlm::start();
-    mock.push(Turn::text("must not be served"));
-    let provider = provider(vec![]);
-    let mut model = provider.models()[0].clone();
-    model.base_url = mock.base_url(Api::OpenAiCompletions);
-    let message = pi_ai::ApiProvider::stream(
-        provider.as_ref(),
-        &model,
-        &context(),
-        StreamOptions::default(),
-    )
-    .result()
-    .await;
-    assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(
-        message.error_message.as_deref(),
+        refused_request(vec![]).await.as_deref(),
         Some(
             "extension wasm-provider@0.1.0: capability `network` was not granted to wasm-provider@0.1.0"
         )
     );
-    assert!(mock.requests().is_empty(), "nothing may reach the server");
 }
 
 #[tokio::test]
