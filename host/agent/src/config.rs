@@ -50,7 +50,7 @@ pub type TransformContextFn = Arc<
 >;
 
 /// Turns the Runtime's messages into what the model-call layer understands.
-pub type ConvertToLlmFn = Arc<dyn Fn(&[AgentMessage]) -> Vec<Message> + Send + Sync>;
+pub type ConvertToLlmFn = Arc<dyn Fn(&[AgentMessage]) -> Vec<Arc<Message>> + Send + Sync>;
 
 /// Resolves the API key for a provider before each request (may refresh OAuth tokens).
 /// `Ok(None)` leaves the choice to the adapter (the environment); `Err` is an authentication

@@ -7,15 +7,16 @@ use serde::de::Error as _;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// One entry of the Runtime's message list. Serializes flat, as pi does: the message object
 /// with its `role`; deserializes by `role`.
-// Nearly every message is an LLM message; boxing that variant would add an allocation to each.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentMessage {
-    /// `user`, `assistant` or `toolResult`: sent to the model as they are.
-    Llm(Message),
+    /// `user`, `assistant` or `toolResult`: sent to the model as they are. Shared: the loop's
+    /// copy of the history and each request hold the very messages the agent's state holds,
+    /// so a long history is in memory once.
+    Llm(Arc<Message>),
     /// Any other role (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`, …).
     Host(HostMessage),
 }
@@ -44,23 +45,27 @@ const LLM_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
 impl AgentMessage {
     /// A user message with plain string content, as pi stores a typed prompt.
     pub fn user_text(text: impl Into<String>) -> Self {
-        AgentMessage::Llm(Message::User(UserMessage::text(text)))
+        AgentMessage::from(Message::User(UserMessage::text(text)))
     }
 
     pub fn role(&self) -> &str {
         match self {
-            AgentMessage::Llm(Message::User(_)) => "user",
-            AgentMessage::Llm(Message::Assistant(_)) => "assistant",
-            AgentMessage::Llm(Message::ToolResult(_)) => "toolResult",
+            AgentMessage::Llm(message) => match &**message {
+                Message::User(_) => "user",
+                Message::Assistant(_) => "assistant",
+                Message::ToolResult(_) => "toolResult",
+            },
             AgentMessage::Host(host) => &host.role,
         }
     }
 
     pub fn timestamp(&self) -> i64 {
         match self {
-            AgentMessage::Llm(Message::User(m)) => m.timestamp,
-            AgentMessage::Llm(Message::Assistant(m)) => m.timestamp,
-            AgentMessage::Llm(Message::ToolResult(m)) => m.timestamp,
+            AgentMessage::Llm(message) => match &**message {
+                Message::User(m) => m.timestamp,
+                Message::Assistant(m) => m.timestamp,
+                Message::ToolResult(m) => m.timestamp,
+            },
             AgentMessage::Host(host) => host.timestamp,
         }
     }
@@ -73,15 +78,15 @@ impl AgentMessage {
     }
 
     pub fn as_assistant(&self) -> Option<&AssistantMessage> {
-        match self {
-            AgentMessage::Llm(Message::Assistant(m)) => Some(m),
+        match self.as_llm()? {
+            Message::Assistant(m) => Some(m),
             _ => None,
         }
     }
 
     pub fn as_tool_result(&self) -> Option<&ToolResultMessage> {
-        match self {
-            AgentMessage::Llm(Message::ToolResult(m)) => Some(m),
+        match self.as_llm()? {
+            Message::ToolResult(m) => Some(m),
             _ => None,
         }
     }
@@ -89,25 +94,31 @@ impl AgentMessage {
 
 impl From<Message> for AgentMessage {
     fn from(message: Message) -> Self {
+        AgentMessage::Llm(Arc::new(message))
+    }
+}
+
+impl From<Arc<Message>> for AgentMessage {
+    fn from(message: Arc<Message>) -> Self {
         AgentMessage::Llm(message)
     }
 }
 
 impl From<UserMessage> for AgentMessage {
     fn from(message: UserMessage) -> Self {
-        AgentMessage::Llm(Message::User(message))
+        AgentMessage::from(Message::User(message))
     }
 }
 
 impl From<AssistantMessage> for AgentMessage {
     fn from(message: AssistantMessage) -> Self {
-        AgentMessage::Llm(Message::Assistant(message))
+        AgentMessage::from(Message::Assistant(message))
     }
 }
 
 impl From<ToolResultMessage> for AgentMessage {
     fn from(message: ToolResultMessage) -> Self {
-        AgentMessage::Llm(Message::ToolResult(message))
+        AgentMessage::from(Message::ToolResult(message))
     }
 }
 
@@ -150,7 +161,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
             .to_owned();
         if LLM_ROLES.contains(&role.as_str()) {
             return Message::deserialize(value)
-                .map(AgentMessage::Llm)
+                .map(AgentMessage::from)
                 .map_err(D::Error::custom);
         }
         let Value::Object(mut fields) = value else {
@@ -178,9 +189,12 @@ pub(crate) struct WithRole<'a, T: Serialize> {
 }
 
 /// The default `convert_to_llm`: keeps the three model roles, drops everything else.
-pub fn default_convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+pub fn default_convert_to_llm(messages: &[AgentMessage]) -> Vec<Arc<Message>> {
     messages
         .iter()
-        .filter_map(|m| m.as_llm().cloned())
+        .filter_map(|m| match m {
+            AgentMessage::Llm(message) => Some(message.clone()),
+            AgentMessage::Host(_) => None,
+        })
         .collect()
 }

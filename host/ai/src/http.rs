@@ -425,18 +425,21 @@ mod tests {
                 content: vec![call("a|b")],
                 stop_reason: StopReason::Stop,
                 ..AssistantMessage::empty_for(&gpt)
-            })],
+            })]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             tools: vec![],
         };
         let _ = provider.stream(&claude, &context, Default::default());
         let sent = seen.lock().unwrap().clone().unwrap();
         assert_eq!(sent.system_prompt.as_deref(), Some("sys"));
-        let Message::Assistant(a) = &sent.messages[0] else {
+        let Message::Assistant(a) = &*sent.messages[0] else {
             panic!("{sent:?}")
         };
         assert_eq!(a.content, vec![call("a_b")]);
         // The orphaned call got its synthetic result; the caller's context is unchanged.
-        assert!(matches!(&sent.messages[1], Message::ToolResult(r) if r.tool_call_id == "a_b"));
+        assert!(matches!(&*sent.messages[1], Message::ToolResult(r) if r.tool_call_id == "a_b"));
         assert_eq!(context.messages.len(), 1);
     }
 }

@@ -10,6 +10,7 @@ use crate::types::{
     ToolResultMessage, UserBlock, UserContent, UserMessage, now_ms,
 };
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Placeholder for images sent to a model without image input (one per run of images).
 pub const USER_IMAGE_PLACEHOLDER: &str = "(image omitted: model does not support images)";
@@ -22,14 +23,14 @@ pub const NO_RESULT_TEXT: &str = "No result provided";
 /// models into a form the target protocol accepts; the same mapping is applied to the matching
 /// tool results. The input is never modified.
 pub fn transform_messages(
-    messages: &[Message],
+    messages: &[Arc<Message>],
     model: &Model,
     normalize_id: &dyn Fn(&str) -> String,
-) -> Vec<Message> {
+) -> Vec<Arc<Message>> {
     let mut id_map: HashMap<String, String> = HashMap::new();
     let transformed: Vec<Message> = messages
         .iter()
-        .map(|message| match message {
+        .map(|message| match &**message {
             Message::User(user) => Message::User(user_for(user, model)),
             Message::ToolResult(result) => {
                 Message::ToolResult(tool_result_for(result, model, &id_map))
@@ -40,17 +41,20 @@ pub fn transform_messages(
         })
         .collect();
     close_orphaned_tool_calls(transformed)
+        .into_iter()
+        .map(Arc::new)
+        .collect()
 }
 
 /// Whether `messages` are already fit for `model`, so that [`transform_messages`] would return
 /// them unchanged and the request can be built from them without a copy: every assistant turn
 /// is the target model's own and succeeded, carries no thinking that would be dropped, and has
 /// every tool call answered before the next turn; no image goes to a text-only model.
-pub fn is_fit(messages: &[Message], model: &Model) -> bool {
+pub fn is_fit(messages: &[Arc<Message>], model: &Model) -> bool {
     let images = model.supports_images();
     let mut unanswered: Vec<&str> = Vec::new();
     for message in messages {
-        match message {
+        match &**message {
             Message::User(user) => {
                 let has_image = matches!(&user.content, UserContent::Blocks(blocks)
                     if blocks.iter().any(|b| matches!(b, UserBlock::Image(_))));
@@ -271,6 +275,25 @@ mod tests {
     use super::*;
     use crate::types::{ImageContent, Modality, ThinkingContent};
     use serde_json::json;
+
+    /// [`super::transform_messages`] over owned messages, as the tests write them.
+    fn transform_messages(
+        messages: &[Message],
+        model: &Model,
+        normalize_id: &dyn Fn(&str) -> String,
+    ) -> Vec<Message> {
+        let shared: Vec<Arc<Message>> = messages.iter().cloned().map(Arc::new).collect();
+        super::transform_messages(&shared, model, normalize_id)
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
+    }
+
+    /// [`super::is_fit`] over owned messages.
+    fn is_fit(messages: &[Message], model: &Model) -> bool {
+        let shared: Vec<Arc<Message>> = messages.iter().cloned().map(Arc::new).collect();
+        super::is_fit(&shared, model)
+    }
 
     fn model(provider: &str, api: &str, id: &str, images: bool) -> Model {
         Model {

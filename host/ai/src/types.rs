@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Milliseconds since the Unix epoch, as pi stores timestamps.
 pub fn now_ms() -> i64 {
@@ -322,7 +323,9 @@ pub struct Tool {
 pub struct Context {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
-    pub messages: Vec<Message>,
+    /// Shared with the agent's history: a request borrows the messages the session holds
+    /// instead of copying them.
+    pub messages: Vec<Arc<Message>>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
 }

@@ -97,7 +97,7 @@ pub fn message(message: &Message) -> wit::Message {
 pub fn context(context: &Context) -> wit::LlmContext {
     wit::LlmContext {
         system_prompt: context.system_prompt.clone(),
-        messages: context.messages.iter().map(message).collect(),
+        messages: context.messages.iter().map(|m| message(m)).collect(),
         tools: context
             .tools
             .iter()
@@ -179,7 +179,12 @@ pub fn model(info: &wit::ModelInfo) -> Model {
 pub fn from_context(context: wit::LlmContext) -> Context {
     Context {
         system_prompt: context.system_prompt,
-        messages: context.messages.into_iter().map(from_message).collect(),
+        messages: context
+            .messages
+            .into_iter()
+            .map(from_message)
+            .map(std::sync::Arc::new)
+            .collect(),
         tools: context
             .tools
             .into_iter()

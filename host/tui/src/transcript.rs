@@ -530,7 +530,7 @@ mod tests {
     use pi_ai::ToolResultMessage;
 
     fn result(id: &str) -> AgentMessage {
-        AgentMessage::Llm(Message::ToolResult(ToolResultMessage {
+        AgentMessage::from(Message::ToolResult(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "bash".into(),
             content: Vec::new(),
@@ -548,7 +548,7 @@ mod tests {
             arguments: serde_json::json!({"command": "ls"}),
             thought_signature: None,
         };
-        let answer = AgentMessage::Llm(Message::Assistant(AssistantMessage {
+        let answer = AgentMessage::from(Message::Assistant(AssistantMessage {
             content: vec![AssistantBlock::ToolCall(call)],
             ..AssistantMessage::default()
         }));

@@ -96,7 +96,7 @@ async fn one_tool_then_answer() {
     // The second request carries the call and its result.
     let second = &rig.contexts()[1];
     assert_eq!(second.messages.len(), 3);
-    assert!(matches!(second.messages[2], Message::ToolResult(_)));
+    assert!(matches!(*second.messages[2], Message::ToolResult(_)));
     assert_eq!(second.tools.len(), 1);
 }
 
@@ -412,7 +412,7 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
     let roles: Vec<&str> = second
         .messages
         .iter()
-        .map(|m| match m {
+        .map(|m| match &**m {
             Message::User(_) => "user",
             Message::Assistant(_) => "assistant",
             Message::ToolResult(_) => "toolResult",
@@ -546,14 +546,14 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
         messages
             .iter()
             .map(|m| match m {
-                AgentMessage::Host(h) => Message::User(UserMessage {
+                AgentMessage::Host(h) => Arc::new(Message::User(UserMessage {
                     content: UserContent::Text(format!(
                         "[{}] {}",
                         h.role,
                         h.fields["note"].as_str().unwrap_or("")
                     )),
                     timestamp: h.timestamp,
-                }),
+                })),
                 AgentMessage::Llm(m) => m.clone(),
             })
             .collect()
@@ -565,7 +565,7 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
     let request = &rig.contexts()[0];
     assert_eq!(request.system_prompt.as_deref(), Some("be brief"));
     assert_eq!(request.messages.len(), 2);
-    let Message::User(first) = &request.messages[0] else {
+    let Message::User(first) = &*request.messages[0] else {
         panic!("expected user")
     };
     assert_eq!(first.content, UserContent::Text("[memo] injected".into()));
@@ -626,7 +626,7 @@ async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
     agent.prompt("go").await.unwrap();
     let second = &rig.contexts()[1];
     assert_eq!(second.messages.len(), 1);
-    let Message::User(summary) = &second.messages[0] else {
+    let Message::User(summary) = &*second.messages[0] else {
         panic!("expected the summary")
     };
     assert_eq!(
@@ -714,7 +714,7 @@ async fn an_auth_error_ends_the_turn_without_sending_the_request() {
     rig.prompt("hi").await;
     assert!(rig.mock.requests().is_empty());
     let last = rig.agent.messages().last().cloned().unwrap();
-    let AgentMessage::Llm(Message::Assistant(message)) = last else {
+    let Some(message) = last.as_assistant().cloned() else {
         panic!("expected an assistant message, got {last:?}");
     };
     assert_eq!(message.stop_reason, StopReason::Error);

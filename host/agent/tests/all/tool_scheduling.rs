@@ -88,7 +88,7 @@ async fn three_tools_run_in_parallel() {
     let result_ids: Vec<&str> = second
         .messages
         .iter()
-        .filter_map(|m| match m {
+        .filter_map(|m| match &**m {
             Message::ToolResult(r) => Some(r.tool_call_id.as_str()),
             _ => None,
         })

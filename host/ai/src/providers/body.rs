@@ -27,7 +27,7 @@ fn estimate(context: &Context) -> usize {
         .iter()
         .map(|t| t.name.len() + t.description.len() + t.parameters.text().len() + PER_BLOCK)
         .sum();
-    let messages: usize = context.messages.iter().map(message_size).sum();
+    let messages: usize = context.messages.iter().map(|m| message_size(m)).sum();
     let text = system + tools + messages;
     text + text / 8 + PER_BLOCK
 }

@@ -33,7 +33,7 @@ pub fn prepare(model: &Model, context: &Context, token: Option<&str>) -> Model {
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
     // Copilot bills a turn the user started differently from one an agent continued.
-    let initiator = match context.messages.last() {
+    let initiator = match context.messages.last().map(|m| &**m) {
         Some(Message::User(_)) | None => "user",
         Some(_) => "agent",
     };
@@ -88,7 +88,7 @@ mod tests {
             timestamp: 0,
         });
         let context = Context {
-            messages: vec![user],
+            messages: vec![user].into_iter().map(std::sync::Arc::new).collect(),
             ..Context::default()
         };
         let prepared = prepare(
@@ -105,7 +105,10 @@ mod tests {
         assert!(!headers.contains_key("User-Agent"));
 
         let agent = Context {
-            messages: vec![Message::Assistant(AssistantMessage::empty_for(&model("x")))],
+            messages: vec![Message::Assistant(AssistantMessage::empty_for(&model("x")))]
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect(),
             ..Context::default()
         };
         let proxied = prepare(&model("http://127.0.0.1:9/v1"), &agent, Some(token));

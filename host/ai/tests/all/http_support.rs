@@ -14,7 +14,10 @@ pub const SYSTEM_PROMPT: &str = "You are the mock test assistant. Answer briefly
 pub fn context() -> Context {
     Context {
         system_prompt: Some(SYSTEM_PROMPT.to_owned()),
-        messages: vec![Message::User(UserMessage::text("List the files, please."))],
+        messages: vec![Message::User(UserMessage::text("List the files, please."))]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
         tools: vec![Tool {
             name: "read_file".into(),
             description: "Reads a file from the workspace.".into(),

@@ -175,7 +175,10 @@ fn context(provider: &str) -> Context {
                 StopReason::Stop,
             ),
             user(UserContent::Blocks(vec![UserBlock::Text(text("Last."))])),
-        ],
+        ]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
     }
 }
 

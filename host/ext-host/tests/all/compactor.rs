@@ -171,7 +171,7 @@ async fn a_compactor_granted_llm_asks_the_bridge() {
         context.system_prompt.as_deref(),
         Some("You are the test compactor's summarizer.")
     );
-    let Message::User(question) = &context.messages[0] else {
+    let Message::User(question) = &*context.messages[0] else {
         panic!("not a user message: {:?}", context.messages);
     };
     let text = format!("{:?}", question.content);

@@ -25,7 +25,10 @@ fn context() -> Context {
         messages: vec![Message::User(UserMessage {
             content: UserContent::Text("Say hello".into()),
             timestamp: 0,
-        })],
+        })]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
         tools: vec![],
     }
 }

@@ -188,7 +188,10 @@ fn hello() -> Context {
         messages: vec![Message::User(pi_ai::UserMessage {
             content: UserContent::Text("hello".into()),
             timestamp: 0,
-        })],
+        })]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
         tools: vec![],
     }
 }

@@ -220,10 +220,10 @@ impl SummaryRequester {
     ) -> Result<(String, Usage), SummaryError> {
         let context = Context {
             system_prompt: Some(prompts::SUMMARIZATION_SYSTEM_PROMPT.to_owned()),
-            messages: vec![Message::User(UserMessage {
+            messages: vec![std::sync::Arc::new(Message::User(UserMessage {
                 content: UserContent::Text(prompt),
                 timestamp: pi_ai::now_ms(),
-            })],
+            }))],
             tools: Vec::new(),
         };
         let message = self.send(&context, Some(max_tokens)).await?;

@@ -209,7 +209,10 @@ mod tests {
         })];
         let context = Context {
             tools: vec![tool("read"), tool("bash"), tool("find")],
-            messages: vec![Message::Assistant(earlier)],
+            messages: vec![Message::Assistant(earlier)]
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect(),
             ..Context::default()
         };
         let body = |key| {

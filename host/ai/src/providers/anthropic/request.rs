@@ -10,6 +10,7 @@ use crate::types::{
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Anthropic keeps this much room for the answer when the thinking budget would eat the whole
 /// output limit.
@@ -198,7 +199,7 @@ fn tool_name(name: &str, oauth: bool) -> &str {
 enum Turn<'a> {
     User(&'a UserContent),
     Assistant(&'a AssistantMessage),
-    Results(&'a [Message]),
+    Results(&'a [Arc<Message>]),
 }
 
 /// The history as wire messages. The last user message carries a cache breakpoint on its last
@@ -210,11 +211,11 @@ struct Messages<'a> {
 }
 
 impl<'a> Messages<'a> {
-    fn new(history: &'a [Message], oauth: bool) -> Self {
+    fn new(history: &'a [Arc<Message>], oauth: bool) -> Self {
         let mut turns = Vec::new();
         let mut i = 0;
         while i < history.len() {
-            match &history[i] {
+            match &*history[i] {
                 Message::User(user) if user_blocks(&user.content).next().is_some() => {
                     turns.push(Turn::User(&user.content));
                 }
@@ -225,7 +226,7 @@ impl<'a> Messages<'a> {
                 Message::Assistant(_) => {}
                 Message::ToolResult(_) => {
                     let start = i;
-                    while let Some(Message::ToolResult(_)) = history.get(i) {
+                    while let Some(Message::ToolResult(_)) = history.get(i).map(|m| &**m) {
                         i += 1;
                     }
                     turns.push(Turn::Results(&history[start..i]));
@@ -291,7 +292,7 @@ impl Serialize for WireMessage<'_> {
                     results
                         .iter()
                         .enumerate()
-                        .filter_map(move |(i, m)| match m {
+                        .filter_map(move |(i, m)| match &**m {
                             Message::ToolResult(result) => {
                                 Some(ResultWire(result, cache && i + 1 == count))
                             }
@@ -547,7 +548,10 @@ mod tests {
                 Message::Assistant(assistant()),
                 result("toolu_1", "fn a() {}", false),
                 result("toolu_2", "no such file", true),
-            ],
+            ]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read a file".into(),
@@ -599,7 +603,10 @@ mod tests {
             messages: vec![
                 Message::User(UserMessage::text("hi")),
                 Message::Assistant(failed),
-            ],
+            ]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             ..Default::default()
         };
         let body = body_of(&model(), &ctx, &StreamOptions::default(), false);

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The request body, in the order its fields are sent.
 #[derive(Serialize)]
@@ -121,12 +122,12 @@ enum Turn<'a> {
 struct Contents<'a>(Vec<Turn<'a>>);
 
 impl<'a> Contents<'a> {
-    fn new(history: &'a [Message]) -> Self {
+    fn new(history: &'a [Arc<Message>]) -> Self {
         let mut turns = Vec::new();
         let mut generated: HashSet<&str> = HashSet::new();
         let mut i = 0;
         while i < history.len() {
-            match &history[i] {
+            match &*history[i] {
                 Message::User(user) => {
                     if user_parts(&user.content).next().is_some() {
                         turns.push(Turn::User(&user.content));
@@ -146,7 +147,7 @@ impl<'a> Contents<'a> {
                 }
                 Message::ToolResult(_) => {
                     let mut results = Vec::new();
-                    while let Some(Message::ToolResult(result)) = history.get(i) {
+                    while let Some(Message::ToolResult(result)) = history.get(i).map(|m| &**m) {
                         results.push((result, generated.contains(result.tool_call_id.as_str())));
                         i += 1;
                     }
@@ -423,7 +424,10 @@ mod tests {
                 Message::Assistant(assistant),
                 result(&generated, "A", false),
                 result("call_2", "missing", true),
-            ],
+            ]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read a file".into(),
@@ -498,7 +502,10 @@ mod tests {
             messages: vec![
                 Message::User(UserMessage::text("hi")),
                 Message::Assistant(failed),
-            ],
+            ]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             ..Default::default()
         };
         let body = body_of(&model(), &ctx, &StreamOptions::default());

@@ -221,7 +221,7 @@ impl<'a> Messages<'a> {
         // the tool messages to follow their assistant message without anything in between.
         let mut pending: Vec<&ImageContent> = Vec::new();
         let mut last_was_tool = false;
-        for message in &context.messages {
+        for message in context.messages.iter().map(|m| &**m) {
             if !matches!(message, Message::ToolResult(_)) && !pending.is_empty() {
                 items.push(Item::Images(std::mem::take(&mut pending)));
             }
@@ -533,7 +533,7 @@ mod tests {
     fn ctx(messages: Vec<Message>) -> Context {
         Context {
             system_prompt: Some("be brief".into()),
-            messages,
+            messages: messages.into_iter().map(std::sync::Arc::new).collect(),
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read a file".into(),

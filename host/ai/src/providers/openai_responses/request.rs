@@ -188,7 +188,7 @@ impl<'a> Input<'a> {
             });
         let mut items = Vec::new();
         let mut pending: Vec<&ImageContent> = Vec::new();
-        for message in &context.messages {
+        for message in context.messages.iter().map(|m| &**m) {
             if !matches!(message, Message::ToolResult(_)) && !pending.is_empty() {
                 items.push(Item::Images(std::mem::take(&mut pending)));
             }
@@ -486,7 +486,7 @@ mod tests {
     fn context(messages: Vec<Message>) -> Context {
         Context {
             system_prompt: Some("be brief".into()),
-            messages,
+            messages: messages.into_iter().map(std::sync::Arc::new).collect(),
             tools: vec![Tool {
                 name: "read".into(),
                 description: "Read".into(),
