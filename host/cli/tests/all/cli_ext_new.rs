@@ -1,8 +1,8 @@
 //! `pi ext new`: every template the binary embeds (as `--list-templates` lists them, so each
 //! language's templates are covered as they are added) is written, built with its own
-//! `build.sh`, installed and inspected, and a tool template's tool answers a model through a
-//! print-mode run; a name, language or world pi does not take, a folder in the way and a
-//! failure while writing leave nothing behind.
+//! `build.sh`, installed and inspected; a tool template's tool answers a model through a
+//! print-mode run, and the Rust provider's model answers one. A name, language or world pi
+//! does not take, a folder in the way and a failure while writing leave nothing behind.
 
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
@@ -195,6 +195,22 @@ fn every_template_is_written_builds_installs_and_its_tool_answers() {
         );
         if world == "tool" {
             call_the_tool(&pi, &lang);
+        }
+        if (lang.as_str(), world.as_str()) == ("rust", "provider") {
+            // Its model streams the prompt back, with no network.
+            let out = pi.run(&[
+                "--provider",
+                &name,
+                "--model",
+                "echo",
+                "--api-key",
+                "none",
+                "--no-session",
+                "-p",
+                "hello there",
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+            assert_eq!(stdout(&out), "You said: hello there\n");
         }
     }
 }
