@@ -6,10 +6,10 @@
 //! the kernel maps a file's pages in large blocks around each page touched, so code that runs
 //! together should lie together. Ordinary builds never depend on that list.
 //!
-//! Every file under `templates/` and under the repository's `wit/` is embedded (an
-//! `include_bytes!` table in `OUT_DIR/embedded.rs`), found by walking the folders: a template
-//! added for another language is picked up without a change here, and the WIT a new package
-//! builds against is always the one this binary loads.
+//! Every file under `templates/` and the WIT package of the repository's `wit/` (its `.wit`
+//! files and `deps/`) are embedded (an `include_bytes!` table in `OUT_DIR/embedded.rs`), found
+//! by walking the folders: a template added for another language is picked up without a change
+//! here, and the WIT a new package builds against is always the one this binary loads.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -58,8 +58,12 @@ fn embed_files() -> Result<(), String> {
     println!("cargo:rerun-if-changed={}", templates.display());
     println!("cargo:rerun-if-changed={}", wit.display());
     let mut code = String::new();
-    table(&mut code, "TEMPLATE_FILES", &templates)?;
-    table(&mut code, "WIT_FILES", &wit)?;
+    table(&mut code, "TEMPLATE_FILES", &templates, |_| true)?;
+    // A WIT package folder as the bindings generators read it: its own `.wit` files and
+    // `deps/`; anything else kept beside them is not part of it.
+    table(&mut code, "WIT_FILES", &wit, |path| {
+        path.starts_with("deps/") || (!path.contains('/') && path.ends_with(".wit"))
+    })?;
     let version = wit_version(&wit)?;
     writeln!(code, "pub const WIT_VERSION: &str = {version:?};").map_err(|e| e.to_string())?;
     let path = out_dir.join("embedded.rs");
@@ -72,10 +76,17 @@ fn env_path(name: &str) -> Result<PathBuf, String> {
         .ok_or_else(|| format!("{name} is not set (build scripts are run by cargo)"))
 }
 
-/// `pub static <name>: &[EmbeddedFile]` with every file under `root`, in path order.
-fn table(code: &mut String, name: &str, root: &Path) -> Result<(), String> {
+/// `pub static <name>: &[EmbeddedFile]` with the files under `root` whose relative path
+/// `keep` accepts, in path order.
+fn table(
+    code: &mut String,
+    name: &str,
+    root: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> Result<(), String> {
     let mut files = Vec::new();
     walk(root, root, &mut files)?;
+    files.retain(|(relative, _, _)| keep(relative));
     files.sort();
     let mut rows = String::new();
     for (relative, absolute, executable) in files {
