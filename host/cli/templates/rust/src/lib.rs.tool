@@ -45,7 +45,10 @@ impl Guest for Component {
             text.chars().count(),
         );
         // Goes to pi's log (and to stderr with `pi --verbose`), tagged with the package.
-        log(LogLevel::Debug, &format!("{}: counted {words} words", call.id));
+        log(
+            LogLevel::Debug,
+            &format!("{}: counted {words} words", call.id),
+        );
         Ok(ToolResult {
             content: vec![ContentBlock::Text(format!(
                 "lines: {lines}, words: {words}, characters: {chars}"
