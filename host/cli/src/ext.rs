@@ -1,6 +1,9 @@
-//! `pi ext install|remove|update|list|info` and pi 1.x's spellings (`pi install`, `pi remove`,
-//! `pi uninstall`, `pi update`, `pi list`). Dispatched before the normal flag parsing, so none of
-//! it ever reaches a model.
+//! `pi ext install|remove|update|list|info|publish|new` and pi 1.x's spellings (`pi install`,
+//! `pi remove`, `pi uninstall`, `pi update`, `pi list`). Dispatched before the normal flag
+//! parsing, so none of it ever reaches a model.
+
+mod new;
+mod templates;
 
 use clap::{Parser, Subcommand};
 use pi_ext_host::lockfile::LockedPackage;
@@ -20,7 +23,9 @@ pub fn is_package_command(first: &OsString) -> bool {
 #[derive(Debug, Parser)]
 #[command(
     name = "pi ext",
-    about = "Install, update, remove and inspect extension packages"
+    // Usage lines say `pi ext <command>`, not the first argument (`ext`).
+    bin_name = "pi ext",
+    about = "Install, update, remove, inspect and create extension packages"
 )]
 struct ExtArgs {
     #[command(subcommand)]
@@ -68,6 +73,8 @@ enum ExtCommand {
         dir: std::path::PathBuf,
         target: String,
     },
+    /// Write a new package from a template: `pi ext new word-count --lang rust --world tool`
+    New(new::NewArgs),
 }
 
 /// Which scope a command changes.
@@ -140,6 +147,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
         ExtCommand::Publish { dir, target } => publish(&env.cwd.join(dir), &target, &env),
+        ExtCommand::New(args) => {
+            new::run(&args, &env.cwd).map_err(|error| Failure::Error(error.to_string()))
+        }
     };
     match result {
         Ok(()) => 0,

@@ -433,7 +433,8 @@ fn parse_capabilities(raw: RawCapabilities) -> Result<Capabilities, FieldError> 
     })
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+/// Checks a package name (`package.name`); `pi ext new` asks the same of the name it is given.
+pub fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_lowercase())

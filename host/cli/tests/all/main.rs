@@ -8,6 +8,7 @@ mod cli_auth_requests;
 mod cli_compaction;
 mod cli_docs;
 mod cli_export;
+mod cli_ext_new;
 mod cli_extension_examples;
 mod cli_extension_models;
 mod cli_extension_sources;
