@@ -9,9 +9,10 @@ use pi_guest_build::{
 };
 
 /// Package directory under `extensions/` and the crate whose component it ships.
-const PACKAGES: [(&str, &str); 2] = [
+const PACKAGES: [(&str, &str); 3] = [
     ("grep-chart", "pi_ext_grep_chart"),
     ("ollama", "pi_ext_ollama"),
+    ("pinned-facts", "pi_ext_pinned_facts"),
 ];
 
 fn main() {
