@@ -60,7 +60,7 @@ pub fn draw(
                 span(INDENT, None, false),
                 span(&file.path, Some("accent"), true),
             ]);
-            out.extend(file_lines(file, width, highlight));
+            out.extend(file_lines(file, highlight));
         }
     } else {
         let lines = hits.files.iter().map(|f| f.lines.len()).sum::<usize>();
@@ -151,7 +151,7 @@ fn bar(value: usize, most: usize, cells: usize) -> String {
 
 /// A file's lines: `  12 │ text` for a match (the matched text highlighted), `  11 ┆ text`
 /// for context, the numbers right-aligned to the file's largest.
-fn file_lines(file: &File, width: usize, highlight: Option<&Regex>) -> Vec<StyledLine> {
+fn file_lines(file: &File, highlight: Option<&Regex>) -> Vec<StyledLine> {
     let digits = file
         .lines
         .iter()
@@ -182,7 +182,7 @@ fn file_lines(file: &File, width: usize, highlight: Option<&Regex>) -> Vec<Style
                     false,
                 )),
             }
-            fit(spans, width)
+            spans
         })
         .collect()
 }
