@@ -190,9 +190,28 @@ fn rpc_with_model(pi: &PiEnv, model: &str) -> RpcClient {
     RpcClient::from_child(child)
 }
 
+/// The compiled components in the agent dir's cache, with their modification times.
+fn compiled(pi: &PiEnv) -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
+    let dir = pi.agent_dir().join("cache/components");
+    let mut out: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+        .map(|p| {
+            let modified = p.metadata().unwrap().modified().unwrap();
+            (p, modified)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 #[test]
 fn pinned_facts_asks_the_model_its_variable_names() {
     let pi = env_with_package();
+    // Install compiled the component; the run below loads that artifact, never compiling again.
+    let installed = compiled(&pi);
+    assert_eq!(installed.len(), 1, "{installed:?}");
     let mut rpc = rpc_with_model(&pi, "other-model");
     chat(
         &pi,
@@ -207,6 +226,7 @@ fn pinned_facts_asks_the_model_its_variable_names() {
     assert_eq!(request["model"], "other-model");
     end(rpc);
     assert_eq!(compactions(&pi)[0]["details"]["model"], "other-model");
+    assert_eq!(compiled(&pi), installed);
 }
 
 #[test]
