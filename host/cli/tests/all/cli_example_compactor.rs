@@ -191,7 +191,7 @@ fn rpc_with_model(pi: &PiEnv, model: &str) -> RpcClient {
 }
 
 /// The compiled components in the agent dir's cache, with their modification times.
-fn compiled(pi: &PiEnv) -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
+pub(super) fn compiled(pi: &PiEnv) -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
     let dir = pi.agent_dir().join("cache/components");
     let mut out: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()

@@ -4,6 +4,7 @@
 //! grouped by file (Ctrl+O). The screens are insta snapshots; the mock's request log shows the
 //! model got grep's own text, whatever the renderer drew.
 
+use super::cli_example_compactor::compiled;
 use super::cli_extension_examples::built_package;
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -63,6 +64,12 @@ fn grep_chart_installs_and_draws_greps_matches_as_a_chart_in_the_terminal() {
     let info = stdout(&out);
     assert!(info.contains("grep-chart.wasm (renderer)"), "{info}");
     assert!(info.contains("granted: nothing"), "{info}");
+    let installed = compiled(&pi);
+    assert_eq!(
+        installed.len(),
+        1,
+        "install compiled the component: {installed:?}"
+    );
 
     pi.mock
         .push(Turn::new().tool_call("g1", "grep", json!({"pattern": "TODO"})));
@@ -114,6 +121,13 @@ fn grep_chart_installs_and_draws_greps_matches_as_a_chart_in_the_terminal() {
     let todo = comment + line[comment..].find("TODO").unwrap();
     assert!(line[comment..todo].contains("\x1b[1m"), "{line:?}");
     tmux.exit();
+    // The UI loaded the artifact install compiled (the grep component has its own).
+    for artifact in &installed {
+        assert!(
+            compiled(&pi).contains(artifact),
+            "{artifact:?} was compiled again"
+        );
+    }
 
     // The model was given grep's own text, not the drawing.
     let requests = pi.mock.requests();
