@@ -9,7 +9,11 @@ use pi_guest_build::{
 };
 
 /// Package directory under `extensions/` and the crate whose component it ships.
-const PACKAGES: [(&str, &str); 1] = [("ollama", "pi_ext_ollama")];
+const PACKAGES: [(&str, &str); 3] = [
+    ("grep-chart", "pi_ext_grep_chart"),
+    ("ollama", "pi_ext_ollama"),
+    ("pinned-facts", "pi_ext_pinned_facts"),
+];
 
 fn main() {
     if let Err(e) = run() {
@@ -34,7 +38,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             consts,
             "/// The `{package}` example: its package directory and its built component.\n\
              pub const {}: Example = Example {{ dir: {:?}, component: {:?} }};",
-            package.to_uppercase(),
+            package.to_uppercase().replace('-', "_"),
             examples.join(package).display().to_string(),
             wasm_dir.join(format!("{krate}.wasm")).display().to_string()
         )?;

@@ -25,7 +25,12 @@ impl RpcClient {
 
     /// RPC mode with more arguments (`-c` to continue the last session).
     pub(super) fn start_with(pi: &PiEnv, args: &[&str]) -> RpcClient {
-        let mut child = pi.spawn_piped(&[&["--mode", "rpc"], args].concat());
+        RpcClient::from_child(pi.spawn_piped(&[&["--mode", "rpc"], args].concat()))
+    }
+
+    /// A client of a pi the test started itself in RPC mode, stdin and stdout piped (e.g.
+    /// with more environment variables than `PiEnv::command` sets).
+    pub(super) fn from_child(mut child: Child) -> RpcClient {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = channel();
