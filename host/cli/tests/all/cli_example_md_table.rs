@@ -89,13 +89,17 @@ fn the_md_table_tool_aligns_a_workspace_file_and_runs_warm_from_the_cache() {
         "one component, compiled once: {compiled:?}"
     );
 
-    // The second run: a ragged table is refused with the line at fault, and the component
-    // came from the cache (the artifact was not written again).
-    pi.mock.push(Turn::new().tool_call(
-        "c2",
-        "md_table",
-        json!({"table": "| a | b |\n|:-:|---|\n| 1 | 2 |\n| 3 |\n"}),
-    ));
+    // The second run: a ragged table and a missing file are refused, each with what to fix,
+    // and the component came from the cache (the artifact was not written again).
+    pi.mock.push(
+        Turn::new()
+            .tool_call(
+                "c2",
+                "md_table",
+                json!({"table": "| a | b |\n|:-:|---|\n| 1 | 2 |\n| 3 |\n"}),
+            )
+            .tool_call("c3", "md_table", json!({"path": "missing.csv"})),
+    );
     pi.mock.push(Turn::text("That table is ragged."));
     let out = pi.run(&["--no-session", "-p", "Format this"]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
@@ -103,6 +107,11 @@ fn the_md_table_tool_aligns_a_workspace_file_and_runs_warm_from_the_cache() {
     let error = tool_result(&pi.mock.requests()[3].body, "c2");
     assert!(
         error.contains("line 4 has 1 cell, the header has 2"),
+        "{error}"
+    );
+    let error = tool_result(&pi.mock.requests()[3].body, "c3");
+    assert!(
+        error.contains(r#"cannot open "missing.csv": no such file"#),
         "{error}"
     );
     assert_eq!(artifacts(&pi), compiled, "the warm run compiled nothing");
