@@ -1,8 +1,12 @@
-//! Builds the Rust example packages of `extensions/` for wasm32-wasip2 (release), in the guest
-//! target dir the other guest builds share, and writes the path of each package's component
-//! as a constant.
+//! Builds the example packages of `extensions/`, in the guest target dir the other guest builds
+//! share, and writes the path of each package's component as a constant: the Rust ones for
+//! wasm32-wasip2 (release), the others with their own build command (one module per language).
+
+#[path = "build/js.rs"]
+mod js;
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use pi_guest_build::{
     GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
@@ -27,23 +31,34 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let root = manifest_dir.join("../..");
     let examples = root.join("extensions");
     rerun_if_changed([examples.clone(), root.join("guest-sdk"), root.join("wit")]);
-    let wasm_dir = build_guests(
-        &examples,
-        &shared_target_dir(&out_dir, GUESTS_TARGET_DIR),
-        &Options::default(),
-    )?;
+    let guests_dir = shared_target_dir(&out_dir, GUESTS_TARGET_DIR);
+    let wasm_dir = build_guests(&examples, &guests_dir, &Options::default())?;
     let mut consts = String::new();
     for (package, krate) in PACKAGES {
-        writeln!(
-            consts,
-            "/// The `{package}` example: its package directory and its built component.\n\
-             pub const {}: Example = Example {{ dir: {:?}, component: {:?} }};",
-            package.to_uppercase().replace('-', "_"),
-            examples.join(package).display().to_string(),
-            wasm_dir.join(format!("{krate}.wasm")).display().to_string()
-        )?;
+        let component = wasm_dir.join(format!("{krate}.wasm"));
+        write_example(&mut consts, &examples, package, &component)?;
+    }
+    for (package, component) in js::build(&root, &guests_dir)? {
+        write_example(&mut consts, &examples, &package, &component)?;
     }
     std::fs::write(out_dir.join("examples.rs"), consts)
         .map_err(|e| format!("cannot write examples.rs: {e}"))?;
     Ok(())
+}
+
+/// The constant of one example: `ollama` → `OLLAMA`, `md-table` → `MD_TABLE`.
+fn write_example(
+    consts: &mut String,
+    examples: &Path,
+    package: &str,
+    component: &Path,
+) -> std::fmt::Result {
+    writeln!(
+        consts,
+        "/// The `{package}` example: its package directory and its built component.\n\
+         pub const {}: Example = Example {{ dir: {:?}, component: {:?} }};",
+        package.to_uppercase().replace('-', "_"),
+        examples.join(package).display().to_string(),
+        component.display().to_string()
+    )
 }

@@ -26,6 +26,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/extensions.md"),
     ),
     (
+        "docs/extensions-javascript.md",
+        include_str!("../../../docs/extensions-javascript.md"),
+    ),
+    (
         "docs/keybindings.md",
         include_str!("../../../docs/keybindings.md"),
     ),
@@ -64,6 +68,34 @@ const FILES: &[(&str, &str)] = &[
     (
         "examples/extensions/ollama/src/lib.rs",
         include_str!("../../../extensions/ollama/src/lib.rs"),
+    ),
+    (
+        "examples/extensions/md-table/README.md",
+        include_str!("../../../extensions/md-table/README.md"),
+    ),
+    (
+        "examples/extensions/md-table/pi-extension.toml",
+        include_str!("../../../extensions/md-table/pi-extension.toml"),
+    ),
+    (
+        "examples/extensions/md-table/build.sh",
+        include_str!("../../../extensions/md-table/build.sh"),
+    ),
+    (
+        "examples/extensions/md-table/src/md-table.js",
+        include_str!("../../../extensions/md-table/src/md-table.js"),
+    ),
+    (
+        "examples/extensions/md-table/src/table.js",
+        include_str!("../../../extensions/md-table/src/table.js"),
+    ),
+    (
+        "examples/extensions/md-table/src/width.js",
+        include_str!("../../../extensions/md-table/src/width.js"),
+    ),
+    (
+        "examples/extensions/md-table/src/workspace.js",
+        include_str!("../../../extensions/md-table/src/workspace.js"),
     ),
 ];
 

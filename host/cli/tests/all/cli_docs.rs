@@ -76,6 +76,13 @@ fn the_prompt_names_the_shipped_docs_and_a_second_start_does_not_rewrite_them() 
             .unwrap()
             .contains("export_tool!")
     );
+    // The JavaScript walkthrough and its example package, sources included.
+    assert!(docs.join("extensions-javascript.md").is_file());
+    assert!(
+        std::fs::read_to_string(examples.join("extensions/md-table/src/md-table.js"))
+            .unwrap()
+            .contains("export const toolGuest")
+    );
 
     let before = [mtime(&readme), mtime(&sdk), mtime(&version_dir)];
     let out = pi.run(&["-p", "And again?"]);

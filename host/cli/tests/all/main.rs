@@ -8,6 +8,7 @@ mod cli_auth_requests;
 mod cli_compaction;
 mod cli_docs;
 mod cli_example_compactor;
+mod cli_example_md_table;
 mod cli_example_renderer;
 mod cli_export;
 mod cli_ext_new;
