@@ -23,12 +23,12 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/environment-variables.md"),
     ),
     (
-        "docs/extensions.md",
-        include_str!("../../../docs/extensions.md"),
-    ),
-    (
         "docs/extensions-c.md",
         include_str!("../../../docs/extensions-c.md"),
+    ),
+    (
+        "docs/extensions.md",
+        include_str!("../../../docs/extensions.md"),
     ),
     (
         "docs/keybindings.md",
