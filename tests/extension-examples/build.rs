@@ -2,6 +2,8 @@
 //! share, and writes the path of each package's component as a constant: the Rust ones for
 //! wasm32-wasip2 (release), the others with their own build command (one module per language).
 
+#[path = "build/c.rs"]
+mod c;
 #[path = "build/js.rs"]
 mod js;
 
@@ -39,6 +41,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         write_example(&mut consts, &examples, package, &component)?;
     }
     for (package, component) in js::build(&root, &guests_dir)? {
+        write_example(&mut consts, &examples, &package, &component)?;
+    }
+    for (package, component) in c::build(&root, &out_dir)? {
         write_example(&mut consts, &examples, &package, &component)?;
     }
     std::fs::write(out_dir.join("examples.rs"), consts)

@@ -14,12 +14,17 @@ use std::path::{Path, PathBuf};
 use pi_session::system_prompt::DocPaths;
 
 /// The files shipped, by their path under the version directory. `docs/ARCHITECTURE.md` is for
-/// contributors and stays out; the guest SDK's walkthrough is the example of an extension.
+/// contributors and stays out; the guest SDK's walkthrough and the example packages show how an
+/// extension is written.
 const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("../../../README.md")),
     (
         "docs/environment-variables.md",
         include_str!("../../../docs/environment-variables.md"),
+    ),
+    (
+        "docs/extensions-c.md",
+        include_str!("../../../docs/extensions-c.md"),
     ),
     (
         "docs/extensions.md",
@@ -96,6 +101,38 @@ const FILES: &[(&str, &str)] = &[
     (
         "examples/extensions/md-table/src/workspace.js",
         include_str!("../../../extensions/md-table/src/workspace.js"),
+    ),
+    (
+        "examples/extensions/checksum/README.md",
+        include_str!("../../../extensions/checksum/README.md"),
+    ),
+    (
+        "examples/extensions/checksum/pi-extension.toml",
+        include_str!("../../../extensions/checksum/pi-extension.toml"),
+    ),
+    (
+        "examples/extensions/checksum/build.sh",
+        include_str!("../../../extensions/checksum/build.sh"),
+    ),
+    (
+        "examples/extensions/checksum/src/checksum.c",
+        include_str!("../../../extensions/checksum/src/checksum.c"),
+    ),
+    (
+        "examples/extensions/checksum/src/sums.h",
+        include_str!("../../../extensions/checksum/src/sums.h"),
+    ),
+    (
+        "examples/extensions/checksum/src/sums.c",
+        include_str!("../../../extensions/checksum/src/sums.c"),
+    ),
+    (
+        "examples/extensions/checksum/src/json.h",
+        include_str!("../../../extensions/checksum/src/json.h"),
+    ),
+    (
+        "examples/extensions/checksum/src/json.c",
+        include_str!("../../../extensions/checksum/src/json.c"),
     ),
 ];
 

@@ -70,6 +70,14 @@ fn the_prompt_names_the_shipped_docs_and_a_second_start_does_not_rewrite_them() 
         assert!(docs.join(page).is_file(), "{page} not shipped");
     }
     assert!(!docs.join("ARCHITECTURE.md").exists());
+    // The C walkthrough, named by the prompt, and the C example it points at.
+    assert!(prompt.contains("docs/extensions-c.md"), "{prompt}");
+    assert!(docs.join("extensions-c.md").is_file());
+    assert!(
+        std::fs::read_to_string(examples.join("extensions/checksum/src/checksum.c"))
+            .unwrap()
+            .contains("exports_pi_extension_tool_guest_execute")
+    );
     let sdk = examples.join("guest-sdk/README.md");
     assert!(
         std::fs::read_to_string(&sdk)

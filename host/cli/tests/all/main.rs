@@ -7,6 +7,7 @@ mod cli_auth;
 mod cli_auth_requests;
 mod cli_compaction;
 mod cli_docs;
+mod cli_example_checksum;
 mod cli_example_compactor;
 mod cli_example_md_table;
 mod cli_example_renderer;
