@@ -70,6 +70,13 @@ fn the_prompt_names_the_shipped_docs_and_a_second_start_does_not_rewrite_them() 
         assert!(docs.join(page).is_file(), "{page} not shipped");
     }
     assert!(!docs.join("ARCHITECTURE.md").exists());
+    // The Python walkthrough and its example package, which extensions.md links to.
+    assert!(docs.join("extensions-python.md").is_file());
+    assert!(
+        std::fs::read_to_string(examples.join("extensions/json-query/app.py"))
+            .unwrap()
+            .contains("class ToolGuest(exports.ToolGuest)")
+    );
     let sdk = examples.join("guest-sdk/README.md");
     assert!(
         std::fs::read_to_string(&sdk)
