@@ -1,11 +1,13 @@
 //! Builds the example packages of `extensions/`, in the guest target dir the other guest builds
 //! share, and writes the path of each package's component as a constant: the Rust ones for
-//! wasm32-wasip2 (release), the others with their own build command (one module per language).
+//! wasm32-wasip2 (release), the others with their own `build.sh` (one module per language), never into the source tree.
 
 #[path = "build/c.rs"]
 mod c;
 #[path = "build/js.rs"]
 mod js;
+#[path = "build/python.rs"]
+mod python;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -44,6 +46,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         write_example(&mut consts, &examples, &package, &component)?;
     }
     for (package, component) in c::build(&root, &out_dir)? {
+        write_example(&mut consts, &examples, &package, &component)?;
+    }
+    for (package, component) in python::build(&root, &out_dir)? {
         write_example(&mut consts, &examples, &package, &component)?;
     }
     std::fs::write(out_dir.join("examples.rs"), consts)

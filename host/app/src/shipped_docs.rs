@@ -35,6 +35,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/extensions-javascript.md"),
     ),
     (
+        "docs/extensions-python.md",
+        include_str!("../../../docs/extensions-python.md"),
+    ),
+    (
         "docs/keybindings.md",
         include_str!("../../../docs/keybindings.md"),
     ),
@@ -133,6 +137,30 @@ const FILES: &[(&str, &str)] = &[
     (
         "examples/extensions/checksum/src/json.c",
         include_str!("../../../extensions/checksum/src/json.c"),
+    ),
+    (
+        "examples/extensions/json-query/README.md",
+        include_str!("../../../extensions/json-query/README.md"),
+    ),
+    (
+        "examples/extensions/json-query/pi-extension.toml",
+        include_str!("../../../extensions/json-query/pi-extension.toml"),
+    ),
+    (
+        "examples/extensions/json-query/build.sh",
+        include_str!("../../../extensions/json-query/build.sh"),
+    ),
+    (
+        "examples/extensions/json-query/app.py",
+        include_str!("../../../extensions/json-query/app.py"),
+    ),
+    (
+        "examples/extensions/json-query/query.py",
+        include_str!("../../../extensions/json-query/query.py"),
+    ),
+    (
+        "examples/extensions/json-query/sources.py",
+        include_str!("../../../extensions/json-query/sources.py"),
     ),
 ];
 

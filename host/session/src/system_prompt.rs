@@ -210,10 +210,12 @@ directory)."
 - Main documentation: {readme}
 - Additional docs: {docs_dir}
 - Examples: {examples} (guest-sdk/README.md: writing an extension in Rust, from an empty folder to an installed tool; \
-extensions/ollama: a provider package for a new protocol; extensions/checksum: a tool in C)
+extensions/ollama: a provider package for a new protocol; extensions/json-query: a tool in Python; \
+extensions/md-table: a tool in JavaScript; extensions/checksum: a tool in C)
 - Look up docs/... paths in the \"Additional docs\" directory and examples/... paths in the \"Examples\" directory, \
 not in the current working directory.
-- Where to look per topic: extensions (docs/extensions.md, examples/guest-sdk/README.md; in C: docs/extensions-c.md), \
+- Where to look per topic: extensions (docs/extensions.md, examples/guest-sdk/README.md; in Python: docs/extensions-python.md; \
+in JavaScript: docs/extensions-javascript.md; in C: docs/extensions-c.md; a new package: `pi ext new`), \
 themes (docs/themes.md), \
 skills (docs/skills.md), prompt templates (docs/prompt-templates.md), the TUI's keys and commands (docs/tui.md), \
 keybindings (docs/keybindings.md), adding models and providers (docs/models.md), pi packages (docs/packages.md), \

@@ -78,6 +78,13 @@ fn the_prompt_names_the_shipped_docs_and_a_second_start_does_not_rewrite_them() 
             .unwrap()
             .contains("exports_pi_extension_tool_guest_execute")
     );
+    // The Python walkthrough and its example package, which extensions.md links to.
+    assert!(docs.join("extensions-python.md").is_file());
+    assert!(
+        std::fs::read_to_string(examples.join("extensions/json-query/app.py"))
+            .unwrap()
+            .contains("class ToolGuest(exports.ToolGuest)")
+    );
     let sdk = examples.join("guest-sdk/README.md");
     assert!(
         std::fs::read_to_string(&sdk)

@@ -9,6 +9,7 @@ mod cli_compaction;
 mod cli_docs;
 mod cli_example_checksum;
 mod cli_example_compactor;
+mod cli_example_json_query;
 mod cli_example_md_table;
 mod cli_example_renderer;
 mod cli_export;
