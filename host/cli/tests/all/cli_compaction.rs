@@ -61,13 +61,6 @@ fn compact(pi: &PiEnv, summary: &str) -> String {
     summary
 }
 
-fn compactions(pi: &PiEnv) -> Vec<Value> {
-    pi.session_lines()
-        .into_iter()
-        .filter(|l| l["type"] == "compaction")
-        .collect()
-}
-
 #[test]
 fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
@@ -147,7 +140,7 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
     let lists = "<read-files>\nbig.txt\n</read-files>\n\n\
                  <modified-files>\na.txt\nc.txt\n</modified-files>";
     assert_eq!(summary, format!("## Goal\nFIRST\n\n{lists}"));
-    let first = &compactions(&pi)[0];
+    let first = &pi.session_entries("compaction")[0];
     assert_eq!(first["summary"], summary);
     assert_eq!(
         first["details"],
@@ -183,7 +176,7 @@ fn summaries_list_the_files_read_and_changed_and_get_the_conversation_as_text() 
          <modified-files>\na.txt\nc.txt\n</modified-files>"
     );
     assert_eq!(
-        compactions(&pi)[1]["details"],
+        pi.session_entries("compaction")[1]["details"],
         json!({"readFiles": ["big.txt", "d.txt"], "modifiedFiles": ["a.txt", "c.txt"]})
     );
 }

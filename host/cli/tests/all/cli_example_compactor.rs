@@ -73,13 +73,6 @@ fn end(mut rpc: RpcClient) {
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
 }
 
-fn compactions(pi: &PiEnv) -> Vec<Value> {
-    pi.session_lines()
-        .into_iter()
-        .filter(|l| l["type"] == "compaction")
-        .collect()
-}
-
 #[test]
 fn pinned_facts_keeps_the_pinned_facts_across_two_compactions() {
     let pi = env_with_package();
@@ -166,7 +159,7 @@ fn pinned_facts_keeps_the_pinned_facts_across_two_compactions() {
     assert!(sent.contains("focus on: the API work"), "{sent}");
     end(rpc);
 
-    let entries = compactions(&pi);
+    let entries = pi.session_entries("compaction");
     assert_eq!(entries.len(), 2, "{entries:#?}");
     assert_eq!(entries[0]["summary"], first);
     assert_eq!(entries[1]["summary"], second);
@@ -190,27 +183,11 @@ fn rpc_with_model(pi: &PiEnv, model: &str) -> RpcClient {
     RpcClient::from_child(child)
 }
 
-/// The compiled components in the agent dir's cache, with their modification times.
-pub(super) fn compiled(pi: &PiEnv) -> Vec<(std::path::PathBuf, std::time::SystemTime)> {
-    let dir = pi.agent_dir().join("cache/components");
-    let mut out: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
-        .map(|p| {
-            let modified = p.metadata().unwrap().modified().unwrap();
-            (p, modified)
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn pinned_facts_asks_the_model_its_variable_names() {
     let pi = env_with_package();
     // Install compiled the component; the run below loads that artifact, never compiling again.
-    let installed = compiled(&pi);
+    let installed = pi.compiled_components();
     assert_eq!(installed.len(), 1, "{installed:?}");
     let mut rpc = rpc_with_model(&pi, "other-model");
     chat(
@@ -225,8 +202,11 @@ fn pinned_facts_asks_the_model_its_variable_names() {
     );
     assert_eq!(request["model"], "other-model");
     end(rpc);
-    assert_eq!(compactions(&pi)[0]["details"]["model"], "other-model");
-    assert_eq!(compiled(&pi), installed);
+    assert_eq!(
+        pi.session_entries("compaction")[0]["details"]["model"],
+        "other-model"
+    );
+    assert_eq!(pi.compiled_components(), installed);
 }
 
 #[test]
@@ -254,7 +234,7 @@ fn pinned_facts_leaves_the_compaction_to_pi_when_its_model_cannot_be_asked() {
         assert!(!request.body.to_string().contains("do not repeat them"));
     }
     end(rpc);
-    assert_ne!(compactions(&pi)[0]["fromHook"], true);
+    assert_ne!(pi.session_entries("compaction")[0]["fromHook"], true);
     let log = std::fs::read_to_string(pi.agent_dir().join("pi.log")).unwrap();
     assert!(
         log.contains(

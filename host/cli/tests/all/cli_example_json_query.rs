@@ -8,8 +8,6 @@ use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// The text the model got back for call `id` in request `request`, and whether pi stored
 /// that call's result as an error.
@@ -31,16 +29,6 @@ fn result_of(pi: &PiEnv, request: usize, id: &str) -> (String, bool) {
         .cloned()
         .unwrap_or_else(|| panic!("no stored result for {id}"));
     (text, stored["isError"] == true)
-}
-
-/// The compiled artifacts in the component cache, with their modification times.
-fn artifacts(pi: &PiEnv) -> BTreeMap<PathBuf, SystemTime> {
-    std::fs::read_dir(pi.agent_dir().join("cache/components"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
-        .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
-        .collect()
 }
 
 fn query(id: &str, arguments: Value) -> (String, Value) {
@@ -167,7 +155,7 @@ fn the_python_json_query_tool_reads_the_workspace_only_and_loads_from_the_cache(
 
     // The first use compiled the component into the cache; the second run maps that artifact
     // and compiles nothing: no new artifact, the old one untouched.
-    let compiled = artifacts(&pi);
+    let compiled = pi.compiled_components();
     assert!(
         !compiled.is_empty(),
         "the first call compiled the component"
@@ -189,5 +177,5 @@ fn the_python_json_query_tool_reads_the_workspace_only_and_loads_from_the_cache(
         .find(|m| m["tool_call_id"] == "again")
         .unwrap_or_else(|| panic!("{messages}"));
     assert_eq!(again["content"], "2");
-    assert_eq!(artifacts(&pi), compiled);
+    assert_eq!(pi.compiled_components(), compiled);
 }

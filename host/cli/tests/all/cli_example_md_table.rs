@@ -7,9 +7,6 @@ use super::cli_extension_examples::built_package;
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::SystemTime;
 
 /// The text of the tool result for call `id` in a request the mock logged.
 fn tool_result(body: &Value, id: &str) -> String {
@@ -27,16 +24,6 @@ fn tool_result(body: &Value, id: &str) -> String {
             .filter_map(|p| p["text"].as_str())
             .collect(),
     }
-}
-
-/// The compiled artifacts in the agent dir's component cache, with their modification times.
-fn artifacts(pi: &PiEnv) -> BTreeMap<PathBuf, SystemTime> {
-    std::fs::read_dir(pi.agent_dir().join("cache/components"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
-        .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
-        .collect()
 }
 
 #[test]
@@ -82,7 +69,7 @@ fn the_md_table_tool_aligns_a_workspace_file_and_runs_warm_from_the_cache() {
          | Bob     |     7 |\n\
          | Al, Jr. |     3 |"
     );
-    let compiled = artifacts(&pi);
+    let compiled = pi.compiled_components();
     assert_eq!(
         compiled.len(),
         1,
@@ -114,5 +101,9 @@ fn the_md_table_tool_aligns_a_workspace_file_and_runs_warm_from_the_cache() {
         error.contains(r#"cannot open "missing.csv": no such file"#),
         "{error}"
     );
-    assert_eq!(artifacts(&pi), compiled, "the warm run compiled nothing");
+    assert_eq!(
+        pi.compiled_components(),
+        compiled,
+        "the warm run compiled nothing"
+    );
 }

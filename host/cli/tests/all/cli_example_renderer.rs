@@ -4,7 +4,6 @@
 //! grouped by file (Ctrl+O). The screens are insta snapshots; the mock's request log shows the
 //! model got grep's own text, whatever the renderer drew.
 
-use super::cli_example_compactor::compiled;
 use super::cli_extension_examples::built_package;
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -64,7 +63,7 @@ fn grep_chart_installs_and_draws_greps_matches_as_a_chart_in_the_terminal() {
     let info = stdout(&out);
     assert!(info.contains("grep-chart.wasm (renderer)"), "{info}");
     assert!(info.contains("granted: nothing"), "{info}");
-    let installed = compiled(&pi);
+    let installed = pi.compiled_components();
     assert_eq!(
         installed.len(),
         1,
@@ -122,9 +121,11 @@ fn grep_chart_installs_and_draws_greps_matches_as_a_chart_in_the_terminal() {
     assert!(line[comment..todo].contains("\x1b[1m"), "{line:?}");
     tmux.exit();
     // The UI loaded the artifact install compiled (the grep component has its own).
-    for artifact in &installed {
-        assert!(
-            compiled(&pi).contains(artifact),
+    let now = pi.compiled_components();
+    for (artifact, modified) in &installed {
+        assert_eq!(
+            now.get(artifact),
+            Some(modified),
             "{artifact:?} was compiled again"
         );
     }

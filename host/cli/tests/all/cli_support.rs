@@ -115,6 +115,27 @@ impl PiEnv {
         out
     }
 
+    /// The compiled components in the agent dir's cache, with their modification times (a
+    /// run that compiled nothing leaves them as they were).
+    pub fn compiled_components(
+        &self,
+    ) -> std::collections::BTreeMap<PathBuf, std::time::SystemTime> {
+        std::fs::read_dir(self.agent_dir().join("cache/components"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+            .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
+            .collect()
+    }
+
+    /// The entries of the only session file whose `type` is `entry_type`.
+    pub fn session_entries(&self, entry_type: &str) -> Vec<Value> {
+        self.session_lines()
+            .into_iter()
+            .filter(|l| l["type"] == entry_type)
+            .collect()
+    }
+
     /// The only session file, parsed line by line (each line must be JSON).
     pub fn session_lines(&self) -> Vec<Value> {
         let files = self.session_files();
