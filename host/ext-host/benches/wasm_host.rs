@@ -3,7 +3,9 @@
 
 #![allow(clippy::expect_used)]
 
-use pi_ext_host::{ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, World};
+use pi_ext_host::{
+    ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, WitVersion, World,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,7 +31,7 @@ fn package(dir: &Path, name: &str, wasm: &[u8]) {
     std::fs::create_dir_all(dir).expect("dir");
     std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
     );
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
 }
@@ -105,6 +107,7 @@ fn main() {
         }),
         wasm_path.to_owned(),
         World::Tool,
+        WitVersion::LATEST,
         Arc::new(Grant::new(&workspace)),
     );
     let loaded = component.get().expect("load");

@@ -33,3 +33,4 @@ mod cli_tui;
 mod cli_tui_commands;
 mod cli_tui_support;
 mod cli_watchdog;
+mod cli_wit_versions;
