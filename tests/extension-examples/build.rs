@@ -9,7 +9,10 @@ use pi_guest_build::{
 };
 
 /// Package directory under `extensions/` and the crate whose component it ships.
-const PACKAGES: [(&str, &str); 1] = [("ollama", "pi_ext_ollama")];
+const PACKAGES: [(&str, &str); 2] = [
+    ("ollama", "pi_ext_ollama"),
+    ("fetch-url", "pi_ext_fetch_url"),
+];
 
 fn main() {
     if let Err(e) = run() {
@@ -34,7 +37,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             consts,
             "/// The `{package}` example: its package directory and its built component.\n\
              pub const {}: Example = Example {{ dir: {:?}, component: {:?} }};",
-            package.to_uppercase(),
+            package.to_uppercase().replace('-', "_"),
             examples.join(package).display().to_string(),
             wasm_dir.join(format!("{krate}.wasm")).display().to_string()
         )?;

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// A copy of `example`'s package directory with its built component in it, where a user has
 /// it after building the package.
-fn built_package(pi: &PiEnv, example: Example, component_name: &str) -> PathBuf {
+pub(super) fn built_package(pi: &PiEnv, example: Example, component_name: &str) -> PathBuf {
     let source = Path::new(example.dir);
     let dir = pi.root.path().join("src").join(source.file_name().unwrap());
     std::fs::create_dir_all(&dir).unwrap();

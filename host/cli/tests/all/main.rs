@@ -7,6 +7,7 @@ mod cli_auth;
 mod cli_auth_requests;
 mod cli_compaction;
 mod cli_docs;
+mod cli_example_fetch_url;
 mod cli_export;
 mod cli_extension_examples;
 mod cli_extension_models;
