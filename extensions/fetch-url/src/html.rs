@@ -6,8 +6,8 @@
 //! - Headings become `#`…`######` lines, list items `- ` lines, table cells are joined with
 //!   ` | `, `pre` keeps its lines; other blocks (paragraphs, divs, rows…) start new lines.
 //! - A link becomes `text (url)`, its URL resolved against the page (a link whose text is its
-//!   URL is written once; `#…` and `javascript:` links keep only their text); an image with
-//!   `alt` text becomes `[image: alt]`.
+//!   URL is written once, one without text is left out; `#…` and `javascript:` links keep
+//!   only their text); an image with `alt` text becomes `[image: alt]`.
 //! - Whitespace collapses to single spaces, at most one blank line between blocks.
 //!
 //! Real pages are often malformed: unclosed tags are fine (the text still comes out), an
@@ -247,10 +247,9 @@ impl Reader<'_> {
     fn end_link(&mut self) {
         let Some(link) = self.links.pop() else { return };
         let Some(href) = link.href else { return };
-        let text = self.out.since(link.start);
-        if text.trim().is_empty() {
-            self.out.text(&href);
-        } else if text.trim() != href {
+        let text = self.out.since(link.start).trim();
+        // A link without text (an icon) is left out: its URL alone reads as noise.
+        if !text.is_empty() && text != href {
             self.out.text(&format!(" ({href})"));
         }
     }
