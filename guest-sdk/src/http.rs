@@ -1,17 +1,24 @@
-//! A small blocking HTTP client over `wasi:http` for provider components (GET and POST). Requests only reach
-//! the hosts the extension was granted; others fail with `HTTP-request-denied`.
+//! A small blocking HTTP client over `wasi:http` (GET and POST) for provider and tool
+//! components (a tool needs WIT 0.2.0). Requests only reach the hosts the package was granted
+//! in `network`; others fail with "HTTP request to <host> denied: host not granted", and with no
+//! host granted at all every request fails with "capability `network` was not granted to …".
+//!
+//! The bindings are the `tool` world's: the imports are the same `wasi:http` interfaces in
+//! both worlds, so one client serves both.
 
-use crate::bindings::provider::wasi::http::outgoing_handler;
-use crate::bindings::provider::wasi::http::types::{
+use crate::bindings::tool::wasi::http::outgoing_handler;
+use crate::bindings::tool::wasi::http::types::{
     ErrorCode, Fields, IncomingBody, IncomingResponse, Method, OutgoingBody, OutgoingRequest,
     Scheme,
 };
-use crate::bindings::provider::wasi::io::streams::{InputStream, StreamError};
+use crate::bindings::tool::wasi::io::streams::{InputStream, StreamError};
 
 /// A response whose body is read incrementally.
 pub struct Response {
     /// The HTTP status code.
     pub status: u16,
+    /// The response headers, names in lowercase, in the order received.
+    pub headers: Vec<(String, String)>,
     // Field order matters: the stream must drop before its body, the body before the response.
     stream: InputStream,
     _body: IncomingBody,
@@ -19,6 +26,14 @@ pub struct Response {
 }
 
 impl Response {
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The next piece of the body; `Ok(None)` at its end.
     pub fn read_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
         match self.stream.blocking_read(64 * 1024) {
@@ -80,6 +95,7 @@ fn send(
         .body()
         .map_err(|()| "request body taken".to_owned())?;
     write_body(&outgoing, body)?;
+    let describe = |error| describe(error, authority);
     let pending = outgoing_handler::handle(request, None).map_err(describe)?;
     OutgoingBody::finish(outgoing, None).map_err(describe)?;
     let response = loop {
@@ -91,6 +107,17 @@ fn send(
         }
     };
     let status = response.status();
+    let headers = response
+        .headers()
+        .entries()
+        .into_iter()
+        .map(|(name, value)| {
+            (
+                name.to_ascii_lowercase(),
+                String::from_utf8_lossy(&value).into_owned(),
+            )
+        })
+        .collect();
     let body = response
         .consume()
         .map_err(|()| "response body taken".to_owned())?;
@@ -99,6 +126,7 @@ fn send(
         .map_err(|()| "response stream taken".to_owned())?;
     Ok(Response {
         status,
+        headers,
         stream,
         _body: body,
         _response: response,
@@ -126,9 +154,11 @@ fn write_body(outgoing: &OutgoingBody, mut body: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-fn describe(error: ErrorCode) -> String {
+fn describe(error: ErrorCode, authority: &str) -> String {
     match error {
-        ErrorCode::HttpRequestDenied => "HTTP request denied: host not granted".to_owned(),
+        ErrorCode::HttpRequestDenied => {
+            format!("HTTP request to {authority} denied: host not granted")
+        }
         // What pi answers when the package was granted no network at all.
         ErrorCode::InternalError(Some(message)) => message,
         other => format!("HTTP error: {other:?}"),

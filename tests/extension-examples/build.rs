@@ -17,7 +17,8 @@ use pi_guest_build::{
 };
 
 /// Package directory under `extensions/` and the crate whose component it ships.
-const PACKAGES: [(&str, &str); 3] = [
+const PACKAGES: [(&str, &str); 4] = [
+    ("fetch-url", "pi_ext_fetch_url"),
     ("grep-chart", "pi_ext_grep_chart"),
     ("ollama", "pi_ext_ollama"),
     ("pinned-facts", "pi_ext_pinned_facts"),

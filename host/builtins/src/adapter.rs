@@ -10,7 +10,7 @@ use crate::{BuiltinTool, builtin, component_source, description, grant};
 use pi_agent::{AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use pi_builtin_tools::Invocation;
 use pi_builtin_tools::tools::shard::Shard;
-use pi_ext_host::{ComponentTool, ExtensionId, LazyComponent, World};
+use pi_ext_host::{ComponentTool, ExtensionId, LazyComponent, WitVersion, World};
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -37,6 +37,7 @@ impl BuiltinComponentTool {
             extension,
             component_source(name)?,
             World::Tool,
+            WitVersion::LATEST,
             Arc::new(grant),
         );
         let inner = ComponentTool::new(Arc::new(component), description(name)?)

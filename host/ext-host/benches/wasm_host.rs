@@ -3,7 +3,9 @@
 
 #![allow(clippy::expect_used)]
 
-use pi_ext_host::{ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, World};
+use pi_ext_host::{
+    ComponentCache, ExtensionHost, ExtensionId, Grant, SearchPaths, WitVersion, World,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,7 +31,7 @@ fn package(dir: &Path, name: &str, wasm: &[u8]) {
     std::fs::create_dir_all(dir).expect("dir");
     std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.1.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
     );
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
 }
@@ -64,6 +66,30 @@ fn process_start_up(cache: &Path, global: &Path, workspace: &Path) -> Duration {
     start.elapsed()
 }
 
+/// Prints the size, the cold compile time and the warm load time (from the cache) of the
+/// component at `wasm_path`.
+fn compile_and_load(host: &ExtensionHost, tmp: &Path, wasm_path: &Path) {
+    let wasm = std::fs::read(wasm_path).expect("component");
+    println!("{}: {} KB", wasm_path.display(), wasm.len() / 1024);
+    let compiler = pi_ext_host::engine::compiler().expect("compiler");
+    let compiles: Vec<Duration> = (0..3)
+        .map(|_| time(|| compiler.precompile_component(&wasm).expect("compile")).0)
+        .collect();
+    println!(
+        "cold compile (precompile_component):  {:>10.2?}",
+        median(compiles)
+    );
+    let cache = ComponentCache::new(tmp.join("bench-cache"));
+    cache.load(host.engine(), wasm_path).expect("first load");
+    let warm: Vec<Duration> = (0..50)
+        .map(|_| time(|| cache.load(host.engine(), wasm_path).expect("warm")).0)
+        .collect();
+    println!(
+        "warm load from cache (hash + mmap):    {:>10.2?}",
+        median(warm)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--startup") {
@@ -73,28 +99,15 @@ fn main() {
     }
     let tmp = tempfile::tempdir().expect("tmp");
     let wasm_path = Path::new(pi_ext_test_artifacts::TOOL);
-    let wasm = std::fs::read(wasm_path).expect("tool component");
     let host = ExtensionHost::new(tmp.path().join("cache")).expect("host");
-    println!("tool component: {} KB", wasm.len() / 1024);
-    let compiler = pi_ext_host::engine::compiler().expect("compiler");
-
-    let compiles: Vec<Duration> = (0..3)
-        .map(|_| time(|| compiler.precompile_component(&wasm).expect("compile")).0)
-        .collect();
-    println!(
-        "cold compile (precompile_component):  {:>10.2?}",
-        median(compiles)
-    );
-
-    let cache = ComponentCache::new(tmp.path().join("bench-cache"));
-    cache.load(host.engine(), wasm_path).expect("first load");
-    let warm: Vec<Duration> = (0..50)
-        .map(|_| time(|| cache.load(host.engine(), wasm_path).expect("warm")).0)
-        .collect();
-    println!(
-        "warm load from cache (hash + mmap):    {:>10.2?}",
-        median(warm)
-    );
+    compile_and_load(&host, tmp.path(), wasm_path);
+    let wasm = std::fs::read(wasm_path).expect("tool component");
+    // Other components to measure the same way (e.g. the examples of `extensions/`).
+    if let Ok(paths) = std::env::var("PI_BENCH_COMPONENTS") {
+        for path in paths.split(',').filter(|p| !p.is_empty()) {
+            compile_and_load(&host, tmp.path(), Path::new(path));
+        }
+    }
 
     let workspace = tmp.path().join("ws");
     std::fs::create_dir_all(&workspace).expect("ws");
@@ -105,6 +118,7 @@ fn main() {
         }),
         wasm_path.to_owned(),
         World::Tool,
+        WitVersion::LATEST,
         Arc::new(Grant::new(&workspace)),
     );
     let loaded = component.get().expect("load");

@@ -46,12 +46,8 @@ impl ComponentCompactor {
             return Err(component.error(Cause::Runtime("not a compactor component".into())));
         };
         let mut store = component.store(call)?;
-        let instance = pre
-            .instantiate(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let decision = instance
-            .pi_extension_compactor_guest()
-            .call_compact(&mut store, preparation)
+        let decision = pre
+            .compact(&mut store, preparation)
             .map_err(|e| component.classify(&e, &store))?;
         store.data().flush_output();
         Ok(match decision {

@@ -1,33 +1,28 @@
 //! A loaded component: checked against its declared world and its grant, linked once into an
 //! `InstancePre`, instantiated in a fresh store for every call.
 
-use crate::bindings::{compactor, provider, renderer, tool};
+use crate::bindings::Optional;
+pub(crate) use crate::bindings::Pre;
 use crate::cache::{Cached, ComponentCache};
 use crate::clock::Interrupt;
 use crate::engine::new_store;
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
-use crate::manifest::World;
+use crate::manifest::{WitVersion, World};
 pub use crate::source::ComponentSource;
 use crate::state::{CallContext, HostState};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
-use wasmtime::component::{Component, HasSelf, Linker};
+use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store, Trap};
-
-/// The pre-linked form of a component, by world.
-pub(crate) enum Pre {
-    Tool(tool::ToolPre<HostState>),
-    Provider(provider::ProviderPre<HostState>),
-    Renderer(renderer::RendererPre<HostState>),
-    Compactor(compactor::CompactorPre<HostState>),
-}
 
 /// A component ready to be called.
 pub struct LoadedComponent {
     pub extension: Arc<ExtensionId>,
     pub world: World,
+    /// The WIT version it was built against (its manifest's `wit`).
+    pub wit: WitVersion,
     pub path: PathBuf,
     pub grant: Arc<Grant>,
     engine: Engine,
@@ -60,6 +55,7 @@ pub struct LazyComponent {
     source: ComponentSource,
     path: PathBuf,
     pub world: World,
+    pub wit: WitVersion,
     pub grant: Arc<Grant>,
     slot: Mutex<Slot>,
     loads: AtomicU64,
@@ -83,6 +79,7 @@ impl LazyComponent {
         extension: Arc<ExtensionId>,
         path: PathBuf,
         world: World,
+        wit: WitVersion,
         grant: Arc<Grant>,
     ) -> Self {
         Self::from_source(
@@ -91,6 +88,7 @@ impl LazyComponent {
             extension,
             ComponentSource::File(path),
             world,
+            wit,
             grant,
         )
     }
@@ -102,6 +100,7 @@ impl LazyComponent {
         extension: Arc<ExtensionId>,
         source: ComponentSource,
         world: World,
+        wit: WitVersion,
         grant: Arc<Grant>,
     ) -> Self {
         LazyComponent {
@@ -111,6 +110,7 @@ impl LazyComponent {
             path: source.display_path(),
             source,
             world,
+            wit,
             grant,
             slot: Mutex::new(Slot::default()),
             loads: AtomicU64::new(0),
@@ -190,7 +190,7 @@ impl LazyComponent {
             self.extension.clone(),
             &self.path,
             cached,
-            self.world,
+            (self.world, self.wit),
             self.grant.clone(),
             Reuse {
                 temp_dir: slot.reuse.temp_dir.clone(),
@@ -254,26 +254,22 @@ impl TempDir {
     }
 }
 
-/// The interfaces a component imports that are linked only for the components importing
-/// them. They are linked whatever the grant: a toolchain that imports every interface of its
-/// world (componentize-py, jco) must not need `process` to count words, so the grant is
-/// checked at each call instead ([`crate::grant::not_granted`]).
-#[derive(Debug, Default, Clone, Copy)]
-struct Optional {
-    process: bool,
-    llm: bool,
-    http: bool,
-}
-
 /// Notes in `optional` what an import needs linked, or refuses an import pi does not provide
-/// in this world.
+/// in this world, or one of another `pi:extension` version than `wit`.
 fn check_import(
     name: &str,
-    world: World,
+    (world, wit): (World, WitVersion),
     optional: &mut Optional,
     path: &Path,
 ) -> Result<(), Cause> {
-    let interface = name.split('@').next().unwrap_or(name);
+    let (interface, version) = name.split_once('@').unwrap_or((name, ""));
+    if interface.starts_with("pi:extension/") && version != wit.as_str() {
+        return Err(Cause::WitMismatch {
+            path: path.to_owned(),
+            declared: wit,
+            interface: name.to_owned(),
+        });
+    }
     match interface {
         "pi:extension/types" | "pi:extension/host" => {}
         "pi:extension/stream-sink" if world == World::Provider => {}
@@ -292,93 +288,97 @@ fn check_import(
     Ok(())
 }
 
-/// The world a component implements, from its exports (a component published on its own, as
-/// wkg does, comes without a manifest). Compiles it to read its type, so `engine` is the
-/// compiling engine ([`crate::engine::compiler`]).
-pub fn world_of(engine: &Engine, bytes: &[u8]) -> Result<World, String> {
+/// The names a component exports.
+fn exports_of(engine: &Engine, component: &Component) -> Vec<String> {
+    let ty = component.component_type();
+    ty.exports(engine)
+        .map(|(name, _)| name.to_owned())
+        .collect()
+}
+
+fn listed(exports: &[String]) -> String {
+    if exports.is_empty() {
+        "nothing".to_owned()
+    } else {
+        exports.join(", ")
+    }
+}
+
+/// The world and WIT version of a component's `*-guest` export, when it has a supported one.
+fn guest_export(exports: &[String]) -> Option<(World, WitVersion, &str)> {
+    exports.iter().find_map(|name| {
+        let (interface, version) = name.split_once('@')?;
+        let world = World::ALL
+            .into_iter()
+            .find(|w| w.export_name() == interface)?;
+        Some((world, WitVersion::parse(version)?, name.as_str()))
+    })
+}
+
+/// The world a component implements and the WIT version it was built against, from its
+/// exports (a component published on its own, as wkg does, comes without a manifest).
+/// Compiles it to read its type, so `engine` is the compiling engine
+/// ([`crate::engine::compiler`]).
+pub fn world_of(engine: &Engine, bytes: &[u8]) -> Result<(World, WitVersion), String> {
     let component =
         Component::new(engine, bytes).map_err(|e| format!("not a valid component: {e:#}"))?;
-    let ty = component.component_type();
-    let exports: Vec<String> = ty
-        .exports(engine)
-        .map(|(name, _)| name.to_owned())
-        .collect();
-    World::ALL
-        .into_iter()
-        .find(|w| exports.iter().any(|e| e == w.export_interface()))
+    let exports = exports_of(engine, &component);
+    guest_export(&exports)
+        .map(|(world, wit, _)| (world, wit))
         .ok_or_else(|| {
             format!(
-                "the component implements no pi world (it exports: {})",
-                if exports.is_empty() {
-                    "nothing".to_owned()
-                } else {
-                    exports.join(", ")
-                }
+                "the component implements no pi world of a supported WIT version ({}; it exports: {})",
+                crate::manifest::SUPPORTED_WIT.join(", "),
+                listed(&exports)
             )
         })
 }
 
+/// Checks that the component exports its world's interface in the manifest's WIT version;
+/// built against another version it is told apart from one of another world, so the author
+/// learns which `wit` to write.
 fn check_world(
     engine: &Engine,
     component: &Component,
-    world: World,
+    (world, wit): (World, WitVersion),
     path: &Path,
 ) -> Result<(), Cause> {
-    let ty = component.component_type();
-    let exports: Vec<String> = ty
-        .exports(engine)
-        .map(|(name, _)| name.to_owned())
-        .collect();
-    if exports.iter().any(|e| e == world.export_interface()) {
+    let exports = exports_of(engine, component);
+    let expected = world.export_interface(wit);
+    if exports.contains(&expected) {
         return Ok(());
+    }
+    let other_version = exports.iter().find(|name| {
+        name.split_once('@')
+            .is_some_and(|(interface, _)| interface == world.export_name())
+    });
+    if let Some(interface) = other_version {
+        return Err(Cause::WitMismatch {
+            path: path.to_owned(),
+            declared: wit,
+            interface: interface.clone(),
+        });
     }
     Err(Cause::WorldMismatch {
         path: path.to_owned(),
         world: world.as_str().to_owned(),
         reason: format!(
-            "it does not export `{}` (it exports: {})",
-            world.export_interface(),
-            if exports.is_empty() {
-                "nothing".to_owned()
-            } else {
-                exports.join(", ")
-            }
+            "it does not export `{expected}` (it exports: {})",
+            listed(&exports)
         ),
     })
 }
 
 fn linker(
     engine: &Engine,
-    world: World,
+    (world, wit): (World, WitVersion),
     optional: Optional,
 ) -> wasmtime::Result<Linker<HostState>> {
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     refuse_symlinks(&mut linker)?;
     crate::bounded::add_to_linker(&mut linker)?;
-    tool::pi::extension::types::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    tool::pi::extension::host::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    match world {
-        World::Tool => {
-            tool::pi::extension::directory::add_to_linker::<_, HasSelf<HostState>>(
-                &mut linker,
-                |s| s,
-            )?;
-        }
-        World::Provider => {
-            provider::pi::extension::stream_sink::add_to_linker::<_, HasSelf<HostState>>(
-                &mut linker,
-                |s| s,
-            )?;
-        }
-        World::Renderer | World::Compactor => {}
-    }
-    if optional.process {
-        tool::pi::extension::process::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    }
-    if optional.llm {
-        compactor::pi::extension::llm::add_to_linker::<_, HasSelf<HostState>>(&mut linker, |s| s)?;
-    }
+    crate::bindings::add_to_linker(&mut linker, wit, world, optional)?;
     if optional.http {
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
     }
@@ -411,10 +411,11 @@ impl LoadedComponent {
         extension: Arc<ExtensionId>,
         path: &Path,
         world: World,
+        wit: WitVersion,
         grant: Arc<Grant>,
     ) -> Result<Self, ExtensionError> {
         let source = ComponentSource::File(path.to_owned());
-        Self::load_source(engine, cache, extension, &source, world, grant)
+        Self::load_source(engine, cache, extension, &source, world, wit, grant)
     }
 
     /// Loads (from the cache when possible), checks and links one component.
@@ -424,6 +425,7 @@ impl LoadedComponent {
         extension: Arc<ExtensionId>,
         source: &ComponentSource,
         world: World,
+        wit: WitVersion,
         grant: Arc<Grant>,
     ) -> Result<Self, ExtensionError> {
         let path = source.display_path();
@@ -441,49 +443,39 @@ impl LoadedComponent {
             extension,
             &path,
             cached,
-            world,
+            (world, wit),
             grant,
             Reuse::default(),
         )
     }
 
-    /// Checks a loaded component against its world and grant and links it, reusing what an
-    /// earlier load of the same component left.
+    /// Checks a loaded component against its world, WIT version and grant and links it
+    /// through that version's host module, reusing what an earlier load of the same
+    /// component left.
     fn link(
         engine: &Engine,
         extension: Arc<ExtensionId>,
         path: &Path,
         cached: Cached,
-        world: World,
+        (world, wit): (World, WitVersion),
         grant: Arc<Grant>,
         reuse: Reuse,
     ) -> Result<Self, ExtensionError> {
         let fail = |cause| ExtensionError::new(&extension, cause);
         let component = cached.component;
-        check_world(engine, &component, world, path).map_err(fail)?;
+        check_world(engine, &component, (world, wit), path).map_err(fail)?;
         let ty = component.component_type();
         let mut optional = Optional::default();
         for (name, _) in ty.imports(engine) {
-            check_import(name, world, &mut optional, path).map_err(fail)?;
+            check_import(name, (world, wit), &mut optional, path).map_err(fail)?;
         }
         let runtime = |e: wasmtime::Error| fail(Cause::Runtime(format!("{e:#}")));
         let linker = match reuse.linker {
             Some(linker) => linker,
-            None => Arc::new(linker(engine, world, optional).map_err(runtime)?),
+            None => Arc::new(linker(engine, (world, wit), optional).map_err(runtime)?),
         };
         let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
-        let pre = match world {
-            World::Tool => Pre::Tool(tool::ToolPre::new(instance_pre).map_err(runtime)?),
-            World::Provider => {
-                Pre::Provider(provider::ProviderPre::new(instance_pre).map_err(runtime)?)
-            }
-            World::Renderer => {
-                Pre::Renderer(renderer::RendererPre::new(instance_pre).map_err(runtime)?)
-            }
-            World::Compactor => {
-                Pre::Compactor(compactor::CompactorPre::new(instance_pre).map_err(runtime)?)
-            }
-        };
+        let pre = Pre::new(world, wit, instance_pre).map_err(runtime)?;
         let temp_dir = match reuse.temp_dir {
             Some(dir) => Some(dir),
             None => TempDir::for_grant(&grant, &extension)
@@ -493,6 +485,7 @@ impl LoadedComponent {
         Ok(LoadedComponent {
             extension,
             world,
+            wit,
             path: path.to_owned(),
             grant,
             engine: engine.clone(),

@@ -10,7 +10,7 @@
 //! are opened by one name at a time, never following a symbolic link, so nothing outside
 //! the directory is reached.
 
-use crate::bindings::tool::pi::extension::directory::{self, Entry};
+use crate::bindings::latest::tool::pi::extension::directory::{self, Entry};
 use crate::state::{ALLOW_BLOCKING_CURRENT_THREAD, HostState};
 use rustix::fs::{FileType, Mode, OFlags};
 use std::ffi::OsStr;

@@ -1,5 +1,6 @@
 //! Errors of the extension host. Everything an extension causes names the extension.
 
+use crate::manifest::WitVersion;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -50,6 +51,17 @@ pub enum Cause {
         world: String,
         reason: String,
     },
+    /// The component was built against another WIT version than its manifest names: it
+    /// uses `interface` (`pi:extension/<name>@<version>`), whose version says which.
+    #[error(
+        "component {path} was built against pi:extension@{built} (it uses `{interface}`), but its manifest says wit = \"{declared}\": set `wit = \"{built}\"` in pi-extension.toml",
+        built = version_of(interface)
+    )]
+    WitMismatch {
+        path: PathBuf,
+        declared: WitVersion,
+        interface: String,
+    },
     /// The component imports an interface pi does not provide.
     #[error("component {path} imports `{import}`, which pi does not provide")]
     UnknownImport { path: PathBuf, import: String },
@@ -59,6 +71,11 @@ pub enum Cause {
     /// Anything else the runtime reported.
     #[error("{0}")]
     Runtime(String),
+}
+
+/// The version part of an interface name (`pi:extension/host@0.1.0` → `0.1.0`).
+fn version_of(interface: &str) -> &str {
+    interface.split_once('@').map_or("", |(_, version)| version)
 }
 
 /// An error caused by one extension.

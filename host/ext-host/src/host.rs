@@ -8,7 +8,7 @@ use crate::component::LazyComponent;
 use crate::discovery::{self, DiscoveredExtension, SearchPaths};
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
-use crate::manifest::{ManifestError, World};
+use crate::manifest::{ManifestError, WitVersion, World};
 use crate::tool::{self, ComponentTool};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -64,6 +64,7 @@ impl ExtensionHost {
         extension: Arc<ExtensionId>,
         path: PathBuf,
         world: World,
+        wit: WitVersion,
         grant: Arc<Grant>,
     ) -> Arc<LazyComponent> {
         Arc::new(LazyComponent::new(
@@ -72,6 +73,7 @@ impl ExtensionHost {
             extension,
             path,
             world,
+            wit,
             grant,
         ))
     }
@@ -110,6 +112,7 @@ impl ExtensionHost {
                 extension.clone(),
                 package.dir.join(&entry.path),
                 entry.world,
+                package.manifest.wit,
                 grant.clone(),
             );
             if entry.world == World::Tool {

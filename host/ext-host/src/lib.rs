@@ -43,7 +43,7 @@ pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover}
 pub use error::{Cause, ExtensionError, ExtensionId};
 pub use grant::{Grant, Limits, Preopen};
 pub use host::{ExtensionHost, LoadedExtension};
-pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, World};
+pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, WitVersion, World};
 pub use provider::ComponentProvider;
 pub use renderer::ComponentRenderer;
 pub use sandbox::{SandboxError, SandboxMode, ShellSandbox};

@@ -5,7 +5,7 @@
 //! name = "hello"
 //! version = "0.1.0"
 //! description = "Says hello"
-//! wit = "0.1.0"
+//! wit = "0.2.0"             # the pi:extension WIT version the components were built against
 //!
 //! [[component]]
 //! path = "hello.wasm"
@@ -35,8 +35,44 @@ use std::path::{Component as PathPart, Path, PathBuf};
 /// The file name of a manifest inside a package directory.
 pub const MANIFEST_FILE: &str = "pi-extension.toml";
 
-/// WIT package versions this host can load.
-pub const SUPPORTED_WIT: &[&str] = &["0.1.0"];
+/// WIT package versions this host can load, oldest first.
+pub const SUPPORTED_WIT: &[&str] = &["0.1.0", "0.2.0"];
+
+/// A version of the `pi:extension` WIT package this host loads: each has its own host module
+/// (`bindings::v0_1_0`, `bindings::v0_2_0`), picked by the manifest's `wit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum WitVersion {
+    /// The first contract; its `tool` world cannot reach the network.
+    #[serde(rename = "0.1.0")]
+    V0_1_0,
+    /// The `tool` world imports `wasi:http/outgoing-handler`.
+    #[serde(rename = "0.2.0")]
+    V0_2_0,
+}
+
+impl WitVersion {
+    /// Every version, oldest first (as [`SUPPORTED_WIT`]).
+    pub const ALL: [WitVersion; 2] = [WitVersion::V0_1_0, WitVersion::V0_2_0];
+    /// The version of the repository's `wit/`, which pi's own components and the SDK use.
+    pub const LATEST: WitVersion = WitVersion::V0_2_0;
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WitVersion::V0_1_0 => "0.1.0",
+            WitVersion::V0_2_0 => "0.2.0",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<WitVersion> {
+        WitVersion::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for WitVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A validated manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,7 +80,7 @@ pub struct Manifest {
     pub name: String,
     pub version: String,
     pub description: String,
-    pub wit: String,
+    pub wit: WitVersion,
     pub components: Vec<ComponentEntry>,
     pub capabilities: Capabilities,
     pub resources: Resources,
@@ -100,14 +136,19 @@ impl World {
         World::ALL.into_iter().find(|w| w.as_str() == s)
     }
 
-    /// The interface a component of this world must export.
-    pub fn export_interface(self) -> &'static str {
+    /// The interface a component of this world exports, without its version.
+    pub fn export_name(self) -> &'static str {
         match self {
-            World::Tool => "pi:extension/tool-guest@0.1.0",
-            World::Provider => "pi:extension/provider-guest@0.1.0",
-            World::Renderer => "pi:extension/renderer-guest@0.1.0",
-            World::Compactor => "pi:extension/compactor-guest@0.1.0",
+            World::Tool => "pi:extension/tool-guest",
+            World::Provider => "pi:extension/provider-guest",
+            World::Renderer => "pi:extension/renderer-guest",
+            World::Compactor => "pi:extension/compactor-guest",
         }
+    }
+
+    /// The interface a component of this world built against `wit` must export.
+    pub fn export_interface(self, wit: WitVersion) -> String {
+        format!("{}@{wit}", self.export_name())
     }
 }
 
@@ -309,16 +350,16 @@ impl Manifest {
         };
         check_name(&raw.package.name).map_err(|r| invalid("package.name", r))?;
         check_version(&raw.package.version).map_err(|r| invalid("package.version", r))?;
-        if !SUPPORTED_WIT.contains(&raw.package.wit.as_str()) {
-            return Err(invalid(
+        let wit = WitVersion::parse(&raw.package.wit).ok_or_else(|| {
+            invalid(
                 "package.wit",
                 format!(
                     "WIT version `{}` is not supported (supported: {})",
                     raw.package.wit,
                     SUPPORTED_WIT.join(", ")
                 ),
-            ));
-        }
+            )
+        })?;
         let components = parse_components(&raw.components).map_err(|(f, r)| invalid(&f, r))?;
         let capabilities = parse_capabilities(raw.capabilities).map_err(|(f, r)| invalid(&f, r))?;
         let resources = Resources {
@@ -342,7 +383,7 @@ impl Manifest {
             name: raw.package.name,
             version: raw.package.version,
             description: raw.package.description,
-            wit: raw.package.wit,
+            wit,
             components,
             capabilities,
             resources,

@@ -13,7 +13,7 @@
 //! Landlock: the ruleset is built here before the fork and enforced in the child before it
 //! executes the program; when it cannot be, nothing is spawned.
 
-use crate::bindings::tool::pi::extension::process::{
+use crate::bindings::latest::tool::pi::extension::process::{
     self as wit, ExitStatus, Output, ReadResult, SpawnOptions,
 };
 use crate::state::HostState;

@@ -116,12 +116,8 @@ impl ComponentProvider {
         let mut context = CallContext::new(component.grant.limits.timeout);
         context.watch = watch;
         let mut store = component.store(context)?;
-        let instance = pre
-            .instantiate(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let models = instance
-            .pi_extension_provider_guest()
-            .call_models(&mut store)
+        let models = pre
+            .models(&mut store)
             .map_err(|e| component.classify(&e, &store))?;
         Ok(models.iter().map(convert::model).collect())
     }
@@ -171,12 +167,8 @@ impl ComponentProvider {
         });
         call.sink = Some(sink);
         let mut store = component.store(call)?;
-        let instance = pre
-            .instantiate(&mut store)
-            .map_err(|e| component.classify(&e, &store))?;
-        let outcome = instance
-            .pi_extension_provider_guest()
-            .call_stream(&mut store, &convert::model_info(model), context, options)
+        let outcome = pre
+            .stream(&mut store, &convert::model_info(model), context, options)
             .map_err(|e| component.classify(&e, &store))?;
         store.data().flush_output();
         outcome

@@ -98,17 +98,8 @@ impl ComponentRenderer {
                 return Err(component.error(Cause::Runtime("not a renderer component".into())));
             };
             let mut store = component.store(context(component, watch))?;
-            let instance = pre
-                .instantiate(&mut store)
-                .map_err(|e| component.classify(&e, &store))?;
-            let guest = instance.pi_extension_renderer_guest();
-            let custom_types = guest
-                .call_custom_types(&mut store)
-                .map_err(|e| component.classify(&e, &store))?;
-            let tool_names = guest
-                .call_tool_names(&mut store)
-                .map_err(|e| component.classify(&e, &store))?;
-            Ok((custom_types, tool_names))
+            pre.subjects(&mut store)
+                .map_err(|e| component.classify(&e, &store))
         })?;
         Ok(ComponentRenderer {
             component,
@@ -149,12 +140,7 @@ impl ComponentRenderer {
                 return Err(component.error(Cause::Runtime("not a renderer component".into())));
             };
             let mut store = component.store(context(component, watch))?;
-            let instance = pre
-                .instantiate(&mut store)
-                .map_err(|e| component.classify(&e, &store))?;
-            instance
-                .pi_extension_renderer_guest()
-                .call_render(&mut store, &subject, width)
+            pre.render(&mut store, &subject, width)
                 .map_err(|e| component.classify(&e, &store))
         })?;
         Ok(lines.map(|lines| lines.into_iter().map(line).collect()))

@@ -5,9 +5,9 @@
 //! The call's bounds are one [`CallClock`] (`clock.rs`), which the HTTP gate here uses too:
 //! its timeouts never outlast the call.
 
-use crate::bindings::compactor::pi::extension::llm;
-use crate::bindings::provider::pi::extension::stream_sink;
-use crate::bindings::tool::pi::extension::{host, types};
+use crate::bindings::latest::compactor::pi::extension::llm;
+use crate::bindings::latest::provider::pi::extension::stream_sink;
+use crate::bindings::latest::tool::pi::extension::{host, types};
 use crate::clock::{CallClock, Interrupt};
 use crate::error::ExtensionId;
 use crate::grant::Grant;

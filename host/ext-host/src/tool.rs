@@ -47,12 +47,8 @@ fn describe_inline(
     let mut context = CallContext::new(component.grant.limits.timeout);
     context.watch = watch;
     let mut store = component.store(context)?;
-    let instance = pre
-        .instantiate(&mut store)
-        .map_err(|e| component.classify(&e, &store))?;
-    let defs = instance
-        .pi_extension_tool_guest()
-        .call_describe(&mut store)
+    let defs = pre
+        .describe(&mut store)
         .map_err(|e| component.classify(&e, &store))?;
     store.data().flush_output();
     bounds::check_tools(&defs, &component.grant.limits)
@@ -93,12 +89,8 @@ pub(crate) fn call(
         return Err(component.error(Cause::Runtime("not a tool component".into())));
     };
     let mut store = component.store(context)?;
-    let instance = pre
-        .instantiate(&mut store)
-        .map_err(|e| component.classify(&e, &store))?;
-    let result = instance
-        .pi_extension_tool_guest()
-        .call_execute(&mut store, call)
+    let result = pre
+        .execute(&mut store, call)
         .map_err(|e| component.classify(&e, &store))?;
     store.data().flush_output();
     result.map_err(|message| {

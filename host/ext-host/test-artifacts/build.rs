@@ -9,7 +9,7 @@ use pi_guest_build::{
     GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
 };
 
-const COMPONENTS: [&str; 7] = [
+const COMPONENTS: [&str; 9] = [
     "tool",
     "spawner",
     "provider",
@@ -17,6 +17,8 @@ const COMPONENTS: [&str; 7] = [
     "compactor",
     "llm_compactor",
     "slow_describe",
+    "v010_tool",
+    "v010_renderer",
 ];
 
 fn main() {
@@ -33,6 +35,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         guests.clone(),
         manifest_dir.join("../../../guest-sdk"),
         manifest_dir.join("../../../wit"),
+        // The 0.1.0 snapshot the `v010_*` components are built against.
+        manifest_dir.join("../wit"),
     ]);
     let wasm_dir = build_guests(
         &guests,

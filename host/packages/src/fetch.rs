@@ -141,13 +141,14 @@ fn one_component_package(
         move |source| InstallError::Io { path, source }
     };
     let engine = pi_ext_host::engine::compiler().map_err(InstallError::Component)?;
-    let world = pi_ext_host::component::world_of(engine, bytes).map_err(InstallError::Component)?;
+    let (world, wit) =
+        pi_ext_host::component::world_of(engine, bytes).map_err(InstallError::Component)?;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     let wasm = dir.join("component.wasm");
     std::fs::write(&wasm, bytes).map_err(io(&wasm))?;
     let version = version.trim_start_matches('v');
     let manifest = format!(
-        "[package]\nname = {name:?}\nversion = {version:?}\nwit = \"0.1.0\"\n\n\
+        "[package]\nname = {name:?}\nversion = {version:?}\nwit = \"{wit}\"\n\n\
          [[component]]\npath = \"component.wasm\"\nworld = \"{}\"\n",
         world.as_str()
     );

@@ -231,7 +231,13 @@ pub fn validate(dir: &Path, agent_dir: &Path) -> Result<Manifest, PackageError> 
     let grant = Arc::new(Grant::from_capabilities(&manifest.capabilities, dir));
     for entry in &manifest.components {
         let path = dir.join(&entry.path);
-        let component = host.component(extension.clone(), path.clone(), entry.world, grant.clone());
+        let component = host.component(
+            extension.clone(),
+            path.clone(),
+            entry.world,
+            manifest.wit,
+            grant.clone(),
+        );
         component.get().map_err(|error| PackageError::Component {
             path: path.clone(),
             message: error.to_string(),

@@ -4,7 +4,7 @@
 
 use super::session_support::*;
 use pi_app::extensions::ExtensionCompactor;
-use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, World};
+use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, WitVersion, World};
 use pi_mock_llm::{Api, Reply, Turn};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,6 +21,7 @@ fn llm_compactor(dir: &std::path::Path) -> Arc<LazyComponent> {
         }),
         pi_ext_test_artifacts::LLM_COMPACTOR.into(),
         World::Compactor,
+        WitVersion::LATEST,
         Arc::new(grant),
     )
 }

@@ -8,7 +8,8 @@ use pi_builtins::{
     component_source, definitions, grant,
 };
 use pi_ext_host::{
-    ComponentSource, ExtensionId, FsAccess, Grant, LazyComponent, LoadedComponent, Preopen, World,
+    ComponentSource, ExtensionId, FsAccess, Grant, LazyComponent, LoadedComponent, Preopen,
+    WitVersion, World,
 };
 use serde_json::json;
 use std::path::Path;
@@ -64,6 +65,7 @@ fn each_component_describes_exactly_the_native_definition() {
             id(name),
             embedded(name),
             World::Tool,
+            WitVersion::LATEST,
             Arc::new(grant(name, &ws.ctx).unwrap()),
         );
         let described = host().describe(&component).unwrap();
@@ -130,6 +132,7 @@ fn grants_are_least_privilege_and_only_bash_imports_process() {
             id(name),
             &embedded(name),
             World::Tool,
+            WitVersion::LATEST,
             Arc::new(Grant::new(ws.root())),
         );
         assert!(loaded.is_ok(), "{name}: {:?}", loaded.err());
@@ -142,6 +145,7 @@ fn grants_are_least_privilege_and_only_bash_imports_process() {
         id("bash-without-process"),
         embedded("bash"),
         World::Tool,
+        WitVersion::LATEST,
         Arc::new(no_process),
     ));
     let description = host().describe(&component).unwrap().remove(0);
@@ -178,6 +182,7 @@ fn read_only_tools_cannot_write_even_if_asked() {
         id("write-ro"),
         embedded("write"),
         World::Tool,
+        WitVersion::LATEST,
         Arc::new(g),
     ));
     let description = host().describe(&component).unwrap().remove(0);

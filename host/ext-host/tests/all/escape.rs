@@ -104,6 +104,74 @@ async fn opening_a_socket_is_denied() {
     host_still_works(&ws).await;
 }
 
+/// A loopback server answering every connection with `200 hello`; the number of connections
+/// it accepted.
+fn hello_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("listener");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut reader = std::io::BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello",
+            );
+        }
+    });
+    (addr, accepted)
+}
+
+/// The tool world imports `wasi:http` since WIT 0.2.0: a tool reaches the hosts it was
+/// granted, others are refused before connecting, and without any network grant every
+/// request is refused with the capability's name.
+#[tokio::test]
+async fn a_tool_reaches_only_the_granted_hosts_over_http() {
+    let ws = Workspace::create();
+    let (addr, accepted) = hello_server();
+    let url = format!("http://{addr}/");
+    let probe = |network: &[&str]| {
+        let mut grant = ws.grant();
+        grant.network = network.iter().map(|h| (*h).to_owned()).collect();
+        test_tool(grant, "probe")
+    };
+    let granted = probe(&["127.0.0.1"]);
+    let out = run(&granted, json!({"op": "http", "url": url}))
+        .await
+        .expect("fetched");
+    assert_eq!(text(&out), "200 hello");
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+
+    let elsewhere = probe(&["api.example.com"]);
+    let err = run(&elsewhere, json!({"op": "http", "url": url}))
+        .await
+        .expect_err("denied");
+    assert_eq!(
+        err.message,
+        format!("extension test-tool@0.1.0: HTTP request to {addr} denied: host not granted")
+    );
+    let none = probe(&[]);
+    let err = run(&none, json!({"op": "http", "url": url}))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        err.message,
+        "extension test-tool@0.1.0: capability `network` was not granted to test-tool@0.1.0"
+    );
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "no connection for a refused request"
+    );
+}
+
 #[tokio::test]
 async fn spawning_without_the_grant_is_denied() {
     let ws = Workspace::create();
@@ -240,7 +308,7 @@ async fn a_component_whose_world_does_not_match_its_manifest_is_refused() {
         "{message}"
     );
     assert!(
-        message.contains("does not implement world `tool`: it does not export `pi:extension/tool-guest@0.1.0` (it exports: pi:extension/renderer-guest@0.1.0)"),
+        message.contains("does not implement world `tool`: it does not export `pi:extension/tool-guest@0.2.0` (it exports: pi:extension/renderer-guest@0.2.0)"),
         "{message}"
     );
     host_still_works(&ws).await;

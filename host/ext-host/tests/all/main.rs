@@ -15,11 +15,12 @@ mod provider;
 mod renderer;
 mod tool;
 mod watchdog;
+mod wit_versions;
 
 use pi_agent::{ToolError, ToolOutput};
 use pi_ext_api::ToolDescription;
 use pi_ext_host::tool::ComponentTool;
-use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, World};
+use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, WitVersion, World};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -70,7 +71,17 @@ impl Workspace {
 }
 
 pub fn component(path: &str, world: World, grant: Grant, name: &str) -> Arc<LazyComponent> {
-    host().component(id(name), PathBuf::from(path), world, Arc::new(grant))
+    component_of(path, (world, WitVersion::LATEST), grant, name)
+}
+
+/// A component built against WIT version `wit`.
+pub fn component_of(
+    path: &str,
+    (world, wit): (World, WitVersion),
+    grant: Grant,
+    name: &str,
+) -> Arc<LazyComponent> {
+    host().component(id(name), PathBuf::from(path), world, wit, Arc::new(grant))
 }
 
 /// The named tool of the test tool component under `grant`.

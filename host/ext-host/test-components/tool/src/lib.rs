@@ -106,6 +106,16 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
                 .map(|_| text("connected"))
                 .map_err(|e| format!("connect {addr}: {e}"))
         }
+        "http" => {
+            let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
+            let mut response = pi_guest_sdk::http::get(url, &[])?;
+            let body = response.read_all()?;
+            Ok(text(&format!(
+                "{} {}",
+                response.status,
+                String::from_utf8_lossy(&body)
+            )))
+        }
         "spawn" => std::process::Command::new("/bin/sh")
             .arg("-c")
             .arg("echo pwned")

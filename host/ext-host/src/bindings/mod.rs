@@ -1,0 +1,213 @@
+//! Host-side bindings of the `pi:extension` WIT, one module per version the host loads (as Zed
+//! keeps one per extension API version): `v0_2_0` is the latest, from the repository's `wit/`,
+//! and the host implements it once; `v0_1_0` is generated from the exact 0.1.0 snapshot in
+//! `host/ext-host/wit/since_v0.1.0/`, shares the latest Rust types where the WIT types are the
+//! same (`types`, `wasi:*`, the process child), and forwards its imports to the latest
+//! implementation.
+//!
+//! A component is linked and called through the module of the WIT version its manifest names
+//! ([`WitVersion`]); [`Pre`] is the pre-linked component, by world and version, and its
+//! methods are the calls the rest of the crate makes, whatever the version.
+
+#![allow(missing_docs)]
+
+pub mod v0_1_0;
+pub mod v0_2_0;
+
+pub use v0_2_0 as latest;
+
+pub use latest::tool::pi::extension::types;
+
+use crate::manifest::{WitVersion, World};
+use crate::state::HostState;
+use types::{
+    CompactionDecision, CompactionPreparation, LlmContext, ModelInfo, RenderSubject, StopReason,
+    StreamOptions, StyledLine, ToolCall, ToolDefinition, ToolResult,
+};
+use wasmtime::Store;
+use wasmtime::component::{InstancePre, Linker};
+
+/// The interfaces a component imports that are linked only for the components importing
+/// them. They are linked whatever the grant: a toolchain that imports every interface of its
+/// world (componentize-py, jco) must not need `process` to count words, so the grant is
+/// checked at each call instead ([`crate::grant::not_granted`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Optional {
+    pub process: bool,
+    pub llm: bool,
+    pub http: bool,
+}
+
+/// Links the `pi:extension` interfaces of version `wit` that a component of `world` imports
+/// (WASI is linked by the caller: it is the same for every version).
+pub(crate) fn add_to_linker(
+    linker: &mut Linker<HostState>,
+    wit: WitVersion,
+    world: World,
+    optional: Optional,
+) -> wasmtime::Result<()> {
+    match wit {
+        WitVersion::V0_1_0 => v0_1_0::add_to_linker(linker, world, optional),
+        WitVersion::V0_2_0 => v0_2_0::add_to_linker(linker, world, optional),
+    }
+}
+
+/// A component's pre-linked form in one of the versions.
+pub(crate) enum Versioned<Old, New> {
+    V0_1_0(Old),
+    V0_2_0(New),
+}
+
+/// Runs `$body` with `$pre` bound to the pre-linked component, whatever its version (the
+/// generated types differ per version, the calls' Rust types do not).
+macro_rules! each_version {
+    ($versioned:expr, $pre:ident => $body:expr) => {
+        match $versioned {
+            Versioned::V0_1_0($pre) => $body,
+            Versioned::V0_2_0($pre) => $body,
+        }
+    };
+}
+
+pub(crate) type ToolPre =
+    Versioned<v0_1_0::tool::ToolPre<HostState>, latest::tool::ToolPre<HostState>>;
+pub(crate) type ProviderPre =
+    Versioned<v0_1_0::provider::ProviderPre<HostState>, latest::provider::ProviderPre<HostState>>;
+pub(crate) type RendererPre =
+    Versioned<v0_1_0::renderer::RendererPre<HostState>, latest::renderer::RendererPre<HostState>>;
+pub(crate) type CompactorPre = Versioned<
+    v0_1_0::compactor::CompactorPre<HostState>,
+    latest::compactor::CompactorPre<HostState>,
+>;
+
+/// The pre-linked form of a component, by world.
+pub(crate) enum Pre {
+    Tool(ToolPre),
+    Provider(ProviderPre),
+    Renderer(RendererPre),
+    Compactor(CompactorPre),
+}
+
+impl Pre {
+    /// Checks the linked component against the exports of `world` in version `wit`.
+    pub(crate) fn new(
+        world: World,
+        wit: WitVersion,
+        pre: InstancePre<HostState>,
+    ) -> wasmtime::Result<Pre> {
+        use WitVersion::{V0_1_0 as Old, V0_2_0 as New};
+        Ok(match (world, wit) {
+            (World::Tool, Old) => Pre::Tool(Versioned::V0_1_0(v0_1_0::tool::ToolPre::new(pre)?)),
+            (World::Tool, New) => Pre::Tool(Versioned::V0_2_0(latest::tool::ToolPre::new(pre)?)),
+            (World::Provider, Old) => {
+                Pre::Provider(Versioned::V0_1_0(v0_1_0::provider::ProviderPre::new(pre)?))
+            }
+            (World::Provider, New) => {
+                Pre::Provider(Versioned::V0_2_0(latest::provider::ProviderPre::new(pre)?))
+            }
+            (World::Renderer, Old) => {
+                Pre::Renderer(Versioned::V0_1_0(v0_1_0::renderer::RendererPre::new(pre)?))
+            }
+            (World::Renderer, New) => {
+                Pre::Renderer(Versioned::V0_2_0(latest::renderer::RendererPre::new(pre)?))
+            }
+            (World::Compactor, Old) => Pre::Compactor(Versioned::V0_1_0(
+                v0_1_0::compactor::CompactorPre::new(pre)?,
+            )),
+            (World::Compactor, New) => Pre::Compactor(Versioned::V0_2_0(
+                latest::compactor::CompactorPre::new(pre)?,
+            )),
+        })
+    }
+}
+
+impl ToolPre {
+    /// Instantiates the component in `store` and asks for its tools.
+    pub(crate) fn describe(
+        &self,
+        store: &mut Store<HostState>,
+    ) -> wasmtime::Result<Vec<ToolDefinition>> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_tool_guest()
+            .call_describe(store))
+    }
+
+    /// Instantiates the component in `store` and runs one call.
+    pub(crate) fn execute(
+        &self,
+        store: &mut Store<HostState>,
+        call: &ToolCall,
+    ) -> wasmtime::Result<Result<ToolResult, String>> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_tool_guest()
+            .call_execute(store, call))
+    }
+}
+
+impl ProviderPre {
+    /// Instantiates the component in `store` and asks for its models.
+    pub(crate) fn models(&self, store: &mut Store<HostState>) -> wasmtime::Result<Vec<ModelInfo>> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_provider_guest()
+            .call_models(store))
+    }
+
+    /// Instantiates the component in `store` and streams one answer.
+    pub(crate) fn stream(
+        &self,
+        store: &mut Store<HostState>,
+        model: &ModelInfo,
+        context: &LlmContext,
+        options: &StreamOptions,
+    ) -> wasmtime::Result<Result<StopReason, String>> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_provider_guest()
+            .call_stream(store, model, context, options))
+    }
+}
+
+impl RendererPre {
+    /// Instantiates the component in `store` and asks what it draws: its custom message types
+    /// and tool names.
+    pub(crate) fn subjects(
+        &self,
+        store: &mut Store<HostState>,
+    ) -> wasmtime::Result<(Vec<String>, Vec<String>)> {
+        each_version!(self, pre => {
+            let instance = pre.instantiate(&mut *store)?;
+            let guest = instance.pi_extension_renderer_guest();
+            Ok((guest.call_custom_types(&mut *store)?, guest.call_tool_names(store)?))
+        })
+    }
+
+    /// Instantiates the component in `store` and renders one subject.
+    pub(crate) fn render(
+        &self,
+        store: &mut Store<HostState>,
+        subject: &RenderSubject,
+        width: u32,
+    ) -> wasmtime::Result<Option<Vec<StyledLine>>> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_renderer_guest()
+            .call_render(store, subject, width))
+    }
+}
+
+impl CompactorPre {
+    /// Instantiates the component in `store` and asks how to compact.
+    pub(crate) fn compact(
+        &self,
+        store: &mut Store<HostState>,
+        preparation: &CompactionPreparation,
+    ) -> wasmtime::Result<CompactionDecision> {
+        each_version!(self, pre => pre
+            .instantiate(&mut *store)?
+            .pi_extension_compactor_guest()
+            .call_compact(store, preparation))
+    }
+}
