@@ -29,11 +29,13 @@ fn repo() -> PathBuf {
 }
 
 /// `build.sh` as a user runs it, with the guest toolchains of `scripts/guest-tools.sh`
-/// (`target/guest-tools/*/bin`) first on PATH. Rust templates build in the target dir the other
-/// guest builds share, so wit-bindgen is compiled once; none of the test build's flags or
-/// wrappers reach them.
+/// (`target/guest-tools/*/bin` and the npm prefix's `node_modules/.bin`) first on PATH and its
+/// preview-1 adapter as `WASI_ADAPTER`. Rust templates build in the target dir the other guest
+/// builds share, so wit-bindgen is compiled once; none of the test build's flags or wrappers
+/// reach them.
 fn build(dir: &Path, lang: &str) -> std::process::Output {
-    let mut path: Vec<PathBuf> = std::fs::read_dir(repo().join("target/guest-tools"))
+    let tools = repo().join("target/guest-tools");
+    let mut path: Vec<PathBuf> = std::fs::read_dir(&tools)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -42,13 +44,18 @@ fn build(dir: &Path, lang: &str) -> std::process::Output {
                 .collect()
         })
         .unwrap_or_default();
+    path.push(tools.join("npm/node_modules/.bin"));
     path.extend(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     let mut command = Command::new("./build.sh");
     command
         .current_dir(dir)
-        .env("PATH", std::env::join_paths(path).unwrap());
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .env(
+            "WASI_ADAPTER",
+            tools.join("wasi_snapshot_preview1.reactor.wasm"),
+        );
     for name in [
         "CARGO_ENCODED_RUSTFLAGS",
         "RUSTFLAGS",
