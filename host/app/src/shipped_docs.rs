@@ -27,16 +27,16 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/extensions-c.md"),
     ),
     (
-        "docs/extensions.md",
-        include_str!("../../../docs/extensions.md"),
-    ),
-    (
         "docs/extensions-javascript.md",
         include_str!("../../../docs/extensions-javascript.md"),
     ),
     (
         "docs/extensions-python.md",
         include_str!("../../../docs/extensions-python.md"),
+    ),
+    (
+        "docs/extensions.md",
+        include_str!("../../../docs/extensions.md"),
     ),
     (
         "docs/keybindings.md",
