@@ -1,10 +1,10 @@
 //! Running a wire [`Protocol`] over HTTP and SSE as an [`ApiProvider`].
 //!
 //! The history is fitted to the target model on a copy (none when it fits already), the request
-//! body is serialised once from it (the copy is dropped before sending; retries share the
-//! bytes), the request is sent with request-level retries (only until response headers
-//! arrive), and the response body is decoded into events until it ends, stalls past the idle
-//! timeout or is cancelled. Every failure becomes the stream's `error` event.
+//! body is serialised from it (kept as bytes when small, else written again into the connection
+//! on each attempt: see `upload`), the request is sent with request-level retries (only until
+//! response headers arrive), and the response body is decoded into events until it ends, stalls
+//! past the idle timeout or is cancelled. Every failure becomes the stream's `error` event.
 
 use crate::options::StreamOptions;
 use crate::protocol::{HttpRequest, Protocol, ResponseReader};
@@ -68,9 +68,8 @@ impl<P: Protocol> ApiProvider for HttpProvider<P> {
             Err(message) => return AssistantMessageEventStream::failed(model, message),
         };
         let decoder = self.0.request_decoder(model, context, api_key.as_deref());
-        // The copy of the history is not needed once the body is built.
+        // A body written as it is sent holds its own share of the messages.
         drop(fitted);
-        let request = Encoded::new(request);
         let (tx, stream) = AssistantMessageEventStream::channel(model);
         let reader = ResponseReader::with_decoder(decoder, model);
         let provider = model.provider.clone();
@@ -117,28 +116,9 @@ pub(crate) fn builtin() -> Vec<(&'static str, Arc<dyn ApiProvider>)> {
 
 const ABORTED: &str = "Request was aborted";
 
-/// A request whose body is encoded once: every attempt sends the same shared bytes (no copy
-/// per retry).
-struct Encoded {
-    url: String,
-    headers: Vec<(String, String)>,
-    body: bytes::Bytes,
-}
-
-impl Encoded {
-    fn new(request: HttpRequest) -> Encoded {
-        let HttpRequest { url, headers, body } = request;
-        Encoded {
-            url,
-            headers,
-            body: body.into(),
-        }
-    }
-}
-
 /// Sends the request (with request-level retries), then streams the body through `reader`.
 async fn run_request(
-    request: Encoded,
+    request: HttpRequest,
     mut reader: ResponseReader,
     options: StreamOptions,
     tx: EventSender,
@@ -207,7 +187,7 @@ fn forward(reader: &mut ResponseReader, tx: &EventSender) {
 
 /// Sends until a 2xx response arrives, retrying as the options allow.
 async fn establish(
-    request: &Encoded,
+    request: &HttpRequest,
     options: &StreamOptions,
     provider: &str,
 ) -> Result<reqwest::Response, (StopReason, String)> {
@@ -222,7 +202,7 @@ async fn establish(
         }
         let send = tokio::time::timeout(
             options.header_timeout,
-            builder.body(request.body.clone()).send(),
+            builder.body(crate::upload::send_body(&request.body)).send(),
         );
         let outcome = tokio::select! {
             _ = options.cancel.cancelled() => return Err((StopReason::Aborted, ABORTED.to_owned())),

@@ -29,6 +29,7 @@ pub mod stream;
 pub mod sync;
 pub mod transform;
 pub mod types;
+mod upload;
 
 pub use api_registry::{ApiRegistry, complete, registry, stream};
 pub use auth::{AuthError, AuthStorage, Credential, ResolveOptions, resolve_api_key};

@@ -2,16 +2,16 @@
 
 use crate::event::{AssistantMessageEvent, MessageBuilder};
 use crate::options::StreamOptions;
+pub use crate::providers::RequestBody;
 use crate::sse::{SseEvent, SseParser};
 use crate::types::{AssistantMessage, Context, Model, StopReason};
 
-/// A request ready to send. The body is the encoded JSON, serialised straight from the context
-/// (no JSON tree in between), so it is the only copy of the request the adapter makes.
+/// A request ready to send.
 #[derive(Debug, Clone)]
 pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
-    pub body: Vec<u8>,
+    pub body: RequestBody,
 }
 
 /// Why a response stream could not be turned into a message.

@@ -1,72 +1,137 @@
 //! Encoding a request body: the adapters describe their body as typed values that borrow from
-//! the context, and it is serialised once, straight into the buffer that is sent. No JSON tree
-//! of the history is built, so a request costs its own bytes and not several times them.
+//! the context, and it is serialised straight from them (no JSON tree of the history). A small
+//! body is kept as bytes; a large one is not held at all: it is written again from the context
+//! each time it is sent, into the connection (see `upload`), so a long history costs a request
+//! no more than its messages already cost.
 
-use crate::types::{AssistantBlock, Context, Message, UserBlock, UserContent};
+use crate::options::StreamOptions;
+use crate::types::{Context, Model, UserBlock};
+use bytes::Bytes;
 use serde::Serialize;
+use std::io::{self, Write};
+use std::sync::Arc;
 
-/// What a block costs on the wire beyond its text: field names, quotes, type tags.
-const PER_BLOCK: usize = 96;
+/// Bodies up to this size are kept as bytes (sent as they are, shared by retries); larger ones
+/// are written from the context as they are sent.
+const KEEP_UP_TO: usize = 1 << 20;
 
-/// `body` as JSON bytes, in a buffer sized from `context` so a long history is written without
-/// regrowing it.
-pub(crate) fn encode(body: &impl Serialize, context: &Context) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(estimate(context));
-    serde_json::to_writer(&mut out, body)
-        .map_err(|e| format!("could not encode the request: {e}"))?;
-    Ok(out)
+/// Writes a body's JSON.
+type WriteFn = dyn Fn(&mut dyn Write) -> io::Result<()> + Send + Sync;
+
+/// The JSON body of a request, of a known length.
+#[derive(Clone)]
+pub struct RequestBody {
+    len: u64,
+    source: Source,
 }
 
-/// About the encoded size of a body carrying `context`: its text plus an allowance per block
-/// and for escapes. Pages of the buffer that stay unwritten are never touched, so erring high
-/// costs address space, not memory.
-fn estimate(context: &Context) -> usize {
-    let system = context.system_prompt.as_deref().map_or(0, str::len);
-    let tools: usize = context
-        .tools
-        .iter()
-        .map(|t| t.name.len() + t.description.len() + t.parameters.text().len() + PER_BLOCK)
-        .sum();
-    let messages: usize = context.messages.iter().map(|m| message_size(m)).sum();
-    let text = system + tools + messages;
-    text + text / 8 + PER_BLOCK
+#[derive(Clone)]
+enum Source {
+    Bytes(Bytes),
+    Written(Arc<WriteFn>),
 }
 
-fn message_size(message: &Message) -> usize {
-    PER_BLOCK
-        + match message {
-            Message::User(user) => match &user.content {
-                UserContent::Text(text) => text.len(),
-                UserContent::Blocks(blocks) => blocks.iter().map(user_block_size).sum(),
-            },
-            Message::Assistant(assistant) => {
-                assistant.content.iter().map(assistant_block_size).sum()
+impl RequestBody {
+    /// The body's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The whole body (written out when it is not kept).
+    pub fn to_bytes(&self) -> io::Result<Bytes> {
+        match &self.source {
+            Source::Bytes(bytes) => Ok(bytes.clone()),
+            Source::Written(write) => {
+                let mut out = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
+                write(&mut out)?;
+                Ok(out.into())
             }
-            Message::ToolResult(result) => result.content.iter().map(user_block_size).sum(),
         }
+    }
+
+    /// The kept bytes, or the writer that produces the body.
+    pub(crate) fn kept(&self) -> Result<&Bytes, &Arc<WriteFn>> {
+        match &self.source {
+            Source::Bytes(bytes) => Ok(bytes),
+            Source::Written(write) => Err(write),
+        }
+    }
 }
 
-fn user_block_size(block: &UserBlock) -> usize {
-    PER_BLOCK
-        + match block {
-            UserBlock::Text(t) => t.text.len(),
-            UserBlock::Image(image) => image.data.len(),
-        }
+impl std::fmt::Debug for RequestBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = matches!(self.source, Source::Bytes(_));
+        f.debug_struct("RequestBody")
+            .field("len", &self.len)
+            .field("kept", &kept)
+            .finish()
+    }
 }
 
-fn assistant_block_size(block: &AssistantBlock) -> usize {
-    PER_BLOCK
-        + match block {
-            AssistantBlock::Text(t) => {
-                t.text.len() + t.text_signature.as_deref().map_or(0, str::len)
-            }
-            AssistantBlock::Thinking(t) => {
-                t.thinking.len() + t.thinking_signature.as_deref().map_or(0, str::len)
-            }
-            // Arguments are small next to the text around them; walking the tree to size
-            // them would cost more than a regrow.
-            AssistantBlock::ToolCall(call) => call.id.len() + call.name.len() + PER_BLOCK,
+/// The body `write` makes from the request's model, context and options. It is written once
+/// here, to learn its length (and kept when it is small); a large one is written again from
+/// shared copies of the three (the history is shared, not copied) whenever it is sent.
+pub(crate) fn body<F>(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    write: F,
+) -> Result<RequestBody, String>
+where
+    F: Fn(&Model, &Context, &StreamOptions, &mut dyn Write) -> serde_json::Result<()>
+        + Send
+        + Sync
+        + 'static,
+{
+    let failed = |e: serde_json::Error| format!("could not encode the request: {e}");
+    let mut first = Prefix::default();
+    write(model, context, options, &mut first).map_err(failed)?;
+    let len = first.len;
+    let source = match first.kept {
+        Some(bytes) => Source::Bytes(bytes.into()),
+        None => {
+            let parts = (model.clone(), context.clone(), options.clone());
+            Source::Written(Arc::new(move |out: &mut dyn Write| {
+                write(&parts.0, &parts.1, &parts.2, out).map_err(io::Error::other)
+            }))
         }
+    };
+    Ok(RequestBody { len, source })
+}
+
+/// A sink that counts what is written and keeps it while it is at most [`KEEP_UP_TO`] bytes.
+struct Prefix {
+    len: u64,
+    kept: Option<Vec<u8>>,
+}
+
+impl Default for Prefix {
+    fn default() -> Self {
+        Prefix {
+            len: 0,
+            kept: Some(Vec::new()),
+        }
+    }
+}
+
+impl Write for Prefix {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.len += buf.len() as u64;
+        if self.len > KEEP_UP_TO as u64 {
+            self.kept = None;
+        } else if let Some(kept) = &mut self.kept {
+            kept.extend_from_slice(buf);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A JSON array of what the closure's iterator yields, written while it is iterated: a list of

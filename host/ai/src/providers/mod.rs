@@ -11,7 +11,8 @@ pub mod openai_responses;
 
 mod lenient;
 
-pub(crate) use body::{Display, EmptyObject, Joined, Seq, encode, joined_is_empty, result_texts};
+pub use body::RequestBody;
+pub(crate) use body::{Display, EmptyObject, Joined, Seq, body, joined_is_empty, result_texts};
 
 use crate::protocol::Protocol;
 

@@ -43,7 +43,9 @@ impl Protocol for OpenAiCodexResponses {
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "codex/responses"),
             headers: super::request_headers(model, own, options),
-            body: super::encode(&codex_body(model, context, options), context)?,
+            body: super::body(model, context, options, |model, context, options, out| {
+                serde_json::to_writer(out, &codex_body(model, context, options))
+            })?,
         })
     }
 
@@ -124,7 +126,7 @@ mod tests {
             header("authorization"),
             Some(format!("Bearer {token}").as_str())
         );
-        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        let body: Value = serde_json::from_slice(&req.body.to_bytes().unwrap()).unwrap();
         assert_eq!(body["instructions"], "You are pi.");
         assert_eq!(body["store"], false);
         assert!(body.get("max_output_tokens").is_none());

@@ -403,3 +403,54 @@ fn blank_generated_ids(message: &mut pi_ai::AssistantMessage, expected: &serde_j
         }
     }
 }
+
+/// A history past the size a body is kept in memory is written into the connection as it is
+/// sent: each protocol's server gets the whole body with its `content-length` (not chunked), and
+/// a retry after a 503 sends it again whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_history_is_sent_whole_with_its_length_and_resent_on_retry() {
+    use pi_ai::{Message, UserMessage};
+    let long: String = (0..40_000)
+        .map(|i| format!("line {i} of a \"long\" tool result\n"))
+        .collect();
+    let mut context = crate::http_support::context();
+    context
+        .messages
+        .push(std::sync::Arc::new(Message::User(UserMessage::text(long))));
+    for api in APIS {
+        let mock = MockLlm::start();
+        mock.push(Reply::server_error(api, 503).header("retry-after-ms", "10"));
+        mock.push(Turn::text("read it"));
+        let model = mock.model(api);
+        let mut options = options();
+        options.max_retries = 1;
+        let expected = pi_ai::providers::protocol(api.as_str())
+            .unwrap()
+            .build_request(&model, &context, &options, options.api_key.as_deref())
+            .unwrap()
+            .body;
+        assert!(expected.len() > 1 << 20, "{api}: {} bytes", expected.len());
+        let expected_json: serde_json::Value =
+            serde_json::from_slice(&expected.to_bytes().unwrap()).unwrap();
+        let (_, message) =
+            crate::http_support::collect(pi_ai::stream(&model, &context, options)).await;
+        assert_eq!(
+            message.text(),
+            "read it",
+            "{api}: {:?}",
+            message.error_message
+        );
+        let log = mock.requests();
+        assert_eq!(log.len(), 2, "{api}");
+        for request in log {
+            let length = expected.len().to_string();
+            assert_eq!(
+                request.header("content-length"),
+                Some(length.as_str()),
+                "{api}"
+            );
+            assert_eq!(request.header("transfer-encoding"), None, "{api}");
+            assert!(request.body == expected_json, "{api}: the body differs");
+        }
+    }
+}

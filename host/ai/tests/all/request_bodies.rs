@@ -422,26 +422,27 @@ fn request_bodies_match_their_goldens_byte_for_byte() {
                 case.key.as_deref(),
             )
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let built = request.body.to_bytes().unwrap();
         let path = golden_path(case.name);
         if update {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &request.body).unwrap();
+            std::fs::write(&path, &built).unwrap();
             continue;
         }
         let golden = std::fs::read(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (run with PI_UPDATE_GOLDEN=1)", path.display()));
-        if golden != request.body {
+        if golden != built {
             let at = golden
                 .iter()
-                .zip(&request.body)
+                .zip(built.iter())
                 .position(|(a, b)| a != b)
-                .unwrap_or(golden.len().min(request.body.len()));
+                .unwrap_or(golden.len().min(built.len()));
             let from = at.saturating_sub(60);
             failures.push(format!(
                 "{}: differs at byte {at}:\n  golden: {}\n  built:  {}",
                 case.name,
                 String::from_utf8_lossy(&golden[from..(at + 60).min(golden.len())]),
-                String::from_utf8_lossy(&request.body[from..(at + 60).min(request.body.len())]),
+                String::from_utf8_lossy(&built[from..(at + 60).min(built.len())]),
             ));
         }
     }

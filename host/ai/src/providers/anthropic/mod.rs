@@ -37,12 +37,17 @@ impl Protocol for AnthropicMessages {
         options: &StreamOptions,
         api_key: Option<&str>,
     ) -> Result<HttpRequest, String> {
+        let oauth = api_key.is_some_and(is_oauth_token);
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "v1/messages"),
             headers: headers(model, options, api_key),
-            body: super::encode(
-                &request::build_body(model, context, options, api_key.is_some_and(is_oauth_token)),
+            body: super::body(
+                model,
                 context,
+                options,
+                move |model, context, options, out| {
+                    serde_json::to_writer(out, &request::build_body(model, context, options, oauth))
+                },
             )?,
         })
     }
@@ -181,7 +186,8 @@ mod tests {
             let req = AnthropicMessages
                 .build_request(&model(), &context, &StreamOptions::default(), Some(key))
                 .unwrap();
-            let body: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
+            let body: serde_json::Value =
+                serde_json::from_slice(&req.body.to_bytes().unwrap()).unwrap();
             body["system"].clone()
         };
         let oauth = system("sk-ant-oat01-abc");
@@ -219,7 +225,7 @@ mod tests {
             let req = AnthropicMessages
                 .build_request(&model(), &context, &StreamOptions::default(), Some(key))
                 .unwrap();
-            serde_json::from_slice::<serde_json::Value>(&req.body).unwrap()
+            serde_json::from_slice::<serde_json::Value>(&req.body.to_bytes().unwrap()).unwrap()
         };
         let oauth = body("sk-ant-oat01-abc");
         let names: Vec<&str> = oauth["tools"]

@@ -37,7 +37,9 @@ impl Protocol for GoogleGenerativeAi {
                 &format!("models/{}:streamGenerateContent?alt=sse", model.id),
             ),
             headers: super::request_headers(model, own, options),
-            body: super::encode(&request::build_body(model, context, options), context)?,
+            body: super::body(model, context, options, |model, context, options, out| {
+                serde_json::to_writer(out, &request::build_body(model, context, options))
+            })?,
         })
     }
 

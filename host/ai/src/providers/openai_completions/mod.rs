@@ -28,14 +28,13 @@ impl Protocol for OpenAiCompletions {
         options: &StreamOptions,
         api_key: Option<&str>,
     ) -> Result<HttpRequest, String> {
-        let compat = detect_compat(model);
         Ok(HttpRequest {
             url: super::endpoint(&model.base_url, "chat/completions"),
             headers: bearer_headers(model, options, api_key),
-            body: super::encode(
-                &request::build_body(model, context, options, &compat),
-                context,
-            )?,
+            body: super::body(model, context, options, |model, context, options, out| {
+                let compat = detect_compat(model);
+                serde_json::to_writer(out, &request::build_body(model, context, options, &compat))
+            })?,
         })
     }
 

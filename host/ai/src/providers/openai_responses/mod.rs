@@ -31,7 +31,9 @@ impl Protocol for OpenAiResponses {
         Ok(HttpRequest {
             url: endpoint(&model.base_url, "responses"),
             headers: bearer_headers(model, options, api_key),
-            body: super::encode(&request::build_body(model, context, options), context)?,
+            body: super::body(model, context, options, |model, context, options, out| {
+                serde_json::to_writer(out, &request::build_body(model, context, options))
+            })?,
         })
     }
 
