@@ -4,6 +4,7 @@
 
 use pi_agent::AgentMessage as RuntimeMessage;
 use pi_ai::Message;
+use pi_session::compaction::tokens::{Estimable, model_message_chars};
 use pi_session::messages::{self, AgentMessage as CodingMessage};
 use std::sync::Arc;
 
@@ -43,12 +44,35 @@ pub fn into_runtime(message: CodingMessage) -> RuntimeMessage {
     }
 }
 
-pub fn all_into_runtime(messages: Vec<CodingMessage>) -> Vec<RuntimeMessage> {
-    messages.into_iter().map(into_runtime).collect()
+/// A runtime message as the context estimate reads it: a model message where it is (the
+/// history is not copied to be counted), a host message through the coding agent's union.
+pub struct Estimated<'a>(pub &'a RuntimeMessage);
+
+impl Estimable for Estimated<'_> {
+    fn as_assistant(&self) -> Option<&pi_ai::AssistantMessage> {
+        self.0.as_assistant()
+    }
+
+    fn compaction_summary_time(&self) -> Option<i64> {
+        match self.0 {
+            RuntimeMessage::Host(host) if host.role == "compactionSummary" => {
+                to_coding(self.0).compaction_summary_time()
+            }
+            _ => None,
+        }
+    }
+
+    fn estimate_tokens(&self) -> u64 {
+        match self.0 {
+            RuntimeMessage::Llm(message) => model_message_chars(message).div_ceil(4),
+            RuntimeMessage::Host(_) => to_coding(self.0).estimate_tokens(),
+        }
+    }
 }
 
-pub fn all_to_coding(messages: &[RuntimeMessage]) -> Vec<CodingMessage> {
-    messages.iter().map(to_coding).collect()
+/// The estimate's view of `messages`.
+pub fn estimated(messages: &[RuntimeMessage]) -> Vec<Estimated<'_>> {
+    messages.iter().map(Estimated).collect()
 }
 
 /// The `convert_to_llm` hook of the agent: the coding agent's conversion (bash executions,
@@ -119,4 +143,53 @@ pub fn block_images(messages: Vec<Arc<Message>>) -> Vec<Arc<Message>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_session::compaction::estimate_context_tokens;
+    use serde_json::json;
+
+    fn history(summary_at: i64) -> Vec<CodingMessage> {
+        let usage = json!({"input": 900, "output": 40, "cacheRead": 0, "cacheWrite": 0,
+            "totalTokens": 940, "cost": {"input": 0, "output": 0, "cacheRead": 0,
+            "cacheWrite": 0, "total": 0}});
+        [
+            json!({"role": "user", "content": "fix the bug in src/lib.rs", "timestamp": 1}),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "Reading it."},
+                {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "src/lib.rs"}}],
+                "api": "openai-completions", "provider": "p", "model": "m", "usage": usage,
+                "stopReason": "toolUse", "timestamp": 2}),
+            json!({"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+                "content": [{"type": "text", "text": "fn main() {}\n".repeat(40)},
+                    {"type": "image", "mimeType": "image/png", "data": "AAAA"}],
+                "isError": false, "timestamp": 3}),
+            json!({"role": "compactionSummary", "summary": "Earlier: looked at the tests.",
+                "tokensBefore": 5000, "timestamp": summary_at}),
+            json!({"role": "bashExecution", "command": "cargo test", "output": "ok\n".repeat(30),
+                "exitCode": 0, "cancelled": false, "truncated": false, "timestamp": 4}),
+            json!({"role": "user", "content": [{"type": "text", "text": "and now the docs"}],
+                "timestamp": 5}),
+        ]
+        .into_iter()
+        .map(|value| CodingMessage::from_json(value).0)
+        .collect()
+    }
+
+    #[test]
+    fn shared_messages_are_estimated_as_the_coding_agents_copies_are() {
+        // The usage counts (the summary is older), then a summary newer than the usage.
+        for summary_at in [0, 10] {
+            let coding = history(summary_at);
+            let runtime: Vec<RuntimeMessage> = coding.iter().map(to_runtime).collect();
+            let shared = estimate_context_tokens(&estimated(&runtime));
+            assert_eq!(
+                shared,
+                estimate_context_tokens(&coding),
+                "summary at {summary_at}"
+            );
+            assert_eq!(shared.last_usage_index.is_some(), summary_at == 0);
+        }
+    }
 }

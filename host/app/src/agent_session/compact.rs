@@ -12,7 +12,6 @@ use pi_session::compaction::{
     CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, prepare_compaction,
     should_compact,
 };
-use pi_session::messages::AgentMessage as CodingMessage;
 use pi_session::messages::convert_to_llm;
 use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
 use serde_json::Value;
@@ -193,11 +192,9 @@ impl AgentSession {
             session
                 .append_compaction(entry)
                 .map_err(|e| CompactFailure::Failed(e.to_string()))?;
-            session.build_session_context()
+            session.build_session_context_with(bridge::into_runtime)
         };
-        self.inner
-            .agent
-            .replace_messages(bridge::all_into_runtime(context.messages));
+        self.inner.agent.replace_messages(context.messages);
         Ok(CompactionResult {
             summary: produced.summary,
             first_kept_entry_id: prep.first_kept_entry_id,
@@ -263,10 +260,10 @@ impl AgentSession {
     /// when over the threshold and hand the rebuilt messages back to the loop.
     pub(super) async fn compact_before_next_turn(
         &self,
-        messages: Vec<CodingMessage>,
+        messages: Vec<pi_agent::AgentMessage>,
     ) -> Option<NextTurnUpdate> {
         let settings = self.compaction_settings();
-        let tokens = estimate_context_tokens(&messages).tokens;
+        let tokens = estimate_context_tokens(&bridge::estimated(&messages)).tokens;
         if !should_compact(tokens, self.model().context_window, &settings) {
             return None;
         }

@@ -206,8 +206,10 @@ impl AgentSession {
         agent.set_system_prompt(options.system_prompt);
         agent.set_thinking_level(options.thinking_level);
         agent.set_tools(options.tools);
-        let context = options.session.build_session_context();
-        agent.replace_messages(bridge::all_into_runtime(context.messages));
+        let context = options
+            .session
+            .build_session_context_with(bridge::into_runtime);
+        agent.replace_messages(context.messages);
         let inner = Arc::new(Inner {
             agent,
             session: Mutex::new(options.session),
@@ -265,7 +267,8 @@ impl AgentSession {
         let turn_weak = weak;
         let prepare_next_turn: pi_agent::PrepareNextTurnFn = Arc::new(move |info| {
             let session = AgentSession::from_weak(&turn_weak);
-            let messages = bridge::all_to_coding(info.messages);
+            // Shared, not copied: the check reads the history where it is.
+            let messages = info.messages.to_vec();
             Box::pin(async move {
                 let session = session?;
                 session.compact_before_next_turn(messages).await

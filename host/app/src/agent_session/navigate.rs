@@ -106,11 +106,9 @@ impl AgentSession {
             if let Some(label) = options.label.clone() {
                 session.append_label(target_id, Some(label))?;
             }
-            session.build_session_context()
+            session.build_session_context_with(bridge::into_runtime)
         };
-        self.inner
-            .agent
-            .replace_messages(bridge::all_into_runtime(context.messages));
+        self.inner.agent.replace_messages(context.messages);
         Ok(result)
     }
 

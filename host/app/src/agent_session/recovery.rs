@@ -6,7 +6,7 @@ use super::bridge;
 use super::events::SessionEvent;
 use super::{AgentSession, lock};
 use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
-use pi_session::compaction::tokens::{estimate_tokens, has_valid_usage, usage_tokens};
+use pi_session::compaction::tokens::{Estimable, has_valid_usage, usage_tokens};
 use pi_session::compaction::{CompactionReason, estimate_context_tokens, should_compact};
 use pi_session::retry::{is_retryable_run, sleep_or_cancel};
 
@@ -71,7 +71,8 @@ impl AgentSession {
     /// `T` at a check after a run or before a prompt: the last reply's usage plus what came
     /// after it, or the estimate when that usage is not usable.
     fn tokens_at_check(&self, last: &AssistantMessage, allow_aborted: bool) -> u64 {
-        let messages = bridge::all_to_coding(&self.inner.agent.messages());
+        let history = self.inner.agent.messages();
+        let messages = bridge::estimated(&history);
         let usable = has_valid_usage(last)
             || (allow_aborted && last.stop_reason == StopReason::Aborted && usage_tokens(last) > 0);
         if !usable {
@@ -79,10 +80,13 @@ impl AgentSession {
         }
         let after = messages
             .iter()
-            .rposition(
-                |m| matches!(m, pi_session::messages::AgentMessage::Assistant(a) if a == last),
-            )
-            .map_or(0, |i| messages[i + 1..].iter().map(estimate_tokens).sum());
+            .rposition(|m| m.as_assistant() == Some(last))
+            .map_or(0, |i| {
+                messages[i + 1..]
+                    .iter()
+                    .map(Estimable::estimate_tokens)
+                    .sum()
+            });
         usage_tokens(last) + after
     }
 

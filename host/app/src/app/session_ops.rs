@@ -43,7 +43,7 @@ impl App {
     fn reload_messages(&self) {
         let messages = self
             .session
-            .with_session(|s| bridge::all_into_runtime(s.build_session_context().messages));
+            .with_session(|s| s.build_session_context_with(bridge::into_runtime).messages);
         self.session.agent().replace_messages(messages);
         self.session.agent().clear_all_queues();
         *lock(&self.shared.last_assistant) = None;

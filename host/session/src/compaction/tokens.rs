@@ -6,7 +6,7 @@
 
 use crate::messages::AgentMessage;
 use crate::settings::CompactionSettings;
-use pi_ai::{AssistantBlock, AssistantMessage, StopReason, UserBlock, UserContent};
+use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock, UserContent};
 
 /// Characters an image counts as (≈ 1,200 tokens).
 pub const IMAGE_CHARS: u64 = 4_800;
@@ -61,6 +61,47 @@ pub fn message_chars(message: &AgentMessage) -> u64 {
     }
 }
 
+/// [`message_chars`] of a model message, read where it is (a history shared with the agent is
+/// estimated without a copy).
+pub fn model_message_chars(message: &Message) -> u64 {
+    match message {
+        Message::User(m) => user_content_chars(&m.content),
+        Message::Assistant(m) => assistant_chars(m),
+        Message::ToolResult(m) => user_blocks_chars(&m.content),
+    }
+}
+
+/// What the context estimate reads of a message, so a caller's own form of the history (the
+/// agent's shared messages) is estimated in place rather than converted whole first.
+pub trait Estimable {
+    /// The assistant reply this message is, if it is one.
+    fn as_assistant(&self) -> Option<&AssistantMessage>;
+    /// The time of the compaction summary this message is, if it is one.
+    fn compaction_summary_time(&self) -> Option<i64>;
+    /// `E(message)`.
+    fn estimate_tokens(&self) -> u64;
+}
+
+impl Estimable for AgentMessage {
+    fn as_assistant(&self) -> Option<&AssistantMessage> {
+        match self {
+            AgentMessage::Assistant(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn compaction_summary_time(&self) -> Option<i64> {
+        match self {
+            AgentMessage::CompactionSummary(c) => Some(c.timestamp),
+            _ => None,
+        }
+    }
+
+    fn estimate_tokens(&self) -> u64 {
+        estimate_tokens(self)
+    }
+}
+
 /// `E(message) = ceil(chars / 4)`.
 pub fn estimate_tokens(message: &AgentMessage) -> u64 {
     message_chars(message).div_ceil(4)
@@ -93,37 +134,30 @@ pub struct ContextEstimate {
 
 /// The newest timestamp of a summary that replaced history: usage reported before it was
 /// measured on a context that no longer exists.
-fn stale_before(messages: &[AgentMessage]) -> Option<i64> {
+fn stale_before<M: Estimable>(messages: &[M]) -> Option<i64> {
     messages
         .iter()
-        .filter_map(|m| match m {
-            AgentMessage::CompactionSummary(c) => Some(c.timestamp),
-            _ => None,
-        })
+        .filter_map(Estimable::compaction_summary_time)
         .max()
 }
 
 /// `T = U + ΣE` over the messages after the newest valid usage; `ΣE` over all messages when
 /// there is none. Usage older than the newest compaction summary in the list is ignored.
-pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextEstimate {
+pub fn estimate_context_tokens<M: Estimable>(messages: &[M]) -> ContextEstimate {
     let stale = stale_before(messages);
-    let source = messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, m)| match m {
-            AgentMessage::Assistant(a)
-                if has_valid_usage(a) && stale.is_none_or(|ts| a.timestamp > ts) =>
-            {
-                Some((i, usage_tokens(a)))
-            }
-            _ => None,
-        });
+    let source = messages.iter().enumerate().rev().find_map(|(i, m)| {
+        m.as_assistant()
+            .filter(|a| has_valid_usage(a) && stale.is_none_or(|ts| a.timestamp > ts))
+            .map(|a| (i, usage_tokens(a)))
+    });
     let (start, usage, index) = match source {
         Some((i, u)) => (i + 1, u, Some(i)),
         None => (0, 0, None),
     };
-    let trailing: u64 = messages[start..].iter().map(estimate_tokens).sum();
+    let trailing: u64 = messages[start..]
+        .iter()
+        .map(Estimable::estimate_tokens)
+        .sum();
     ContextEstimate {
         tokens: usage + trailing,
         usage_tokens: usage,

@@ -16,10 +16,11 @@ pub struct ModelRef {
     pub model_id: String,
 }
 
-/// What a branch gives the agent when it is opened.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SessionContext {
-    pub messages: Vec<AgentMessage>,
+/// What a branch gives the agent when it is opened: its messages (as `M`, the session's own
+/// union unless a caller converts them as they are read), thinking level and model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionContext<M = AgentMessage> {
+    pub messages: Vec<M>,
     /// The last `thinking_level_change` on the path, else `"off"`.
     pub thinking_level: String,
     /// The later of the last `model_change` and the last assistant message's model.
@@ -29,7 +30,9 @@ pub struct SessionContext {
 /// What pi 1.x's `context_edit` entries on `path` say, by target id (the latest edit on the
 /// branch wins): `None` hides the target from the model context (a failed attempt), `Some`
 /// replaces its content. The raw history stays as it is.
-fn context_edits<'a>(path: &[&'a SessionEntry]) -> HashMap<&'a str, Option<&'a Value>> {
+pub(super) fn context_edits<'a>(
+    path: impl IntoIterator<Item = &'a SessionEntry>,
+) -> HashMap<&'a str, Option<&'a Value>> {
     let mut edits = HashMap::new();
     for entry in path {
         if let EntryKind::Unknown { entry_type } = &entry.kind
@@ -105,65 +108,71 @@ pub struct BranchSettings {
 }
 
 /// Which entries of a path give the context's messages, and the branch's settings.
-struct Plan {
-    settings: BranchSettings,
+pub(super) struct Plan {
+    pub settings: BranchSettings,
     /// Positions in the path, in context order.
-    selected: Vec<usize>,
+    pub selected: Vec<usize>,
 }
 
-fn plan(path: &[&SessionEntry]) -> Plan {
+/// Plans a path of `len` entries: `entry(i)` is the entry at `i` when it is at hand and `id(i)`
+/// its id. A model message that is not at hand counts for nothing but its place: of the
+/// messages only the last assistant reply sets anything (its model), so a caller that reads
+/// the branch lazily needs to hand over that one and the small entries.
+pub(super) fn plan<'a>(
+    len: usize,
+    entry: impl Fn(usize) -> Option<&'a SessionEntry>,
+    id: impl Fn(usize) -> &'a str,
+) -> Plan {
     let mut settings = BranchSettings::default();
     let mut compaction_at = None;
-    for (i, entry) in path.iter().enumerate() {
-        match &entry.kind {
-            EntryKind::ThinkingLevelChange {
+    for i in 0..len {
+        match entry(i).map(|e| &e.kind) {
+            Some(EntryKind::ThinkingLevelChange {
                 thinking_level: level,
-            } => {
+            }) => {
                 settings.thinking_level = Some(level.clone());
             }
-            EntryKind::ModelChange { provider, model_id } => {
+            Some(EntryKind::ModelChange { provider, model_id }) => {
                 settings.model = Some(ModelRef {
                     provider: provider.clone(),
                     model_id: model_id.clone(),
                 });
             }
-            EntryKind::Message(AgentMessage::Assistant(a)) => {
+            Some(EntryKind::Message(AgentMessage::Assistant(a))) => {
                 settings.model = Some(ModelRef {
                     provider: a.provider.clone(),
                     model_id: a.model.clone(),
                 });
             }
-            EntryKind::Compaction(_) => compaction_at = Some(i),
+            Some(EntryKind::Compaction(c)) => compaction_at = Some((i, c)),
             _ => {}
         }
     }
     let selected = match compaction_at {
-        None => (0..path.len()).collect(),
-        Some(at) => {
-            let first_kept = match &path[at].kind {
-                EntryKind::Compaction(c) => c.first_kept_entry_id.as_str(),
-                _ => "",
-            };
+        None => (0..len).collect(),
+        Some((at, compaction)) => {
             // Kept entries start at firstKeptEntryId; if it is not on the path, none are kept.
-            let kept = path[..at]
-                .iter()
-                .position(|e| e.id == first_kept)
+            let first_kept = compaction.first_kept_entry_id.as_str();
+            let kept = (0..at)
+                .position(|i| id(i) == first_kept)
                 .map_or(at..at, |start| start..at);
-            std::iter::once(at)
-                .chain(kept)
-                .chain(at + 1..path.len())
-                .collect()
+            std::iter::once(at).chain(kept).chain(at + 1..len).collect()
         }
     };
     Plan { settings, selected }
 }
 
-/// The settings of `path` (root → leaf entries).
-pub fn branch_settings(path: &[&SessionEntry]) -> BranchSettings {
-    plan(path).settings
+fn plan_of(path: &[&SessionEntry]) -> Plan {
+    plan(path.len(), |i| Some(path[i]), |i| path[i].id.as_str())
 }
 
-fn edited(message: AgentMessage, edit: Option<Option<&Value>>) -> Option<AgentMessage> {
+/// The settings of `path` (root → leaf entries).
+pub fn branch_settings(path: &[&SessionEntry]) -> BranchSettings {
+    plan_of(path).settings
+}
+
+/// `message` as the branch's `context_edit` for it leaves it (`edit`: the one there is).
+pub(super) fn edited(message: AgentMessage, edit: Option<Option<&Value>>) -> Option<AgentMessage> {
     match edit {
         None => Some(message),
         Some(None) => None,
@@ -171,7 +180,7 @@ fn edited(message: AgentMessage, edit: Option<Option<&Value>>) -> Option<AgentMe
     }
 }
 
-fn context_of(settings: BranchSettings, messages: Vec<AgentMessage>) -> SessionContext {
+pub(super) fn context_of<M>(settings: BranchSettings, messages: Vec<M>) -> SessionContext<M> {
     SessionContext {
         messages,
         thinking_level: settings.thinking_level.unwrap_or_else(|| "off".to_owned()),
@@ -181,37 +190,14 @@ fn context_of(settings: BranchSettings, messages: Vec<AgentMessage>) -> SessionC
 
 /// Builds the context of `path` (root → leaf entries, as from `get_branch`).
 pub fn build_session_context(path: &[&SessionEntry]) -> SessionContext {
-    let edits = context_edits(path);
-    let Plan { settings, selected } = plan(path);
+    let edits = context_edits(path.iter().copied());
+    let Plan { settings, selected } = plan_of(path);
     let messages = selected
         .into_iter()
         .filter_map(|i| {
             let entry = path[i];
             let edit = edits.get(entry.id.as_str()).copied();
             edited(entry_message(entry)?, edit)
-        })
-        .collect();
-    context_of(settings, messages)
-}
-
-/// Builds the context of `path`, moving each message out of its entry (no copy of the
-/// conversation is made; the entries are consumed).
-pub fn build_session_context_owned(path: Vec<SessionEntry>) -> SessionContext {
-    let refs: Vec<&SessionEntry> = path.iter().collect();
-    let Plan { settings, selected } = plan(&refs);
-    let edits: HashMap<String, Option<Value>> = context_edits(&refs)
-        .into_iter()
-        .map(|(id, edit)| (id.to_owned(), edit.cloned()))
-        .collect();
-    drop(refs);
-    let mut entries = path;
-    let messages = selected
-        .into_iter()
-        .filter_map(|i| {
-            // Taken in place: a copy of the entries wrapped in `Option` would hold them twice.
-            let entry = std::mem::replace(entries.get_mut(i)?, SessionEntry::taken());
-            let edit = edits.get(entry.id.as_str()).map(Option::as_ref);
-            edited(into_entry_message(entry)?, edit)
         })
         .collect();
     context_of(settings, messages)

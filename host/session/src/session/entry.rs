@@ -247,20 +247,6 @@ fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
 }
 
 impl SessionEntry {
-    /// What is left where an entry was moved out of a list (allocates nothing).
-    pub(crate) fn taken() -> SessionEntry {
-        SessionEntry {
-            id: String::new(),
-            parent_id: None,
-            timestamp: String::new(),
-            kind: EntryKind::Unknown {
-                entry_type: String::new(),
-            },
-            extra: Map::new(),
-            message_extra: Map::new(),
-        }
-    }
-
     /// Reads one entry object.
     pub fn from_json(value: Value) -> Result<SessionEntry, EntryError> {
         Self::from_json_with(value, false)

@@ -332,51 +332,59 @@ pub(crate) fn materialise_for_context(source: &File, slot: &Slot) -> Option<Sess
 
 /// Parses the entries of `slots` (cached ones are cloned) on worker threads, in order.
 pub(crate) fn materialise_all(source: Option<&File>, slots: &[&Slot]) -> Vec<SessionEntry> {
-    materialise_all_with(source, slots, materialise)
+    par_filter_map(slots, |slot| cached_or(source, slot, materialise))
 }
 
 /// [`materialise_all`] for the context ([`materialise_for_context`]).
 pub(crate) fn materialise_context(source: Option<&File>, slots: &[&Slot]) -> Vec<SessionEntry> {
-    materialise_all_with(source, slots, materialise_for_context)
+    par_filter_map(slots, |slot| {
+        cached_or(source, slot, materialise_for_context)
+    })
 }
 
-fn materialise_all_with(
+fn cached_or(
     source: Option<&File>,
-    slots: &[&Slot],
+    slot: &Slot,
     read: fn(&File, &Slot) -> Option<SessionEntry>,
-) -> Vec<SessionEntry> {
-    let one = |slot: &&Slot| -> Option<SessionEntry> {
-        match slot.entry.get() {
-            Some(entry) => Some((**entry).clone()),
-            None => read(source?, slot),
-        }
-    };
+) -> Option<SessionEntry> {
+    match slot.entry.get() {
+        Some(entry) => Some((**entry).clone()),
+        None => read(source?, slot),
+    }
+}
+
+/// `f` of each of `items` on worker threads (a short list on this one), in order.
+pub(crate) fn par_filter_map<I: Sync, T: Send>(
+    items: &[I],
+    f: impl Fn(&I) -> Option<T> + Sync,
+) -> Vec<T> {
     let workers = std::thread::available_parallelism()
         .map(usize::from)
         .unwrap_or(1)
         .clamp(1, 4);
-    if workers == 1 || slots.len() < 64 {
-        return slots.iter().filter_map(one).collect();
+    if workers == 1 || items.len() < 64 {
+        return items.iter().filter_map(f).collect();
     }
-    let chunk = slots.len().div_ceil(workers);
+    let chunk = items.len().div_ceil(workers);
+    let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = slots
+        let handles: Vec<_> = items
             .chunks(chunk)
             .map(|part| {
                 scope.spawn(move || {
-                    let mut entries = Vec::with_capacity(part.len());
-                    entries.extend(part.iter().filter_map(one));
-                    entries
+                    let mut out = Vec::with_capacity(part.len());
+                    out.extend(part.iter().filter_map(f));
+                    out
                 })
             })
             .collect();
         // The first part grows to hold the others (a large buffer grows in place), so the
-        // entries are not all held twice while they are joined.
+        // results are not all held twice while they are joined.
         let mut parts = handles.into_iter().map(|h| h.join().unwrap_or_default());
-        let mut entries = parts.next().unwrap_or_default();
+        let mut out = parts.next().unwrap_or_default();
         for mut part in parts {
-            entries.append(&mut part);
+            out.append(&mut part);
         }
-        entries
+        out
     })
 }

@@ -12,9 +12,38 @@ use std::fmt;
 /// line does not read this way (the caller then reads it in full, which keeps or reports it).
 pub(crate) fn message_of_line(text: &[u8], role: &'static str, id: &str) -> Option<AgentMessage> {
     let mut de = serde_json::Deserializer::from_slice(text);
-    let (line_id, message) = de.deserialize_map(LineVisitor { role }).ok()?;
+    let (line_id, mut message) = de.deserialize_map(LineVisitor { role }).ok()?;
     de.end().ok()?;
-    (line_id == id).then_some(message)
+    if line_id != id {
+        return None;
+    }
+    fit_content(&mut message);
+    Some(message)
+}
+
+/// Moves content lists into allocations of their length: a list read grows to four blocks for
+/// its first one, and a resumed history is held for the whole session. (Shrinking in place
+/// would leave each cut-off tail as a fragment; the read's buffer freed whole is reused by the
+/// next message's read.)
+fn fit_content(message: &mut AgentMessage) {
+    match message {
+        AgentMessage::User(user) => {
+            if let pi_ai::UserContent::Blocks(blocks) = &mut user.content {
+                fit(blocks);
+            }
+        }
+        AgentMessage::Assistant(assistant) => fit(&mut assistant.content),
+        AgentMessage::ToolResult(result) => fit(&mut result.content),
+        _ => {}
+    }
+}
+
+fn fit<T>(list: &mut Vec<T>) {
+    if list.capacity() > list.len() {
+        let mut exact = Vec::with_capacity(list.len());
+        exact.append(list);
+        *list = exact;
+    }
 }
 
 /// The keys of an entry this read looks at.

@@ -1,6 +1,7 @@
 //! Session files: pi's JSONL v3 tree of entries, and the manager that opens, appends, branches,
 //! forks and clones them.
 
+mod branch_context;
 pub mod context;
 pub mod entry;
 pub mod file;
@@ -382,7 +383,7 @@ impl SessionManager {
         wanted: impl Fn(&EntryHead<'_>) -> bool,
         mut f: impl FnMut(&SessionEntry),
     ) {
-        const CHUNK_BYTES: usize = 8 << 20;
+        const CHUNK_BYTES: usize = 1 << 20;
         let path: Vec<&Slot> = tree::branch(&self.slots, &self.index, self.leaf.as_deref())
             .into_iter()
             .filter(|s| {
@@ -425,12 +426,18 @@ impl SessionManager {
     /// compaction's first kept entry on, the last assistant reply for the model, and the small
     /// entries already parsed), and nothing parsed for it is kept.
     pub fn build_session_context(&self) -> SessionContext {
+        self.build_session_context_with(|message| message)
+    }
+
+    /// [`build_session_context`](Self::build_session_context) with each message turned into
+    /// `T` as it is read (on the reading threads), so a long branch is never held in two forms
+    /// at once.
+    pub fn build_session_context_with<T: Send>(
+        &self,
+        convert: impl Fn(AgentMessage) -> T + Sync,
+    ) -> SessionContext<T> {
         let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
-        let needed = context_slots(&path);
-        context::build_session_context_owned(index::materialise_context(
-            self.source.as_deref(),
-            &needed,
-        ))
+        branch_context::build(self.source.as_deref(), &path, convert)
     }
 
     /// The thinking level and model the current branch last recorded, parsing at most one
@@ -705,33 +712,6 @@ impl SessionManager {
         self.persist_buffer_if_ready()?;
         Ok(self.session_file().map(Path::to_path_buf))
     }
-}
-
-/// The slots of `path` the context of its leaf needs (see `build_session_context`).
-fn context_slots<'a>(path: &[&'a Slot]) -> Vec<&'a Slot> {
-    let compaction = path.iter().rposition(|s| s.entry_type == "compaction");
-    let start = compaction.map_or(0, |at| {
-        let first_kept = match path[at].entry.get().map(|e| &e.kind) {
-            Some(EntryKind::Compaction(c)) => c.first_kept_entry_id.as_str(),
-            _ => "",
-        };
-        path[..at]
-            .iter()
-            .position(|s| s.id == first_kept)
-            .unwrap_or(at)
-    });
-    let last_assistant = path.iter().rposition(|s| s.assistant);
-    path.iter()
-        .enumerate()
-        .filter(|(i, s)| {
-            // Small entries set the model and thinking level; entry types this version does
-            // not know may edit the context (pi 1.x's `context_edit`).
-            *i >= start
-                || !matches!(s.entry_type.as_str(), "message" | "custom")
-                || Some(*i) == last_assistant
-        })
-        .map(|(_, s)| *s)
-        .collect()
 }
 
 /// The file's lines for `slots` after `header`: each entry read from a file as the very bytes
