@@ -15,103 +15,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
+#[path = "support/pty.rs"]
+mod pty;
 
 use pi_mock_llm::{MockLlm, Turn};
+use pty::{Session, peak_rss_kb};
 use serde_json::json;
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 use support::Dirs;
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
-
-/// `pi` in a pseudo-terminal of 100×30; what it writes arrives on `output`.
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    output: Receiver<Vec<u8>>,
-    seen: Vec<u8>,
-}
-
-impl Session {
-    fn start(bin: &str, dirs: &Dirs, args: &[&str]) -> Session {
-        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        let inner = format!("stty rows 30 cols 100; exec '{bin}' {}", quoted.join(" "));
-        let mut child = Command::new("script")
-            .args(["-qfec", &inner, "/dev/null"])
-            .current_dir(&dirs.cwd)
-            .env_clear()
-            .env("PATH", &dirs.path)
-            .env("HOME", &dirs.home)
-            .env("TERM", "xterm-256color")
-            .env("PI_CODING_AGENT_DIR", &dirs.agent)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("`script` runs (Debian package bsdutils)");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let (tx, output) = channel();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 65536];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        Session {
-            child,
-            stdin,
-            output,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits until the terminal output holds `marker` (counted from the last call).
-    fn wait_for(&mut self, marker: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(at) = find(&self.seen, marker.as_bytes()) {
-                self.seen.drain(..at + marker.len());
-                return;
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.output.recv_timeout(left) {
-                Ok(bytes) => self.seen.extend(bytes),
-                Err(_) => panic!(
-                    "no {marker:?} from pi; it wrote:\n{}",
-                    String::from_utf8_lossy(&self.seen)
-                ),
-            }
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The pid of pi itself (script's child).
-    fn pi_pid(&self) -> u32 {
-        let script = self.child.id();
-        let children =
-            std::fs::read_to_string(format!("/proc/{script}/task/{script}/children")).unwrap();
-        children.split_whitespace().next().unwrap().parse().unwrap()
-    }
-
-    fn exit(mut self) {
-        self.send(b"\x04");
-        let _ = self.child.wait();
-    }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
 
 /// User + system CPU time of `pid` so far.
 fn cpu_time(pid: u32) -> Duration {
@@ -121,15 +35,6 @@ fn cpu_time(pid: u32) -> Duration {
     let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     // Linux reports CPU time in clock ticks of 1/100 s (USER_HZ) on every architecture pi runs on.
     Duration::from_millis(ticks * 10)
-}
-
-fn peak_rss_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
 }
 
 /// The footer's context gauge: drawn once the first frame is ready for input.

@@ -1,10 +1,12 @@
 //! Long sessions on the user's path: the release `pi` binary resuming generated session files
 //! of 1, 10, 50 (and 200) MB in four shapes (one branch; eight branches; compacted; images and
-//! big tool results), three ways each:
+//! big tool results), four ways each:
 //! - load: `pi -c --mode rpc`, one `get_session_stats`, end of input;
 //! - continue: `pi -c -p "Continue."` against the mock LLM, with a model whose window holds the
 //!   whole context (so the request carries all of it);
-//! - messages: `pi -c --mode rpc`, one `get_messages`.
+//! - messages: `pi -c --mode rpc`, one `get_messages`;
+//! - UI: `pi -c` in a pseudo-terminal of 100×30, to the first frame ready for input (the
+//!   footer's context gauge drawn); its peak RSS is `VmHWM` at that point.
 //!
 //! Prints the median wall time and the peak RSS (`wait4`'s rusage of the pi process, as
 //! `/usr/bin/time -f %M` reports it) per size, shape and action, so growth with the file is
@@ -12,7 +14,8 @@
 //!
 //! `cargo bench -p pi-cli --bench sessions`. `PI_BENCH_SIZES=1,10,50,200` picks the sizes in
 //! MB (default 1,10,50: the 200 MB files take a while to write and to run), `PI_BENCH_RUNS` the
-//! runs per case (default 3), `PI_BENCH_SHAPES=branch,media` a subset of the shapes.
+//! runs per case (default 3), `PI_BENCH_SHAPES=branch,media` a subset of the shapes,
+//! `PI_BENCH_ACTIONS=load,continue,messages,ui` a subset of the actions.
 //! `PI_BENCH_BASELINE=<another pi build>` and `PI_BENCH_REFERENCE=<path to the TypeScript pi>`
 //! run those on the same files in the same run.
 //! Targets: load ≤ 4 ms per MB with peak RSS ≤ 1.5× the file (one branch); continue with peak
@@ -22,6 +25,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod generate;
+#[path = "../support/pty.rs"]
+mod pty;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -40,16 +45,27 @@ enum Action {
     Load,
     Continue,
     Messages,
+    Ui,
 }
 
 impl Action {
-    const ALL: [Action; 3] = [Action::Load, Action::Continue, Action::Messages];
+    const ALL: [Action; 4] = [Action::Load, Action::Continue, Action::Messages, Action::Ui];
+
+    fn key(self) -> &'static str {
+        match self {
+            Action::Load => "load",
+            Action::Continue => "continue",
+            Action::Messages => "messages",
+            Action::Ui => "ui",
+        }
+    }
 
     fn name(self) -> &'static str {
         match self {
             Action::Load => "load (get_session_stats)",
             Action::Continue => "continue (-p)",
             Action::Messages => "get_messages",
+            Action::Ui => "open in the UI (-c)",
         }
     }
 }
@@ -67,13 +83,16 @@ struct Run {
 const TIME: &str = "/usr/bin/time";
 
 fn run(bin: &str, dirs: &Dirs, mock: &MockLlm, action: Action) -> Run {
+    if action == Action::Ui {
+        return open_in_ui(bin, dirs);
+    }
     let mut cmd = Command::new(TIME);
     cmd.args(["-f", "%M", bin]);
     dirs.apply(&mut cmd).stdout(Stdio::piped());
     let rpc = match action {
         Action::Load => Some("get_session_stats"),
         Action::Messages => Some("get_messages"),
-        Action::Continue => None,
+        Action::Continue | Action::Ui => None,
     };
     match rpc {
         Some(_) => cmd.args(["-c", "--mode", "rpc"]).stdin(Stdio::piped()),
@@ -132,6 +151,25 @@ fn run(bin: &str, dirs: &Dirs, mock: &MockLlm, action: Action) -> Run {
     }
 }
 
+/// The footer's context gauge (`0%` here, the window being huge; the reference pi draws
+/// `0.0%/…`): drawn once the first frame is ready for input.
+const READY: &str = "0%";
+
+/// `pi -c` in a pseudo-terminal until its first frame is drawn, then Ctrl+D.
+fn open_in_ui(bin: &str, dirs: &Dirs) -> Run {
+    let started = std::time::Instant::now();
+    let mut ui = pty::Session::start(bin, dirs, &["-c"]);
+    ui.wait_for(READY);
+    let wall = started.elapsed();
+    let peak_kb = pty::peak_rss_kb(ui.pi_pid());
+    ui.exit();
+    Run {
+        wall,
+        peak_kb,
+        stdout_bytes: 0,
+    }
+}
+
 fn env_list(name: &str, default: &str) -> Vec<String> {
     std::env::var(name)
         .unwrap_or_else(|_| default.to_owned())
@@ -146,6 +184,14 @@ fn shapes() -> Vec<Shape> {
     Shape::ALL
         .into_iter()
         .filter(|s| wanted.iter().any(|w| s.key() == w))
+        .collect()
+}
+
+fn actions() -> Vec<Action> {
+    let wanted = env_list("PI_BENCH_ACTIONS", "load,continue,messages,ui");
+    Action::ALL
+        .into_iter()
+        .filter(|a| wanted.iter().any(|w| a.key() == w))
         .collect()
 }
 
@@ -201,7 +247,7 @@ fn main() {
             let path = dir.join("2026-01-01T00-00-00-000Z_bench.jsonl");
             generate::write_session(&path, &dirs.cwd, mb, shape);
             let file_mb = std::fs::metadata(&path).unwrap().len() as f64 / 1048576.0;
-            for action in Action::ALL {
+            for action in actions() {
                 for (label, bin) in &bins {
                     let measured: Vec<Run> =
                         (0..runs).map(|_| run(bin, &dirs, &mock, action)).collect();
