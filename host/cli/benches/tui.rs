@@ -14,9 +14,9 @@
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
 #[path = "support/pty.rs"]
 mod pty;
+mod support;
 
 use pi_mock_llm::{MockLlm, Turn};
 use pty::{Session, peak_rss_kb};

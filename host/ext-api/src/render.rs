@@ -2,7 +2,7 @@
 //! Colours are theme colour names, so the user's theme decides the actual colours.
 
 use crate::ExtensionFailure;
-use pi_agent::ToolOutput;
+use pi_ai::UserBlock;
 use serde_json::Value;
 
 /// Text attributes of a span; colours are theme colour names (`accent`, `muted`, …).
@@ -36,7 +36,10 @@ pub enum RenderTarget<'a> {
     ToolResult {
         tool_name: &'a str,
         arguments: &'a Value,
-        output: &'a ToolOutput,
+        /// The result's blocks and `details` (by reference: a stored result is drawn from the
+        /// message the agent holds, not a copy).
+        content: &'a [UserBlock],
+        details: &'a Value,
         is_error: bool,
         expanded: bool,
     },

@@ -31,19 +31,16 @@ fn subject(target: &RenderTarget<'_>) -> wit::RenderSubject {
         RenderTarget::ToolResult {
             tool_name,
             arguments,
-            output,
+            content,
+            details,
             is_error,
             expanded,
         } => wit::RenderSubject::ToolResult(wit::RenderedToolResult {
             tool_name: (*tool_name).to_owned(),
             arguments: arguments.to_string(),
             result: wit::ToolResult {
-                content: output
-                    .content
-                    .iter()
-                    .map(crate::convert::content_block)
-                    .collect(),
-                details: Some(output.details.to_string()),
+                content: content.iter().map(crate::convert::content_block).collect(),
+                details: Some(details.to_string()),
                 is_error: *is_error,
             },
             expanded: *expanded,

@@ -43,9 +43,41 @@ pub struct ToolCall {
     pub name: String,
     pub args: Value,
     /// The partial result while it runs, then the final one.
-    pub output: Option<ToolOutput>,
+    pub output: Option<Output>,
     pub is_error: bool,
     pub done: bool,
+}
+
+/// A tool call's result: as the run reports it, or the result message of a continued session
+/// (shared with the agent's history, not copied: a long session's tool output is most of it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Live(ToolOutput),
+    Stored(Arc<Message>),
+}
+
+impl Output {
+    pub fn content(&self) -> &[UserBlock] {
+        match self {
+            Output::Live(output) => &output.content,
+            Output::Stored(message) => match &**message {
+                Message::ToolResult(result) => &result.content,
+                _ => &[],
+            },
+        }
+    }
+
+    /// The tool's `details` (null when it gave none).
+    pub fn details(&self) -> &Value {
+        static NONE: Value = Value::Null;
+        match self {
+            Output::Live(output) => &output.details,
+            Output::Stored(message) => match &**message {
+                Message::ToolResult(result) => result.details.as_ref().unwrap_or(&NONE),
+                _ => &NONE,
+            },
+        }
+    }
 }
 
 impl ToolCall {
@@ -55,7 +87,7 @@ impl ToolCall {
             return String::new();
         };
         let parts: Vec<String> = output
-            .content
+            .content()
             .iter()
             .map(|b| match b {
                 UserBlock::Text(t) => t.text.clone(),
@@ -164,9 +196,13 @@ impl Transcript {
     }
 
     fn push_message(&mut self, message: &AgentMessage, streaming: bool) {
-        match message.as_llm() {
-            Some(Message::User(user)) => self.push(Item::User(user.content.text())),
-            Some(Message::Assistant(assistant)) => {
+        let llm = match message {
+            AgentMessage::Llm(llm) => Some(llm),
+            AgentMessage::Host(_) => None,
+        };
+        match llm.map(|m| (m, &**m)) {
+            Some((_, Message::User(user))) => self.push(Item::User(user.content.text())),
+            Some((_, Message::Assistant(assistant))) => {
                 self.last_usage = Some(assistant.usage);
                 self.push(Item::Assistant {
                     message: Arc::new(assistant.clone()),
@@ -174,11 +210,8 @@ impl Transcript {
                 });
                 self.push_failure(assistant);
             }
-            Some(Message::ToolResult(result)) => {
-                let output = ToolOutput {
-                    content: result.content.clone(),
-                    details: result.details.clone().unwrap_or(Value::Null),
-                };
+            Some((shared, Message::ToolResult(result))) => {
+                let output = Output::Stored(shared.clone());
                 // Live, the call is on screen since its execution started: the result
                 // message only confirms it.
                 if let Some(call) = self.tool(&result.tool_call_id) {
@@ -408,7 +441,7 @@ impl Transcript {
                 ..
             } => {
                 if let Some(call) = self.tool(tool_call_id) {
-                    call.output = Some(partial_result.clone());
+                    call.output = Some(Output::Live(partial_result.clone()));
                 }
             }
             AgentEvent::ToolExecutionEnd {
@@ -418,7 +451,7 @@ impl Transcript {
                 ..
             } => {
                 if let Some(call) = self.tool(tool_call_id) {
-                    call.output = Some(result.clone());
+                    call.output = Some(Output::Live(result.clone()));
                     call.is_error = *is_error;
                     call.done = true;
                 }

@@ -49,7 +49,8 @@ fn a_tool_result_renders_and_unknown_subjects_fall_back() {
     let target = RenderTarget::ToolResult {
         tool_name: "echo",
         arguments: &args,
-        output: &output,
+        content: &output.content,
+        details: &output.details,
         is_error: true,
         expanded: false,
     };

@@ -100,7 +100,8 @@ fn a_0_1_0_renderer_draws_messages_and_tool_results() {
     let result = RenderTarget::ToolResult {
         tool_name: "legacy",
         arguments: &args,
-        output: &output,
+        content: &output.content,
+        details: &output.details,
         is_error: false,
         expanded: false,
     };

@@ -250,7 +250,7 @@ fn output_tail(
 /// The diff `edit` reports in its details, when it has one.
 fn diff_text(call: &ToolCall) -> Option<String> {
     let output = call.output.as_ref()?;
-    output.details.get("diff")?.as_str().map(str::to_owned)
+    output.details().get("diff")?.as_str().map(str::to_owned)
 }
 
 /// `text` wrapped under a first-line prefix (and an indent of the same width after it).

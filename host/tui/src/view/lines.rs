@@ -271,7 +271,7 @@ fn pictures(
     }
     let room = width.saturating_sub(PICTURE_INDENT as usize);
     let mut placed = Vec::new();
-    for block in &output.content {
+    for block in output.content() {
         let pi_ai::UserBlock::Image(image) = block else {
             continue;
         };
@@ -328,7 +328,8 @@ fn item_lines(
             let target = output.map(|output| RenderTarget::ToolResult {
                 tool_name: &call.name,
                 arguments: &call.args,
-                output,
+                content: output.content(),
+                details: output.details(),
                 is_error: call.is_error,
                 expanded: screen.expanded,
             });
