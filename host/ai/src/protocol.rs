@@ -2,9 +2,11 @@
 
 use crate::event::{AssistantMessageEvent, MessageBuilder};
 use crate::options::StreamOptions;
-pub use crate::providers::RequestBody;
 use crate::sse::{SseEvent, SseParser};
 use crate::types::{AssistantMessage, Context, Model, StopReason};
+use bytes::Bytes;
+use std::io::{self, Write};
+use std::sync::Arc;
 
 /// A request ready to send.
 #[derive(Debug, Clone)]
@@ -12,6 +14,78 @@ pub struct HttpRequest {
     pub url: String,
     pub headers: Vec<(String, String)>,
     pub body: RequestBody,
+}
+
+/// Writes a body's JSON.
+pub(crate) type WriteFn = dyn Fn(&mut dyn Write) -> io::Result<()> + Send + Sync;
+
+/// The JSON body of a request, of a known length: kept as bytes when small, else written from
+/// the context each time it is sent (see `providers::body`).
+#[derive(Clone)]
+pub struct RequestBody {
+    len: u64,
+    source: Source,
+}
+
+#[derive(Clone)]
+enum Source {
+    Bytes(Bytes),
+    Written(Arc<WriteFn>),
+}
+
+impl RequestBody {
+    pub(crate) fn of_bytes(len: u64, bytes: Bytes) -> RequestBody {
+        RequestBody {
+            len,
+            source: Source::Bytes(bytes),
+        }
+    }
+
+    pub(crate) fn written(len: u64, write: Arc<WriteFn>) -> RequestBody {
+        RequestBody {
+            len,
+            source: Source::Written(write),
+        }
+    }
+
+    /// The body's length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The whole body (written out when it is not kept).
+    pub fn to_bytes(&self) -> io::Result<Bytes> {
+        match &self.source {
+            Source::Bytes(bytes) => Ok(bytes.clone()),
+            Source::Written(write) => {
+                let mut out = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
+                write(&mut out)?;
+                Ok(out.into())
+            }
+        }
+    }
+
+    /// The kept bytes, or the writer that produces the body.
+    pub(crate) fn kept(&self) -> Result<&Bytes, &Arc<WriteFn>> {
+        match &self.source {
+            Source::Bytes(bytes) => Ok(bytes),
+            Source::Written(write) => Err(write),
+        }
+    }
+}
+
+impl std::fmt::Debug for RequestBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = matches!(self.source, Source::Bytes(_));
+        f.debug_struct("RequestBody")
+            .field("len", &self.len)
+            .field("kept", &kept)
+            .finish()
+    }
 }
 
 /// Why a response stream could not be turned into a message.

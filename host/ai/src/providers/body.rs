@@ -5,8 +5,8 @@
 //! no more than its messages already cost.
 
 use crate::options::StreamOptions;
+use crate::protocol::RequestBody;
 use crate::types::{Context, Model, UserBlock};
-use bytes::Bytes;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -14,63 +14,6 @@ use std::sync::Arc;
 /// Bodies up to this size are kept as bytes (sent as they are, shared by retries); larger ones
 /// are written from the context as they are sent.
 const KEEP_UP_TO: usize = 1 << 20;
-
-/// Writes a body's JSON.
-type WriteFn = dyn Fn(&mut dyn Write) -> io::Result<()> + Send + Sync;
-
-/// The JSON body of a request, of a known length.
-#[derive(Clone)]
-pub struct RequestBody {
-    len: u64,
-    source: Source,
-}
-
-#[derive(Clone)]
-enum Source {
-    Bytes(Bytes),
-    Written(Arc<WriteFn>),
-}
-
-impl RequestBody {
-    /// The body's length in bytes.
-    pub fn len(&self) -> u64 {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The whole body (written out when it is not kept).
-    pub fn to_bytes(&self) -> io::Result<Bytes> {
-        match &self.source {
-            Source::Bytes(bytes) => Ok(bytes.clone()),
-            Source::Written(write) => {
-                let mut out = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
-                write(&mut out)?;
-                Ok(out.into())
-            }
-        }
-    }
-
-    /// The kept bytes, or the writer that produces the body.
-    pub(crate) fn kept(&self) -> Result<&Bytes, &Arc<WriteFn>> {
-        match &self.source {
-            Source::Bytes(bytes) => Ok(bytes),
-            Source::Written(write) => Err(write),
-        }
-    }
-}
-
-impl std::fmt::Debug for RequestBody {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kept = matches!(self.source, Source::Bytes(_));
-        f.debug_struct("RequestBody")
-            .field("len", &self.len)
-            .field("kept", &kept)
-            .finish()
-    }
-}
 
 /// The body `write` makes from the request's model, context and options. It is written once
 /// here, to learn its length (and kept when it is small); a large one is written again from
@@ -91,16 +34,18 @@ where
     let mut first = Prefix::default();
     write(model, context, options, &mut first).map_err(failed)?;
     let len = first.len;
-    let source = match first.kept {
-        Some(bytes) => Source::Bytes(bytes.into()),
+    Ok(match first.kept {
+        Some(bytes) => RequestBody::of_bytes(len, bytes.into()),
         None => {
             let parts = (model.clone(), context.clone(), options.clone());
-            Source::Written(Arc::new(move |out: &mut dyn Write| {
-                write(&parts.0, &parts.1, &parts.2, out).map_err(io::Error::other)
-            }))
+            RequestBody::written(
+                len,
+                Arc::new(move |out: &mut dyn Write| {
+                    write(&parts.0, &parts.1, &parts.2, out).map_err(io::Error::other)
+                }),
+            )
         }
-    };
-    Ok(RequestBody { len, source })
+    })
 }
 
 /// A sink that counts what is written and keeps it while it is at most [`KEEP_UP_TO`] bytes.

@@ -11,7 +11,6 @@ pub mod openai_responses;
 
 mod lenient;
 
-pub use body::RequestBody;
 pub(crate) use body::{Display, EmptyObject, Joined, Seq, body, joined_is_empty, result_texts};
 
 use crate::protocol::Protocol;
