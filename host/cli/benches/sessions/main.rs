@@ -179,20 +179,18 @@ fn env_list(name: &str, default: &str) -> Vec<String> {
         .collect()
 }
 
-fn shapes() -> Vec<Shape> {
-    let wanted = env_list("PI_BENCH_SHAPES", "branch,branches,compacted,media");
-    Shape::ALL
-        .into_iter()
-        .filter(|s| wanted.iter().any(|w| s.key() == w))
-        .collect()
-}
-
-fn actions() -> Vec<Action> {
-    let wanted = env_list("PI_BENCH_ACTIONS", "load,continue,messages,ui");
-    Action::ALL
-        .into_iter()
-        .filter(|a| wanted.iter().any(|w| a.key() == w))
-        .collect()
+/// The members of `all` that `variable` names by key (all of them when it is unset).
+fn picked<T: Copy>(variable: &str, all: &[T], key: fn(T) -> &'static str) -> Vec<T> {
+    match std::env::var(variable) {
+        Err(_) => all.to_vec(),
+        Ok(_) => {
+            let wanted = env_list(variable, "");
+            all.iter()
+                .copied()
+                .filter(|t| wanted.iter().any(|w| key(*t) == w))
+                .collect()
+        }
+    }
 }
 
 /// A model whose window holds every generated session, with images.
@@ -237,7 +235,7 @@ fn main() {
     println!("pi: {PI}\nruns per case: {runs} (median time, highest peak RSS)\n");
     println!("| shape | file | action | binary | time | ms/MB | peak RSS | RSS ÷ file | stdout |");
     println!("|---|---|---|---|---|---|---|---|---|");
-    for shape in shapes() {
+    for shape in picked("PI_BENCH_SHAPES", &Shape::ALL, Shape::key) {
         for &mb in &sizes {
             let mock = MockLlm::start();
             let dirs = Dirs::new(&mock);
@@ -247,7 +245,7 @@ fn main() {
             let path = dir.join("2026-01-01T00-00-00-000Z_bench.jsonl");
             generate::write_session(&path, &dirs.cwd, mb, shape);
             let file_mb = std::fs::metadata(&path).unwrap().len() as f64 / 1048576.0;
-            for action in actions() {
+            for action in picked("PI_BENCH_ACTIONS", &Action::ALL, Action::key) {
                 for (label, bin) in &bins {
                     let measured: Vec<Run> =
                         (0..runs).map(|_| run(bin, &dirs, &mock, action)).collect();
