@@ -13,6 +13,23 @@ use tempfile::TempDir;
 
 pub const PI: &str = env!("CARGO_BIN_EXE_pi");
 
+/// Gives the child the default SIGINT / SIGQUIT actions. A command a non-interactive shell
+/// starts in the background inherits both ignored, and so would every pi a test starts: a
+/// test of what Ctrl-C does must not depend on how the suite was launched.
+fn default_interrupts(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure only calls `signal`, which is
+    // async-signal-safe, and allocates nothing.
+    #[allow(unsafe_code)]
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+}
+
 /// One isolated pi installation plus a mock server.
 pub struct PiEnv {
     pub mock: MockLlm,
@@ -78,6 +95,7 @@ impl PiEnv {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        default_interrupts(&mut cmd);
         cmd
     }
 
