@@ -26,7 +26,7 @@ pub(super) fn build<T: Send>(
         .filter(|(i, s)| {
             s.entry.get().is_none()
                 && (Some(*i) == last_assistant
-                    || !matches!(s.entry_type.as_str(), "message" | "custom"))
+                    || !matches!(s.entry_type.as_ref(), "message" | "custom"))
         })
         .filter_map(|(i, s)| Some((i, index::materialise(source?, s)?)))
         .collect();
@@ -34,8 +34,7 @@ pub(super) fn build<T: Send>(
     let entry_at = move |i: usize| -> Option<&SessionEntry> {
         needed[i].entry.get().map(|e| &**e).or_else(|| read.get(&i))
     };
-    let Plan { settings, selected } =
-        context::plan(needed.len(), entry_at, |i| needed[i].id.as_str());
+    let Plan { settings, selected } = context::plan(needed.len(), entry_at, |i| &*needed[i].id);
     let edits = context::context_edits((0..needed.len()).filter_map(entry_at));
     let message_at = |&i: &usize| -> Option<T> {
         let slot = needed[i];
@@ -46,7 +45,7 @@ pub(super) fn build<T: Send>(
             }
             None => return None,
         };
-        context::edited(message, edits.get(slot.id.as_str()).copied()).map(&convert)
+        context::edited(message, edits.get(&*slot.id).copied()).map(&convert)
     };
     let messages = index::par_filter_map(&selected, message_at);
     context::context_of(settings, messages)
@@ -64,7 +63,7 @@ fn needed_slots<'a>(path: &[&'a Slot]) -> Vec<&'a Slot> {
         };
         path[..at]
             .iter()
-            .position(|s| s.id == first_kept)
+            .position(|s| *s.id == *first_kept)
             .unwrap_or(at)
     });
     let last_assistant = path.iter().rposition(|s| s.assistant);
@@ -72,7 +71,7 @@ fn needed_slots<'a>(path: &[&'a Slot]) -> Vec<&'a Slot> {
         .enumerate()
         .filter(|(i, s)| {
             *i >= start
-                || !matches!(s.entry_type.as_str(), "message" | "custom")
+                || !matches!(s.entry_type.as_ref(), "message" | "custom")
                 || Some(*i) == last_assistant
         })
         .map(|(_, s)| *s)

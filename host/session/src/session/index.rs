@@ -22,18 +22,31 @@ use std::sync::{Arc, OnceLock};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Span {
     pub offset: u64,
-    pub len: usize,
+    pub len: u32,
     /// 1-based line number, for messages.
-    pub line: usize,
+    pub line: u32,
 }
 
-/// One entry of the index.
+impl Span {
+    /// The span of a line; `None` past 4 GB for one line or 4 billion lines, which the index
+    /// then holds parsed instead.
+    fn of(offset: u64, len: usize, line: usize) -> Option<Span> {
+        Some(Span {
+            offset,
+            len: u32::try_from(len).ok()?,
+            line: u32::try_from(line).ok()?,
+        })
+    }
+}
+
+/// One entry of the index. Its strings are boxed at their length and known entry types are
+/// not allocated at all: a long session has one slot per line.
 #[derive(Debug)]
 pub(crate) struct Slot {
-    pub id: String,
-    pub parent_id: Option<String>,
-    pub timestamp: String,
-    pub entry_type: String,
+    pub id: Box<str>,
+    pub parent_id: Option<Box<str>>,
+    pub timestamp: Box<str>,
+    pub entry_type: Cow<'static, str>,
     /// A `message` entry whose role is `assistant`.
     pub assistant: bool,
     /// The role of a `message` entry, when it is one of the three model roles.
@@ -49,10 +62,10 @@ impl Slot {
     /// A slot holding `entry` itself.
     pub fn parsed(entry: SessionEntry, span: Option<Span>) -> Slot {
         let slot = Slot {
-            id: entry.id.clone(),
-            parent_id: entry.parent_id.clone(),
-            timestamp: entry.timestamp.clone(),
-            entry_type: entry.kind.type_name().to_owned(),
+            id: entry.id.as_str().into(),
+            parent_id: entry.parent_id.as_deref().map(Box::from),
+            timestamp: entry.timestamp.as_str().into(),
+            entry_type: type_name(entry.kind.type_name()),
             assistant: entry.is_assistant_message(),
             role: entry.message().map(AgentMessage::role).and_then(model_role),
             span,
@@ -65,6 +78,26 @@ impl Slot {
     /// Whether this slot's entry is parsed only when asked.
     pub fn is_lazy(&self) -> bool {
         is_lazy_type(&self.entry_type)
+    }
+}
+
+/// The entry types this version knows, held without an allocation.
+const KNOWN_TYPES: [&str; 9] = [
+    "message",
+    "custom",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
+fn type_name(entry_type: &str) -> Cow<'static, str> {
+    match KNOWN_TYPES.into_iter().find(|known| *known == entry_type) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(entry_type.to_owned()),
     }
 }
 
@@ -123,13 +156,10 @@ struct IndexedLine {
 /// type, a duplicate key, a small entry type) is parsed whole instead, exactly as a full load
 /// parses it.
 fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
-    let span = Span {
-        offset: line.start,
-        len: text.len(),
-        line: line.number,
-    };
+    let span = Span::of(line.start, text.len(), line.number);
     let head = std::str::from_utf8(text)
         .ok()
+        .filter(|_| span.is_some())
         .and_then(|s| serde_json::from_str::<Head>(s).ok())
         .filter(|head| is_lazy_type(&head.entry_type));
     // Strings the head skips are not checked for lone surrogates (`\uD800`), which a full
@@ -155,11 +185,11 @@ fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
             slot: Some(Slot {
                 assistant: role == Some("assistant"),
                 role,
-                id: head.id.into_owned(),
-                parent_id: head.parent_id.map(Cow::into_owned),
-                timestamp: head.timestamp.map(Cow::into_owned).unwrap_or_default(),
-                entry_type: head.entry_type.into_owned(),
-                span: Some(span),
+                id: head.id.into(),
+                parent_id: head.parent_id.map(Box::from),
+                timestamp: head.timestamp.map(Box::from).unwrap_or_default(),
+                entry_type: type_name(&head.entry_type),
+                span,
                 entry: OnceLock::new(),
             }),
             warning: None,
@@ -172,7 +202,7 @@ fn index_line(text: &[u8], line: LineInfo) -> IndexedLine {
         repair,
     } = file::parse_entry_line(text, line);
     IndexedLine {
-        slot: entry.map(|e| Slot::parsed(e, Some(span))),
+        slot: entry.map(|e| Slot::parsed(e, span)),
         warning,
         repair,
     }
@@ -271,7 +301,7 @@ fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
 
 /// The raw line of a slot read from `source` (without its newline).
 pub(crate) fn read_line(source: &File, span: Span) -> std::io::Result<Vec<u8>> {
-    read_at(source, span.offset, span.len)
+    read_at(source, span.offset, span.len as usize)
 }
 
 /// Parses the line of `slot` from `source`. `None` (logged) when the file no longer holds that
@@ -290,13 +320,13 @@ pub(crate) fn materialise(source: &File, slot: &Slot) -> Option<SessionEntry> {
         }
     };
     let info = LineInfo {
-        number: span.line,
+        number: span.line as usize,
         start: span.offset,
         complete: true,
     };
     let entry = file::parse_entry_line(&text, info).entry;
     match entry {
-        Some(entry) if entry.id == slot.id => Some(entry),
+        Some(entry) if *entry.id == *slot.id => Some(entry),
         _ => {
             tracing::warn!(
                 line = span.line,
@@ -319,9 +349,9 @@ pub(crate) fn materialise_for_context(source: &File, slot: &Slot) -> Option<Sess
         && let Some(message) = super::message_line::message_of_line(&text, role, &slot.id)
     {
         return Some(SessionEntry {
-            id: slot.id.clone(),
-            parent_id: slot.parent_id.clone(),
-            timestamp: slot.timestamp.clone(),
+            id: slot.id.to_string(),
+            parent_id: slot.parent_id.as_deref().map(str::to_owned),
+            timestamp: slot.timestamp.to_string(),
             kind: EntryKind::Message(message),
             extra: Map::new(),
             message_extra: Map::new(),

@@ -10,6 +10,7 @@ mod index;
 mod message_line;
 pub mod migrate;
 mod open;
+pub mod positions;
 pub mod tree;
 
 pub use context::{BranchSettings, ModelRef, SessionContext, build_session_context};
@@ -28,8 +29,8 @@ use crate::messages::AgentMessage;
 use file::SessionWriter;
 use index::Slot;
 use pi_ai::{Usage, UserContent};
+use positions::{Positions, Slots};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -71,8 +72,7 @@ enum Storage {
 /// file their byte ranges point into.
 pub struct SessionManager {
     header: SessionHeader,
-    slots: Vec<Slot>,
-    index: HashMap<String, usize>,
+    slots: Slots,
     leaf: Option<String>,
     storage: Storage,
     warnings: Vec<LoadWarning>,
@@ -115,15 +115,13 @@ impl SessionManager {
     ) -> Self {
         let mut manager = SessionManager {
             header,
-            slots,
-            index: HashMap::new(),
+            slots: Slots::new(slots),
             leaf: None,
             storage,
             warnings: Vec::new(),
             source,
         };
-        manager.reindex();
-        manager.leaf = manager.slots.last().map(|s| s.id.clone());
+        manager.leaf = manager.slots.last().map(|s| s.id.to_string());
         manager
     }
 
@@ -245,15 +243,6 @@ impl SessionManager {
         Ok(manager)
     }
 
-    fn reindex(&mut self) {
-        self.index = self
-            .slots
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
-    }
-
     pub fn header(&self) -> &SessionHeader {
         &self.header
     }
@@ -321,13 +310,13 @@ impl SessionManager {
 
     /// The position of `id` in file order.
     pub fn position(&self, id: &str) -> Option<usize> {
-        self.index.get(id).copied()
+        self.slots.position(id)
     }
 
     pub fn entry(&self, id: &str) -> Option<&SessionEntry> {
-        self.index
-            .get(id)
-            .and_then(|&i| self.slot_entry(&self.slots[i]))
+        self.slots
+            .position(id)
+            .and_then(|i| self.slot_entry(&self.slots[i]))
     }
 
     /// The entry of `slot`, parsed from the file and kept on first use.
@@ -349,7 +338,7 @@ impl SessionManager {
 
     /// Root → the leaf, as the index knows the entries (nothing is parsed).
     pub fn branch_heads(&self) -> Vec<EntryHead<'_>> {
-        tree::branch(&self.slots, &self.index, self.leaf.as_deref())
+        tree::branch(&self.slots, &self.slots, self.leaf.as_deref())
             .into_iter()
             .map(|s| EntryHead {
                 id: &s.id,
@@ -368,7 +357,7 @@ impl SessionManager {
     /// Root → `from` (default: the leaf).
     pub fn get_branch(&self, from: Option<&str>) -> Vec<&SessionEntry> {
         let from = from.or(self.leaf.as_deref());
-        tree::branch(&self.slots, &self.index, from)
+        tree::branch(&self.slots, &self.slots, from)
             .into_iter()
             .filter_map(|s| self.slot_entry(s))
             .collect()
@@ -384,7 +373,7 @@ impl SessionManager {
         mut f: impl FnMut(&SessionEntry),
     ) {
         const CHUNK_BYTES: usize = 1 << 20;
-        let path: Vec<&Slot> = tree::branch(&self.slots, &self.index, self.leaf.as_deref())
+        let path: Vec<&Slot> = tree::branch(&self.slots, &self.slots, self.leaf.as_deref())
             .into_iter()
             .filter(|s| {
                 wanted(&EntryHead {
@@ -400,7 +389,7 @@ impl SessionManager {
             let mut bytes = 0;
             let mut end = start;
             while end < path.len() && (end == start || bytes < CHUNK_BYTES) {
-                bytes += path[end].span.map_or(0, |s| s.len);
+                bytes += path[end].span.map_or(0, |s| s.len as usize);
                 end += 1;
             }
             for entry in index::materialise_context(self.source.as_deref(), &path[start..end]) {
@@ -412,7 +401,7 @@ impl SessionManager {
 
     pub fn tree(&self) -> SessionTree {
         let labels = tree::resolve_labels(self.parsed_entries());
-        tree::build_tree(&self.slots, &self.index, labels)
+        tree::build_tree(&self.slots, &self.slots, labels)
     }
 
     /// The current label of `id`.
@@ -436,14 +425,14 @@ impl SessionManager {
         &self,
         convert: impl Fn(AgentMessage) -> T + Sync,
     ) -> SessionContext<T> {
-        let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
+        let path = tree::branch(&self.slots, &self.slots, self.leaf.as_deref());
         branch_context::build(self.source.as_deref(), &path, convert)
     }
 
     /// The thinking level and model the current branch last recorded, parsing at most one
     /// entry (the last assistant reply).
     pub fn branch_settings(&self) -> BranchSettings {
-        let path = tree::branch(&self.slots, &self.index, self.leaf.as_deref());
+        let path = tree::branch(&self.slots, &self.slots, self.leaf.as_deref());
         let last_assistant = path.iter().rposition(|s| s.assistant);
         let needed: Vec<&Slot> = path
             .iter()
@@ -457,7 +446,7 @@ impl SessionManager {
 
     /// Moves the leaf to `id`; the next entry becomes its child.
     pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
-        if !self.index.contains_key(id) {
+        if !self.slots.contains(id) {
             return Err(SessionError::UnknownEntry(id.to_owned()));
         }
         self.leaf = Some(id.to_owned());
@@ -564,7 +553,7 @@ impl SessionManager {
         target_id: &str,
         label: Option<String>,
     ) -> Result<String, SessionError> {
-        if !self.index.contains_key(target_id) {
+        if !self.slots.contains(target_id) {
             return Err(SessionError::UnknownEntry(target_id.to_owned()));
         }
         self.append(EntryKind::Label {
@@ -590,7 +579,7 @@ impl SessionManager {
     /// Appends any entry as a child of the leaf and advances the leaf. The line is on disk
     /// (or buffered, before the first assistant message) when this returns.
     pub fn append(&mut self, kind: EntryKind) -> Result<String, SessionError> {
-        let id = ids::new_entry_id(&|id| self.index.contains_key(id));
+        let id = ids::new_entry_id(&|id| self.slots.contains(id));
         let entry = SessionEntry {
             id: id.clone(),
             parent_id: self.leaf.clone(),
@@ -600,7 +589,6 @@ impl SessionManager {
             message_extra: Map::new(),
         };
         self.persist_new(&entry)?;
-        self.index.insert(id.clone(), self.slots.len());
         self.slots.push(Slot::parsed(entry, None));
         self.leaf = Some(id.clone());
         Ok(id)
@@ -650,7 +638,7 @@ impl SessionManager {
         &mut self,
         leaf_id: &str,
     ) -> Result<Option<PathBuf>, SessionError> {
-        if !self.index.contains_key(leaf_id) {
+        if !self.slots.contains(leaf_id) {
             return Err(SessionError::UnknownEntry(leaf_id.to_owned()));
         }
         let labels = tree::resolve_labels(self.parsed_entries());
@@ -732,7 +720,7 @@ fn lines_of(
             Some(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             Some(Err(source)) => {
                 return Err(SessionError::Unreadable {
-                    id: slot.id.clone(),
+                    id: slot.id.to_string(),
                     source,
                 });
             }

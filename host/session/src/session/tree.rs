@@ -4,6 +4,7 @@
 
 use super::entry::{EntryKind, SessionEntry};
 use super::index::Slot;
+use super::positions::Positions;
 use std::collections::HashMap;
 
 /// What the tree needs of an entry.
@@ -90,7 +91,7 @@ impl SessionTree {
 /// Builds the tree of `entries` (file order) with `labels`. `index` maps ids to positions.
 pub fn build_tree<T: Linked>(
     entries: &[T],
-    index: &HashMap<String, usize>,
+    index: &impl Positions,
     labels: HashMap<String, Label>,
 ) -> SessionTree {
     let mut tree = SessionTree {
@@ -99,7 +100,7 @@ pub fn build_tree<T: Linked>(
     };
     for entry in entries {
         match entry.parent_id() {
-            Some(parent) if parent != entry.id() && index.contains_key(parent) => {
+            Some(parent) if parent != entry.id() && index.contains(parent) => {
                 tree.children
                     .entry(parent.to_owned())
                     .or_default()
@@ -108,7 +109,12 @@ pub fn build_tree<T: Linked>(
             _ => tree.roots.push(entry.id().to_owned()),
         }
     }
-    let stamp = |id: &String| index.get(id).map(|&i| entries[i].timestamp()).unwrap_or("");
+    let stamp = |id: &String| {
+        index
+            .position(id)
+            .map(|i| entries[i].timestamp())
+            .unwrap_or("")
+    };
     // ISO strings of one format sort by time; the sort is stable so ties keep file order.
     for kids in tree.children.values_mut() {
         kids.sort_by(|a, b| stamp(a).cmp(stamp(b)));
@@ -145,11 +151,11 @@ pub fn resolve_labels<'a>(
 /// The path root → `leaf`, following `parentId`. Stops at a missing parent or a cycle.
 pub fn branch<'a, T: Linked>(
     entries: &'a [T],
-    index: &HashMap<String, usize>,
+    index: &impl Positions,
     leaf: Option<&str>,
 ) -> Vec<&'a T> {
     let mut path = Vec::new();
-    let mut current = leaf.and_then(|id| index.get(id).copied());
+    let mut current = leaf.and_then(|id| index.position(id));
     while let Some(i) = current {
         let entry = &entries[i];
         path.push(entry);
@@ -157,7 +163,7 @@ pub fn branch<'a, T: Linked>(
             break;
         }
         current = match entry.parent_id() {
-            Some(parent) if parent != entry.id() => index.get(parent).copied(),
+            Some(parent) if parent != entry.id() => index.position(parent),
             _ => None,
         };
     }
