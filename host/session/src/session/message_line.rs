@@ -6,6 +6,7 @@
 
 use crate::messages::{AgentMessage, parse_known};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// The message of `text`, a line whose entry is `id` with a message of `role`; `None` when the
@@ -21,10 +22,11 @@ pub(crate) fn message_of_line(text: &[u8], role: &'static str, id: &str) -> Opti
     Some(message)
 }
 
-/// Moves content lists into allocations of their length: a list read grows to four blocks for
-/// its first one, and a resumed history is held for the whole session. (Shrinking in place
-/// would leave each cut-off tail as a fragment; the read's buffer freed whole is reused by the
-/// next message's read.)
+/// Moves content lists, tool call arguments and tool result details into allocations of their
+/// length: a list read grows to four blocks for its first one and an object to room for three
+/// entries, and a resumed history is held for the whole session. (Shrinking in place would
+/// leave each cut-off tail as a fragment; the read's buffer freed whole is reused by the next
+/// message's read.)
 fn fit_content(message: &mut AgentMessage) {
     match message {
         AgentMessage::User(user) => {
@@ -32,8 +34,20 @@ fn fit_content(message: &mut AgentMessage) {
                 fit(blocks);
             }
         }
-        AgentMessage::Assistant(assistant) => fit(&mut assistant.content),
-        AgentMessage::ToolResult(result) => fit(&mut result.content),
+        AgentMessage::Assistant(assistant) => {
+            fit(&mut assistant.content);
+            for block in &mut assistant.content {
+                if let pi_ai::AssistantBlock::ToolCall(call) = block {
+                    fit_value(&mut call.arguments);
+                }
+            }
+        }
+        AgentMessage::ToolResult(result) => {
+            fit(&mut result.content);
+            if let Some(details) = &mut result.details {
+                fit_value(details);
+            }
+        }
         _ => {}
     }
 }
@@ -43,6 +57,27 @@ fn fit<T>(list: &mut Vec<T>) {
         let mut exact = Vec::with_capacity(list.len());
         exact.append(list);
         *list = exact;
+    }
+}
+
+/// Rebuilds the objects and arrays of `value` at their length. (The recursion is bounded: the
+/// JSON reader refuses nesting past 128 levels.)
+fn fit_value(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let read = std::mem::take(map);
+            let mut exact = Map::with_capacity(read.len());
+            for (key, mut item) in read {
+                fit_value(&mut item);
+                exact.insert(key, item);
+            }
+            *map = exact;
+        }
+        Value::Array(items) => {
+            items.iter_mut().for_each(fit_value);
+            fit(items);
+        }
+        _ => {}
     }
 }
 
@@ -156,16 +191,23 @@ mod tests {
             ),
             (
                 "assistant",
-                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a"}}],"api":"openai-completions","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cacheWrite1h":7,"totalTokens":3,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}},"stopReason":"toolUse","timestamp":6}}"#,
+                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"ok"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"a","z":{"b":[1,{"d":2,"c":[]}],"a":null}}}],"api":"openai-completions","provider":"p","model":"m","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cacheWrite1h":7,"totalTokens":3,"cost":{"input":0.5,"output":0.25,"cacheRead":0,"cacheWrite":0,"total":0.75}},"stopReason":"toolUse","timestamp":6}}"#,
             ),
             (
                 "toolResult",
-                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"x\u00e9"}],"details":{"k":[1]},"isError":false,"timestamp":7}}"#,
+                r#"{"type":"message","id":"a","parentId":"p","timestamp":"t","message":{"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"x\u00e9"}],"details":{"k":[1],"diff":{"z":"-","a":"+"}},"isError":false,"timestamp":7}}"#,
             ),
         ];
         for (role, line) in lines {
             let typed = message_of_line(line.as_bytes(), role, "a").expect("typed read");
-            assert_eq!(typed, full(line), "{line}");
+            let full = full(line);
+            assert_eq!(typed, full, "{line}");
+            // Objects compare without their order; what is sent and written keeps it.
+            assert_eq!(
+                serde_json::to_string(&typed.to_json(&Map::new())).ok(),
+                serde_json::to_string(&full.to_json(&Map::new())).ok(),
+                "{line}"
+            );
         }
     }
 
