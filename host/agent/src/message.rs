@@ -18,7 +18,9 @@ pub enum AgentMessage {
     /// so a long history is in memory once.
     Llm(Arc<Message>),
     /// Any other role (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`, …).
-    Host(HostMessage),
+    /// Boxed: such messages are few, and inline they would make every entry of a long
+    /// history six times the size of the shared pointer.
+    Host(Box<HostMessage>),
 }
 
 /// A message of a role the loop does not know. `fields` holds everything but `role` and
@@ -112,7 +114,7 @@ impl From<UserMessage> for AgentMessage {
 
 impl From<AssistantMessage> for AgentMessage {
     fn from(message: AssistantMessage) -> Self {
-        AgentMessage::from(Message::Assistant(message))
+        AgentMessage::from(Message::from(message))
     }
 }
 
@@ -124,7 +126,7 @@ impl From<ToolResultMessage> for AgentMessage {
 
 impl From<HostMessage> for AgentMessage {
     fn from(message: HostMessage) -> Self {
-        AgentMessage::Host(message)
+        AgentMessage::Host(Box::new(message))
     }
 }
 
@@ -172,7 +174,7 @@ impl<'de> Deserialize<'de> for AgentMessage {
             .shift_remove("timestamp")
             .and_then(|t| t.as_i64().or_else(|| t.as_f64().map(|f| f as i64)))
             .unwrap_or(0);
-        Ok(AgentMessage::Host(HostMessage {
+        Ok(AgentMessage::from(HostMessage {
             role,
             timestamp,
             fields,

@@ -401,7 +401,7 @@ mod tests {
         let claude = model("anthropic", "anthropic-messages", "claude-sonnet-4-5");
         let context = Context {
             system_prompt: Some("sys".into()),
-            messages: vec![Message::Assistant(AssistantMessage {
+            messages: vec![Message::from(AssistantMessage {
                 content: vec![call("a|b")],
                 stop_reason: StopReason::Stop,
                 ..AssistantMessage::empty_for(&gpt)

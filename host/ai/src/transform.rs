@@ -36,7 +36,7 @@ pub fn transform_messages(
                 Message::ToolResult(tool_result_for(result, model, &id_map))
             }
             Message::Assistant(assistant) => {
-                Message::Assistant(assistant_for(assistant, model, normalize_id, &mut id_map))
+                Message::from(assistant_for(assistant, model, normalize_id, &mut id_map))
             }
         })
         .collect();
@@ -440,7 +440,7 @@ mod tests {
             timestamp: 1,
         };
         let messages = vec![
-            Message::Assistant(assistant(&from, vec![call("c1", None)])),
+            Message::from(assistant(&from, vec![call("c1", None)])),
             Message::ToolResult(tool.clone()),
         ];
         let out = transform_messages(&messages, &text_only, &identity);
@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn redacted_thinking_is_kept_only_for_the_same_model() {
         let block = thinking("", Some("opaque"), Some(true));
-        let message = Message::Assistant(assistant(&claude(), vec![block.clone(), text("hi")]));
+        let message = Message::from(assistant(&claude(), vec![block.clone(), text("hi")]));
         let same = transform_messages(std::slice::from_ref(&message), &claude(), &identity);
         assert_eq!(only_assistant(&same).content, vec![block, text("hi")]);
         let other = transform_messages(&[message], &gpt(), &identity);
@@ -468,14 +468,14 @@ mod tests {
     #[test]
     fn same_model_signed_thinking_is_kept_even_when_empty() {
         let block = thinking("", Some("encrypted"), None);
-        let message = Message::Assistant(assistant(&gpt(), vec![block.clone()]));
+        let message = Message::from(assistant(&gpt(), vec![block.clone()]));
         let out = transform_messages(&[message], &gpt(), &identity);
         assert_eq!(only_assistant(&out).content, vec![block]);
     }
 
     #[test]
     fn empty_unsigned_thinking_is_dropped_for_any_model() {
-        let message = Message::Assistant(assistant(
+        let message = Message::from(assistant(
             &claude(),
             vec![thinking("  \n", None, None), text("answer")],
         ));
@@ -488,14 +488,14 @@ mod tests {
     #[test]
     fn same_model_unsigned_thinking_stays_thinking() {
         let block = thinking("hmm", None, None);
-        let message = Message::Assistant(assistant(&claude(), vec![block.clone()]));
+        let message = Message::from(assistant(&claude(), vec![block.clone()]));
         let out = transform_messages(&[message], &claude(), &identity);
         assert_eq!(only_assistant(&out).content, vec![block]);
     }
 
     #[test]
     fn cross_model_thinking_becomes_plain_text() {
-        let message = Message::Assistant(assistant(
+        let message = Message::from(assistant(
             &claude(),
             vec![thinking("let me think", Some("sig"), None)],
         ));
@@ -505,7 +505,7 @@ mod tests {
 
     #[test]
     fn text_signatures_are_stripped_only_across_models() {
-        let message = Message::Assistant(assistant(&gpt(), vec![signed_text("hi", "msg_1")]));
+        let message = Message::from(assistant(&gpt(), vec![signed_text("hi", "msg_1")]));
         let same = transform_messages(std::slice::from_ref(&message), &gpt(), &identity);
         assert_eq!(
             only_assistant(&same).content,
@@ -519,7 +519,7 @@ mod tests {
     fn same_model_means_same_provider_api_and_id() {
         // Same id through another provider counts as a different model.
         let via_router = model("openrouter", "openai-completions", "gpt-5", true);
-        let message = Message::Assistant(assistant(&via_router, vec![signed_text("hi", "s")]));
+        let message = Message::from(assistant(&via_router, vec![signed_text("hi", "s")]));
         let out = transform_messages(&[message], &gpt(), &identity);
         assert_eq!(only_assistant(&out).content, vec![text("hi")]);
     }
@@ -528,7 +528,7 @@ mod tests {
     fn thought_signatures_are_dropped_across_models_only() {
         let google = model("google", "google-generative-ai", "gemini-2.5-pro", true);
         let messages = vec![
-            Message::Assistant(assistant(&google, vec![call("c1", Some("gsig"))])),
+            Message::from(assistant(&google, vec![call("c1", Some("gsig"))])),
             result("c1"),
         ];
         let same = transform_messages(&messages, &google, &identity);
@@ -544,7 +544,7 @@ mod tests {
     fn foreign_tool_call_ids_are_normalized_and_results_follow() {
         let normalize = |id: &str| id.replace('|', "_");
         let messages = vec![
-            Message::Assistant(assistant(&gpt(), vec![call("call_1|fc_2", None)])),
+            Message::from(assistant(&gpt(), vec![call("call_1|fc_2", None)])),
             result("call_1|fc_2"),
         ];
         let out = transform_messages(&messages, &claude(), &normalize);
@@ -570,7 +570,7 @@ mod tests {
             failed.stop_reason = reason;
             let messages = vec![
                 Message::User(UserMessage::text("hi")),
-                Message::Assistant(failed),
+                Message::from(failed),
                 Message::User(UserMessage::text("again")),
             ];
             let out = transform_messages(&messages, &claude(), &identity);
@@ -581,7 +581,7 @@ mod tests {
     #[test]
     fn orphaned_tool_calls_get_a_result_before_the_next_user_message() {
         let messages = vec![
-            Message::Assistant(assistant(&claude(), vec![call("a", None), call("b", None)])),
+            Message::from(assistant(&claude(), vec![call("a", None), call("b", None)])),
             result("a"),
             Message::User(UserMessage::text("stop")),
         ];
@@ -603,9 +603,9 @@ mod tests {
         let mut failed = assistant(&claude(), vec![]);
         failed.stop_reason = StopReason::Error;
         let messages = vec![
-            Message::Assistant(assistant(&claude(), vec![call("a", None)])),
-            Message::Assistant(failed),
-            Message::Assistant(assistant(&claude(), vec![call("b", None)])),
+            Message::from(assistant(&claude(), vec![call("a", None)])),
+            Message::from(failed),
+            Message::from(assistant(&claude(), vec![call("b", None)])),
         ];
         let out = transform_messages(&messages, &claude(), &identity);
         let ids: Vec<String> = out
@@ -634,17 +634,17 @@ mod tests {
                 content: UserContent::Blocks(vec![user_text("look"), image()]),
                 timestamp: 1,
             }),
-            Message::Assistant(assistant(&claude, vec![text("a"), call("c1", None)])),
-            Message::Assistant(assistant(
+            Message::from(assistant(&claude, vec![text("a"), call("c1", None)])),
+            Message::from(assistant(
                 &claude,
                 vec![thinking("  ", None, None), text("b")],
             )),
-            Message::Assistant(assistant(
+            Message::from(assistant(
                 &claude,
                 vec![thinking("", Some("s"), Some(true))],
             )),
-            Message::Assistant(assistant(&gpt(), vec![signed_text("x", "msg_1")])),
-            Message::Assistant(failed),
+            Message::from(assistant(&gpt(), vec![signed_text("x", "msg_1")])),
+            Message::from(failed),
             result("c1"),
             with_image,
         ];
@@ -691,7 +691,7 @@ mod tests {
     #[test]
     fn input_is_not_modified() {
         let messages = vec![
-            Message::Assistant(assistant(
+            Message::from(assistant(
                 &gpt(),
                 vec![thinking("x", Some("s"), None), call("id|1", Some("g"))],
             )),

@@ -303,8 +303,16 @@ impl ToolResultMessage {
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum Message {
     User(UserMessage),
-    Assistant(AssistantMessage),
+    /// Boxed: a reply's metadata (model, usage, stop reason) makes it three times the size of
+    /// the other roles, and a long history holds one message of each role per turn.
+    Assistant(Box<AssistantMessage>),
     ToolResult(ToolResultMessage),
+}
+
+impl From<AssistantMessage> for Message {
+    fn from(message: AssistantMessage) -> Self {
+        Message::Assistant(Box::new(message))
+    }
 }
 
 /// A tool as the model sees it.

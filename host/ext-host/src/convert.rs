@@ -204,7 +204,7 @@ pub fn from_message(message: wit::Message) -> Message {
             content: UserContent::Blocks(blocks.into_iter().map(user_block).collect()),
             timestamp: now,
         }),
-        wit::Message::Assistant(a) => Message::Assistant(from_assistant(a)),
+        wit::Message::Assistant(a) => Message::from(from_assistant(a)),
         wit::Message::ToolResult(r) => Message::ToolResult(pi_ai::ToolResultMessage {
             tool_call_id: r.tool_call_id,
             tool_name: r.tool_name,

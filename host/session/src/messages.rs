@@ -207,7 +207,7 @@ impl AgentMessage {
     pub fn as_llm(&self) -> Option<Message> {
         match self {
             AgentMessage::User(m) => Some(Message::User(m.clone())),
-            AgentMessage::Assistant(m) => Some(Message::Assistant(m.clone())),
+            AgentMessage::Assistant(m) => Some(Message::from(m.clone())),
             AgentMessage::ToolResult(m) => Some(Message::ToolResult(m.clone())),
             _ => None,
         }
@@ -232,7 +232,7 @@ impl From<Message> for AgentMessage {
     fn from(message: Message) -> Self {
         match message {
             Message::User(m) => AgentMessage::User(m),
-            Message::Assistant(m) => AgentMessage::Assistant(m),
+            Message::Assistant(m) => AgentMessage::Assistant(*m),
             Message::ToolResult(m) => AgentMessage::ToolResult(m),
         }
     }

@@ -205,7 +205,7 @@ impl Transcript {
             Some((_, Message::Assistant(assistant))) => {
                 self.last_usage = Some(assistant.usage);
                 self.push(Item::Assistant {
-                    message: Arc::new(assistant.clone()),
+                    message: Arc::new((**assistant).clone()),
                     streaming,
                 });
                 self.push_failure(assistant);
@@ -581,7 +581,7 @@ mod tests {
             arguments: serde_json::json!({"command": "ls"}),
             thought_signature: None,
         };
-        let answer = AgentMessage::from(Message::Assistant(AssistantMessage {
+        let answer = AgentMessage::from(Message::from(AssistantMessage {
             content: vec![AssistantBlock::ToolCall(call)],
             ..AssistantMessage::default()
         }));

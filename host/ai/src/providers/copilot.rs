@@ -105,7 +105,7 @@ mod tests {
         assert!(!headers.contains_key("User-Agent"));
 
         let agent = Context {
-            messages: vec![Message::Assistant(AssistantMessage::empty_for(&model("x")))]
+            messages: vec![Message::from(AssistantMessage::empty_for(&model("x")))]
                 .into_iter()
                 .map(std::sync::Arc::new)
                 .collect(),

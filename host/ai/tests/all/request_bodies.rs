@@ -62,7 +62,7 @@ fn result(id: &str, name: &str, content: Vec<UserBlock>, is_error: bool) -> Mess
 }
 
 fn assistant(provider: &str, content: Vec<AssistantBlock>, stop: StopReason) -> Message {
-    Message::Assistant(AssistantMessage {
+    Message::from(AssistantMessage {
         provider: provider.into(),
         model: MODEL_ID.into(),
         content,

@@ -26,7 +26,7 @@ pub fn to_runtime(message: &CodingMessage) -> RuntimeMessage {
     }
     let value = message.to_json(&serde_json::Map::new());
     serde_json::from_value(value).unwrap_or_else(|_| {
-        RuntimeMessage::Host(pi_agent::HostMessage::new(
+        RuntimeMessage::from(pi_agent::HostMessage::new(
             message.role().to_owned(),
             serde_json::Map::new(),
         ))

@@ -24,7 +24,7 @@ fn user(text: &str) -> Message {
 }
 
 fn assistant(text: &str) -> Message {
-    Message::Assistant(AssistantMessage {
+    Message::from(AssistantMessage {
         content: vec![AssistantBlock::Text(TextContent {
             text: text.into(),
             text_signature: None,

@@ -215,7 +215,7 @@ mod tests {
         })];
         let context = Context {
             tools: vec![tool("read"), tool("bash"), tool("find")],
-            messages: vec![Message::Assistant(earlier)]
+            messages: vec![Message::from(earlier)]
                 .into_iter()
                 .map(std::sync::Arc::new)
                 .collect(),

@@ -545,7 +545,7 @@ mod tests {
                     ]),
                     timestamp: 0,
                 }),
-                Message::Assistant(assistant()),
+                Message::from(assistant()),
                 result("toolu_1", "fn a() {}", false),
                 result("toolu_2", "no such file", true),
             ]
@@ -602,7 +602,7 @@ mod tests {
         let ctx = Context {
             messages: vec![
                 Message::User(UserMessage::text("hi")),
-                Message::Assistant(failed),
+                Message::from(failed),
             ]
             .into_iter()
             .map(std::sync::Arc::new)

@@ -421,7 +421,7 @@ mod tests {
                     ]),
                     timestamp: 0,
                 }),
-                Message::Assistant(assistant),
+                Message::from(assistant),
                 result(&generated, "A", false),
                 result("call_2", "missing", true),
             ]
@@ -501,7 +501,7 @@ mod tests {
         let ctx = Context {
             messages: vec![
                 Message::User(UserMessage::text("hi")),
-                Message::Assistant(failed),
+                Message::from(failed),
             ]
             .into_iter()
             .map(std::sync::Arc::new)

@@ -546,7 +546,7 @@ mod tests {
     fn tool_turn() -> Vec<Message> {
         vec![
             Message::User(UserMessage::text("read a")),
-            Message::Assistant(AssistantMessage {
+            Message::from(AssistantMessage {
                 content: vec![
                     AssistantBlock::Thinking(ThinkingContent {
                         thinking: "I should read".into(),
@@ -712,7 +712,7 @@ mod tests {
     #[test]
     fn failed_assistant_turns_are_skipped() {
         let m = model("openai", "https://api.openai.com/v1");
-        let failed = Message::Assistant(AssistantMessage {
+        let failed = Message::from(AssistantMessage {
             content: vec![AssistantBlock::Text(TextContent {
                 text: "partial".into(),
                 text_signature: None,

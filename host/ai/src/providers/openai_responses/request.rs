@@ -576,7 +576,7 @@ mod tests {
     fn same_model_history_replays_items() {
         let history = vec![
             Message::User(UserMessage::text("read a")),
-            Message::Assistant(assistant("openai", "m")),
+            Message::from(assistant("openai", "m")),
             tool_result(),
         ];
         let b = body_of(&model(), &context(history), &StreamOptions::default());
@@ -599,10 +599,7 @@ mod tests {
 
     #[test]
     fn other_model_history_drops_reasoning_and_item_ids() {
-        let history = vec![
-            Message::Assistant(assistant("openai", "other")),
-            tool_result(),
-        ];
+        let history = vec![Message::from(assistant("openai", "other")), tool_result()];
         let b = body_of(&model(), &context(history), &StreamOptions::default());
         let input = b["input"].as_array().cloned().unwrap_or_default();
         assert_eq!(input.len(), 4, "system, message, function_call, output");
