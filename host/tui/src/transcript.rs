@@ -7,6 +7,7 @@ use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock};
 use pi_app::AppEvent;
 use pi_app::agent_session::SessionEvent;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// One thing in the transcript.
@@ -81,11 +82,15 @@ impl Output {
 }
 
 impl ToolCall {
-    /// The output's blocks as text, joined; an image shows as a placeholder naming it.
-    pub fn output_text(&self) -> String {
+    /// The output's blocks as text, joined; an image shows as a placeholder naming it. A
+    /// single text block (what most tools return) is borrowed, not copied.
+    pub fn output_text(&self) -> Cow<'_, str> {
         let Some(output) = &self.output else {
-            return String::new();
+            return Cow::Borrowed("");
         };
+        if let [UserBlock::Text(only)] = output.content() {
+            return Cow::Borrowed(&only.text);
+        }
         let parts: Vec<String> = output
             .content()
             .iter()
@@ -98,7 +103,7 @@ impl ToolCall {
                 ),
             })
             .collect();
-        parts.join("\n")
+        Cow::Owned(parts.join("\n"))
     }
 }
 

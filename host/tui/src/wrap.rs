@@ -14,6 +14,24 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// How many screen lines `wrap(text, width)` makes, without building the lines that fit.
+pub fn rows(text: &str, width: usize) -> usize {
+    let width = width.max(1);
+    let mut scratch = Vec::new();
+    text.split('\n')
+        .map(|line| {
+            let line = line.trim_end_matches('\r');
+            // Every word of a line that fits fits where it is: one screen line.
+            if line.width() <= width {
+                return 1;
+            }
+            scratch.clear();
+            wrap_line(line, width, &mut scratch);
+            scratch.len()
+        })
+        .sum()
+}
+
 fn wrap_line(line: &str, width: usize, out: &mut Vec<String>) {
     let mut current = String::new();
     let mut used = 0;
@@ -74,7 +92,7 @@ pub fn take_width(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap;
+    use super::{rows, wrap};
 
     #[test]
     fn words_move_whole_and_long_words_are_cut() {
@@ -91,5 +109,26 @@ mod tests {
             wrap("e\u{301}e\u{301}e\u{301}", 2),
             ["e\u{301}e\u{301}", "e\u{301}"]
         );
+    }
+
+    #[test]
+    fn rows_count_what_wrap_makes() {
+        let texts = [
+            "",
+            "short",
+            "hello big world\n\nand a line that is much longer than the width here\r\n",
+            "abcdefghijklmnopqrstuvwxyz",
+            "日本語のテキスト 日本語のテキスト",
+            "👩‍👩‍👧 family, e\u{301}e\u{301} and trailing spaces     \n   ",
+        ];
+        for text in texts {
+            for width in [0, 1, 2, 5, 9, 80] {
+                assert_eq!(
+                    rows(text, width),
+                    wrap(text, width).len(),
+                    "{text:?} at {width}"
+                );
+            }
+        }
     }
 }

@@ -4,11 +4,12 @@
 use super::Palette;
 use crate::theme::Token;
 use crate::transcript::{BashRun, ToolCall};
-use crate::wrap::wrap;
+use crate::wrap::{self, wrap};
 use pi_ext_api::{MessageRenderer, RenderTarget, StyledLine};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 use unicode_width::UnicodeWidthStr;
 
@@ -140,14 +141,14 @@ pub(super) fn tool_lines(
 ) {
     tool_header(out, call, palette, width);
     let text = match call.name.as_str() {
-        "write" if !call.done => String::new(),
-        "write" => call
-            .args
-            .get("content")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
-        "edit" => diff_text(call).unwrap_or_else(|| call.output_text()),
+        "write" if !call.done => Cow::Borrowed(""),
+        "write" => Cow::Borrowed(
+            call.args
+                .get("content")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+        ),
+        "edit" => diff_text(call).map_or_else(|| call.output_text(), Cow::Borrowed),
         _ => call.output_text(),
     };
     // Output ending in a newline (most commands') has no empty last line to show.
@@ -226,11 +227,11 @@ fn output_tail(
     if text.is_empty() {
         return;
     }
-    let lines = wrap(text, width.saturating_sub(4));
-    let hidden = if expanded {
-        0
+    let width = width.saturating_sub(4);
+    let (lines, hidden) = if expanded {
+        (wrap(text, width), 0)
     } else {
-        lines.len().saturating_sub(TOOL_TAIL)
+        wrapped_tail(text, width, TOOL_TAIL)
     };
     if hidden > 0 {
         out.push(Line::styled(
@@ -238,7 +239,7 @@ fn output_tail(
             palette.dim(),
         ));
     }
-    for line in lines.into_iter().skip(hidden) {
+    for line in lines {
         let style = style(&line);
         out.push(Line::from(vec![
             Span::raw("    "),
@@ -247,10 +248,32 @@ fn output_tail(
     }
 }
 
+/// The last `count` screen lines of `text` wrapped to `width`, and how many lines come before
+/// them. Only the source lines the tail shows are wrapped (the rest are counted): a resumed
+/// session lays out thousands of collapsed outputs when it opens.
+fn wrapped_tail(text: &str, width: usize, count: usize) -> (Vec<String>, usize) {
+    let mut rows: Vec<String> = Vec::new();
+    let mut rest = Some(text);
+    while rows.len() < count {
+        let Some(remaining) = rest else { break };
+        let (before, line) = match remaining.rfind('\n') {
+            Some(at) => (Some(&remaining[..at]), &remaining[at + 1..]),
+            None => (None, remaining),
+        };
+        let mut wrapped = wrap(line, width);
+        wrapped.append(&mut rows);
+        rows = wrapped;
+        rest = before;
+    }
+    let cut = rows.len().saturating_sub(count);
+    let hidden = cut + rest.map_or(0, |r| wrap::rows(r, width));
+    (rows.split_off(cut), hidden)
+}
+
 /// The diff `edit` reports in its details, when it has one.
-fn diff_text(call: &ToolCall) -> Option<String> {
+fn diff_text(call: &ToolCall) -> Option<&str> {
     let output = call.output.as_ref()?;
-    output.details().get("diff")?.as_str().map(str::to_owned)
+    output.details().get("diff")?.as_str()
 }
 
 /// `text` wrapped under a first-line prefix (and an indent of the same width after it).
@@ -276,5 +299,59 @@ pub(super) fn prefixed(
             Span::styled(lead, prefix_style),
             Span::styled(line, text_style),
         ]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Palette, output_tail, wrapped_tail};
+    use crate::color::ColorLevel;
+    use crate::theme::Theme;
+    use crate::wrap::wrap;
+    use ratatui::style::Style;
+
+    fn shown(text: &str, expanded: bool) -> Vec<String> {
+        let palette = Palette {
+            colors: ColorLevel::None,
+            theme: Theme::default_dark(),
+        };
+        let mut out = Vec::new();
+        output_tail(&mut out, text, expanded, &palette, 40, |_| Style::default());
+        out.iter()
+            .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_collapsed_output_shows_its_last_lines_under_the_count_of_the_rest() {
+        let text: Vec<String> = (0..20).map(|i| format!("line {i}")).collect();
+        let text = text.join("\n");
+        let mut expected = vec!["    … 12 more lines (Ctrl+O to expand)".to_owned()];
+        expected.extend((12..20).map(|i| format!("    line {i}")));
+        assert_eq!(shown(&text, false), expected);
+        assert_eq!(shown(&text, true).len(), 20);
+        assert_eq!(shown("one\ntwo", false), ["    one", "    two"]);
+    }
+
+    #[test]
+    fn the_tail_is_the_end_of_the_whole_wrap() {
+        let texts = [
+            "one",
+            "a\nb\nc",
+            "first line\n\nthird line is long enough to wrap at ten\nlast",
+            "\n\n\n",
+            "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10 wraps into more than one screen line here",
+        ];
+        for text in texts {
+            for (width, count) in [(10, 8), (4, 3), (80, 1), (1, 2)] {
+                let whole = wrap(text, width);
+                let cut = whole.len().saturating_sub(count);
+                assert_eq!(
+                    wrapped_tail(text, width, count),
+                    (whole[cut..].to_vec(), cut),
+                    "{text:?} at {width}, {count}"
+                );
+            }
+        }
     }
 }
