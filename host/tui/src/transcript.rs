@@ -382,12 +382,19 @@ impl Transcript {
         }
     }
 
-    /// The tool call `id`, marked as changed (the caller is about to change it).
+    /// The tool call `id`, marked as changed (the caller is about to change it). A call comes
+    /// after the answer that asked for it, so the search stops at the latest answer: resuming
+    /// a session asks for each stored result's call before there is one.
     fn tool(&mut self, id: &str) -> Option<&mut ToolCall> {
-        let index = self
+        let since_answer = self
             .items
             .iter()
-            .rposition(|item| matches!(item, Item::Tool(call) if call.id == id))?;
+            .rposition(|item| matches!(item, Item::Assistant { .. }))
+            .map_or(0, |answer| answer + 1);
+        let index = since_answer
+            + self.items[since_answer..]
+                .iter()
+                .rposition(|item| matches!(item, Item::Tool(call) if call.id == id))?;
         self.touch(index);
         match &mut self.items[index] {
             Item::Tool(call) => Some(call),
@@ -612,5 +619,53 @@ mod tests {
         }));
         assert_eq!(live.items().len(), 1);
         assert!(matches!(&live.items()[0], Item::Tool(call) if call.done));
+    }
+
+    fn asking(id: &str) -> AgentMessage {
+        AgentMessage::from(Message::from(AssistantMessage {
+            content: vec![AssistantBlock::ToolCall(pi_ai::ToolCall {
+                id: id.into(),
+                name: "bash".into(),
+                arguments: serde_json::json!({}),
+                thought_signature: None,
+            })],
+            ..AssistantMessage::default()
+        }))
+    }
+
+    fn tools(transcript: &Transcript) -> Vec<(&str, bool)> {
+        transcript
+            .items()
+            .iter()
+            .filter_map(|i| match i {
+                Item::Tool(call) => Some((call.id.as_str(), call.done)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_call_id_used_again_in_a_later_turn_is_a_call_of_its_own() {
+        // Some providers number calls per turn, so ids repeat across a session.
+        let resumed =
+            Transcript::from_messages(&[asking("c1"), result("c1"), asking("c1"), result("c1")]);
+        assert_eq!(tools(&resumed), [("c1", true), ("c1", true)]);
+
+        let mut live = Transcript::default();
+        for turn in 0..2 {
+            live.apply(&AppEvent::Agent(AgentEvent::MessageEnd {
+                message: asking("c1"),
+            }));
+            live.apply(&AppEvent::Agent(AgentEvent::ToolExecutionStart {
+                tool_call_id: "c1".into(),
+                tool_name: "bash".into(),
+                args: serde_json::json!({}),
+            }));
+            live.apply(&AppEvent::Agent(AgentEvent::MessageStart {
+                message: result("c1"),
+            }));
+            assert_eq!(tools(&live).len(), turn + 1, "{:?}", tools(&live));
+        }
+        assert_eq!(tools(&live), [("c1", true), ("c1", true)]);
     }
 }

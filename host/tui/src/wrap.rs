@@ -21,8 +21,9 @@ pub fn rows(text: &str, width: usize) -> usize {
     text.split('\n')
         .map(|line| {
             let line = line.trim_end_matches('\r');
-            // Every word of a line that fits fits where it is: one screen line.
-            if line.width() <= width {
+            // Every word of a line that fits fits where it is: one screen line. No character
+            // takes more cells than it has bytes, so most lines need no measuring.
+            if line.len() <= width || line.width() <= width {
                 return 1;
             }
             scratch.clear();
