@@ -248,6 +248,7 @@ pub struct Prepared {
 pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupError> {
     let mut base = base;
     let session = open_session(opts, &base)?;
+    base.warnings.extend(session_warnings(&session));
     let resuming = !session.is_empty();
     let patterns = if opts.models.is_empty() {
         base.settings.enabled_models()
@@ -423,6 +424,27 @@ fn installed_packages(
 }
 
 /// The session the flags ask for.
+/// The lines of the opened session file that could not be read, the first few by number.
+fn session_warnings(session: &SessionManager) -> Vec<String> {
+    const SHOWN: usize = 5;
+    let found = session.warnings();
+    let file = session
+        .session_file()
+        .map_or_else(String::new, |p| format!("{}: ", p.display()));
+    let mut out: Vec<String> = found
+        .iter()
+        .take(SHOWN)
+        .map(|w| format!("Warning (session): {file}{w}"))
+        .collect();
+    if found.len() > SHOWN {
+        out.push(format!(
+            "Warning (session): {} more lines could not be read",
+            found.len() - SHOWN
+        ));
+    }
+    out
+}
+
 pub fn open_session(opts: &StartupOptions, base: &Base) -> Result<SessionManager, StartupError> {
     let chosen = [
         opts.continue_session,

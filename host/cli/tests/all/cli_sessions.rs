@@ -84,3 +84,39 @@ fn resume_needs_the_ui_and_session_flags_conflict() {
     assert!(stderr(&out).contains("only one of"), "{}", stderr(&out));
     assert!(pi.mock.requests().is_empty());
 }
+
+#[test]
+fn unreadable_session_lines_are_reported_and_the_rest_continues() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("first answer"));
+    pi.mock.push(Turn::text("second answer"));
+    let out = pi.run(&["-p", "first question"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let path = pi.session_files()[0].clone();
+    // A line written by something else in the middle, and a write cut off at the end.
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let first_line = text.find('\n').unwrap() + 1;
+    text.insert_str(first_line, "{not json\n");
+    text.push_str("{\"type\":\"message\",\"id\":\"cut");
+    std::fs::write(&path, &text).unwrap();
+
+    let file = path.to_string_lossy().into_owned();
+    let out = pi.run(&["--session", &file, "-p", "second question"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(stdout(&out), "second answer\n");
+    assert!(
+        err.contains(&format!("Warning (session): {file}: line 2: ")),
+        "{err}"
+    );
+    let last = text.lines().count();
+    assert!(
+        err.contains(&format!("line {last}: incomplete last line")),
+        "{err}"
+    );
+    assert!(sent_text(&pi, 1).contains("first answer"));
+    // The foreign line is still there; the cut-off fragment made way for the new entries.
+    let after = std::fs::read_to_string(&path).unwrap();
+    assert!(after.contains("{not json\n"), "{after}");
+    assert!(!after.contains("\"id\":\"cut"), "{after}");
+}
