@@ -74,6 +74,8 @@ pub struct ExtensionSearch<'a> {
     pub cli_paths: &'a [String],
     /// Installed packages (`pi ext install`) the settings list, with what was approved.
     pub packages: &'a [InstalledPackage],
+    /// pi's own directories: no package's grant reaches them (`Grant::protected`).
+    pub protected: &'a [PathBuf],
 }
 
 /// One tool served by an extension component, ready to be turned into an agent tool.
@@ -230,7 +232,9 @@ fn allowed(
             ));
         }
     }
-    Some(Grant::from_manifest(manifest, search.cwd))
+    let mut grant = Grant::from_manifest(manifest, search.cwd);
+    grant.protected = search.protected.to_vec();
+    Some(grant)
 }
 
 /// `package` with only the components `filter` keeps (copied only when it drops some).

@@ -169,10 +169,10 @@ impl Base {
             global.default_project_trust(),
         )
         .is_trusted();
-        let settings = if trusted {
-            SettingsManager::load(&env.agent_dir, &env.cwd, true)
+        let (settings, code_approved) = if trusted {
+            load_trusted_settings(opts, &env, &mut warnings)
         } else {
-            global
+            (global, true)
         };
         for error in settings.errors() {
             warnings.push(format!("Warning (startup, settings): {error}"));
@@ -185,7 +185,8 @@ impl Base {
         })?;
         let host = pi_ext_host::ExtensionHost::new(component_cache_dir(&env.agent_dir))
             .map_err(StartupError::ExtensionHost)?;
-        let mut extensions = load_extensions(opts, &env, &settings, trusted, &host);
+        let mut extensions =
+            load_extensions(opts, &env, &settings, trusted && code_approved, &host);
         warnings.append(&mut extensions.warnings);
         warnings.append(&mut extensions.grants);
         // Extension providers first: models.json may configure them like built-in ones.
@@ -308,23 +309,45 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
     })
 }
 
+/// The settings of a trusted project, and whether its code is as it was trusted (see
+/// [`crate::project_code`]). When it is not, the project's code-bearing settings are dropped
+/// (the user's own apply), its extensions and packages are not loaded, and the warning says
+/// which and how to approve them.
+pub(crate) fn load_trusted_settings(
+    opts: &StartupOptions,
+    env: &StartupEnv,
+    warnings: &mut Vec<String>,
+) -> (SettingsManager, bool) {
+    let mut settings = SettingsManager::load(&env.agent_dir, &env.cwd, true);
+    if project_code_approved(opts, env, warnings) {
+        return (settings, true);
+    }
+    let mut keys = vec!["extensions", "packages"];
+    keys.extend(crate::project_code::CODE_SETTINGS);
+    let dropped = settings.drop_project_keys(&keys);
+    if !dropped.is_empty() {
+        warnings.push(format!(
+            "Warning: not used from .pi/settings.json until the project is approved again: {}",
+            dropped.join(", ")
+        ));
+    }
+    (settings, false)
+}
+
+/// The extensions of this run. `project_code`: the project is trusted and its code is as it
+/// was trusted, so its packages load.
 pub(crate) fn load_extensions(
     opts: &StartupOptions,
     env: &StartupEnv,
     settings: &SettingsManager,
-    trusted: bool,
+    project_code: bool,
     host: &pi_ext_host::ExtensionHost,
 ) -> Extensions {
     let mut warnings = Vec::new();
-    let code_approved = !trusted || project_code_approved(opts, env, &mut warnings);
-    let settings_paths = if code_approved {
-        settings.resource_paths("extensions")
-    } else {
-        // Only the user's own list: the project's is part of what changed.
-        SettingsManager::load(&env.agent_dir, &env.cwd, false).resource_paths("extensions")
-    };
-    let trusted = trusted && code_approved;
+    let settings_paths = settings.resource_paths("extensions");
+    let trusted = project_code;
     let packages = installed_packages(env, trusted, &mut warnings);
+    let protected = protected_dirs(opts, env, settings);
     let mut extensions = crate::extensions::load(
         host,
         &ExtensionSearch {
@@ -335,10 +358,45 @@ pub(crate) fn load_extensions(
             settings_paths: &settings_paths,
             cli_paths: &opts.extensions,
             packages: &packages,
+            protected: &protected,
         },
     );
+    if !extensions.loaded.is_empty()
+        && protected
+            .iter()
+            .any(|dir| dir.starts_with(pi_ext_host::protected::canonical(&env.cwd)))
+    {
+        warnings.push(format!(
+            "Note: the working directory holds pi's own directory {}; extensions cannot read or \
+             write it.",
+            env.agent_dir.display()
+        ));
+    }
     extensions.warnings.splice(0..0, warnings);
     extensions
+}
+
+/// pi's own directories, which no extension reaches whatever its grant (see
+/// `pi_ext_host::protected`): the agent directory (credentials, settings, packages, trust
+/// records) and the session directory.
+fn protected_dirs(
+    opts: &StartupOptions,
+    env: &StartupEnv,
+    settings: &SettingsManager,
+) -> Vec<PathBuf> {
+    use pi_ext_host::protected::canonical;
+    let sessions = paths::session_dir_for(
+        opts.session_dir.as_deref(),
+        settings.session_dir().as_deref(),
+        &env.agent_dir,
+        &env.cwd,
+    );
+    let mut dirs = vec![canonical(&env.agent_dir)];
+    let sessions = canonical(&sessions.path);
+    if !sessions.starts_with(&dirs[0]) {
+        dirs.push(sessions);
+    }
+    dirs
 }
 
 /// Whether a trusted project's extensions and packages are the ones that were trusted (see
@@ -354,10 +412,11 @@ fn project_code_approved(
         Ok(CodeCheck::Approved) => true,
         Ok(CodeCheck::Changed) => {
             warnings.push(
-                "Warning: this project's extensions or packages (.pi/extensions, \
-                 .pi/packages.lock.json, or the `extensions`/`packages` of .pi/settings.json) \
-                 changed since the project was trusted, so they are not loaded. Check them, then \
-                 run pi once with --approve to trust the project as it is now."
+                "Warning: this project's code (.pi/extensions, .pi/packages.lock.json, or the \
+                 `extensions`, `packages`, `shellPath`, `shellCommandPrefix`, `externalEditor` \
+                 or `tools` of .pi/settings.json) changed since the project was trusted, so it \
+                 is not used. Check it, then run pi once with --approve to trust the project as \
+                 it is now."
                     .to_owned(),
             );
             false

@@ -27,7 +27,7 @@ use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
 use wasmtime_wasi::runtime::in_tokio;
 
 /// The WASI 0.2 version wasmtime-wasi 48 defines its interfaces under.
-const WASI_VERSION: &str = "0.2.12";
+pub(crate) const WASI_VERSION: &str = "0.2.12";
 
 /// Defines the bounded calls over the ones `wasmtime_wasi::p2::add_to_linker_sync` added.
 pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
@@ -99,6 +99,11 @@ fn open_at_checked(
     mut store: StoreContextMut<'_, HostState>,
     (fd, path_flags, path, open_flags, flags): OpenAtParams,
 ) -> wasmtime::Result<(Result<Resource<Descriptor>, ErrorCode>,)> {
+    let follow = path_flags.contains(PathFlags::SYMLINK_FOLLOW);
+    if crate::protected::lands(store.data(), &fd, &path, follow).refuses_use() {
+        tracing::warn!(extension = %store.data().extension, path, "open refused: it reaches pi's own directory");
+        return Ok((Err(ErrorCode::Access),));
+    }
     let mut view = store.data_mut().filesystem();
     // A path that does not exist yet (a create) has nothing to check.
     let at = Resource::new_borrow(fd.rep());

@@ -15,7 +15,9 @@ use crate::state::{ALLOW_BLOCKING_CURRENT_THREAD, HostState};
 use rustix::fs::{FileType, Mode, OFlags};
 use std::ffi::OsStr;
 use std::io::Read;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 use wasmtime::component::{Resource, ResourceTable};
 use wasmtime_wasi::OpenMode;
 use wasmtime_wasi::filesystem::{Descriptor, Dir};
@@ -31,6 +33,7 @@ impl directory::Host for HostState {
         dir: Resource<Descriptor>,
         name: Vec<u8>,
     ) -> Result<Resource<Descriptor>, ErrorCode> {
+        self.reachable(&dir, &name)?;
         let opened = open_dir(&self.table, &dir, &name)?;
         self.table
             .push(Descriptor::Dir(opened))
@@ -43,7 +46,30 @@ impl directory::Host for HostState {
         name: Vec<u8>,
         max_bytes: u64,
     ) -> Result<Vec<u8>, ErrorCode> {
+        self.reachable(&dir, &name)?;
         read_file(&self.table, &dir, &name, max_bytes)
+    }
+}
+
+impl HostState {
+    /// Refuses an entry of `dir` that is one of pi's own directories or inside one
+    /// (`protected`), as the `wasi:filesystem` calls are refused.
+    fn reachable(&self, dir: &Resource<Descriptor>, name: &[u8]) -> Result<(), ErrorCode> {
+        let protected = &self.grant.protected;
+        if protected.is_empty() {
+            return Ok(());
+        }
+        let Ok(Descriptor::Dir(opened)) = self.table.get(dir) else {
+            return Ok(());
+        };
+        let name = entry_name(name)?;
+        if crate::protected::entry_landing(protected, opened.dir.as_fd(), Path::new(name))
+            .refuses_use()
+        {
+            tracing::warn!(extension = %self.extension, "directory entry refused: it is pi's own directory");
+            return Err(ErrorCode::Access);
+        }
+        Ok(())
     }
 }
 

@@ -9,6 +9,7 @@
 //! outside too: it runs on its own thread under a watchdog, and the WASI calls that can wait
 //! end at its deadline or abort.
 
+pub mod approvals;
 mod bindings;
 mod bounded;
 mod bounds;
@@ -27,6 +28,7 @@ mod index;
 pub mod lockfile;
 pub mod manifest;
 mod process;
+pub mod protected;
 pub mod provider;
 mod record;
 pub mod renderer;

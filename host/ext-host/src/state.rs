@@ -210,7 +210,14 @@ impl HostState {
             .allow_udp(false)
             .allow_ip_name_lookup(false);
         let workspace = grant.workspace.to_string_lossy().into_owned();
+        // A workspace inside pi's own directories is not opened at all: the guard checks the
+        // paths calls name, not calls on the preopen itself (listing it, its metadata).
+        let inside_protected = grant
+            .protected
+            .iter()
+            .any(|p| crate::protected::canonical(&grant.workspace).starts_with(p));
         let perms = match grant.filesystem {
+            _ if inside_protected => None,
             FsAccess::None => None,
             FsAccess::Read => Some(FsPerms::ReadOnly),
             FsAccess::Write => Some(FsPerms::ReadWrite),

@@ -260,6 +260,20 @@ impl SettingsManager {
         self.merged = merged;
     }
 
+    /// Drops `keys` from the project file's settings (the global values apply again) and
+    /// returns those the project had set.
+    pub fn drop_project_keys(&mut self, keys: &[&str]) -> Vec<String> {
+        let dropped: Vec<String> = keys
+            .iter()
+            .filter(|key| self.project.remove(**key).is_some())
+            .map(|key| (*key).to_owned())
+            .collect();
+        if !dropped.is_empty() {
+            self.remerge();
+        }
+        dropped
+    }
+
     /// Files that could not be read.
     pub fn errors(&self) -> &[SettingsError] {
         &self.errors

@@ -6,7 +6,7 @@
 use super::App;
 use crate::agent_session::AgentSession;
 use crate::extensions::{ExtensionCompactor, Extensions};
-use crate::startup::{enabled_tools, load_extensions, policy_flags};
+use crate::startup::{enabled_tools, load_extensions, load_trusted_settings, policy_flags};
 use crate::tool_policy::tool_policy;
 use pi_ai::lock;
 use pi_ext_api::CompactionOverride;
@@ -50,8 +50,13 @@ impl App {
         let mut found = None;
         if let Some(host) = &self.host {
             let (opts, env, trusted) = search.startup();
-            let settings = SettingsManager::load(&env.agent_dir, &env.cwd, trusted);
-            let mut extensions = load_extensions(opts, env, &settings, trusted, host);
+            let (settings, code_approved) = if trusted {
+                load_trusted_settings(opts, env, &mut report.warnings)
+            } else {
+                (SettingsManager::load(&env.agent_dir, &env.cwd, false), true)
+            };
+            let project_code = trusted && code_approved;
+            let mut extensions = load_extensions(opts, env, &settings, project_code, host);
             let (names, tool_warnings) = enabled_tools(opts, &extensions.tool_names());
             report.warnings.append(&mut extensions.warnings);
             report.warnings.extend(tool_warnings);

@@ -25,6 +25,8 @@ mod cli_local_servers;
 mod cli_packages;
 mod cli_paths;
 mod cli_print;
+mod cli_project_code;
+mod cli_protected;
 mod cli_providers;
 mod cli_proxy;
 mod cli_rpc;

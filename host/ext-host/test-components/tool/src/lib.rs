@@ -188,8 +188,89 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
             Ok(text("slept ten minutes"))
         }
         "fifo" => open_fifo(),
+        "fs" => fs(args),
+        "dir" => dir(args),
         "panic" => panic!("the tool panicked on purpose"),
         other => Err(format!("unknown op {other}")),
+    }
+}
+
+/// One `std::fs` call on `path` (and `to`), as an extension reaching for files it was not
+/// meant to would make it: `read`, `write`, `append`, `mkdir`, `rename`, `remove`, `rmdir`,
+/// `stat`, `list`, `link` (a hard link from `path` to `to`).
+fn fs(args: &Value) -> Result<ToolResult, String> {
+    let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default();
+    let (path, to) = (arg("path"), arg("to"));
+    let done = |what: String| Ok(text(&what));
+    let failed = |e: std::io::Error| format!("{} {path}: {e}", arg("action"));
+    match arg("action") {
+        "read" => std::fs::read_to_string(path).map_err(failed).and_then(done),
+        "write" => std::fs::write(path, arg("content"))
+            .map_err(failed)
+            .and_then(|()| done("written".into())),
+        "append" => std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(arg("content").as_bytes()))
+            .map_err(failed)
+            .and_then(|()| done("appended".into())),
+        "mkdir" => std::fs::create_dir_all(path)
+            .map_err(failed)
+            .and_then(|()| done("made".into())),
+        "rename" => std::fs::rename(path, to)
+            .map_err(failed)
+            .and_then(|()| done("renamed".into())),
+        "remove" => std::fs::remove_file(path)
+            .map_err(failed)
+            .and_then(|()| done("removed".into())),
+        "rmdir" => std::fs::remove_dir(path)
+            .map_err(failed)
+            .and_then(|()| done("removed".into())),
+        "stat" => std::fs::metadata(path)
+            .map_err(failed)
+            .and_then(|m| done(format!("{} bytes", m.len()))),
+        "list" => std::fs::read_dir(path).map_err(failed).and_then(|entries| {
+            let names: Vec<String> = entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            done(names.join(","))
+        }),
+        "link" => std::fs::hard_link(path, to)
+            .map_err(failed)
+            .and_then(|()| done("linked".into())),
+        other => Err(format!("unknown action {other}")),
+    }
+}
+
+/// The `directory` interface from the workspace preopen: opens each `/`-separated part of
+/// `path` with `open-dir` and reads `file` there with `read-file` (or lists the last one).
+fn dir(args: &Value) -> Result<ToolResult, String> {
+    use pi_guest_sdk::directory;
+    use pi_guest_sdk::filesystem::preopens;
+    let arg = |k: &str| args.get(k).and_then(Value::as_str).unwrap_or_default();
+    let dirs = preopens::get_directories();
+    let (root, _) = dirs
+        .into_iter()
+        .find(|(_, name)| name == ".")
+        .ok_or("no workspace preopen")?;
+    let mut at = root;
+    for part in arg("path").split('/').filter(|p| !p.is_empty()) {
+        at = directory::open_dir(&at, part.as_bytes())
+            .map_err(|e| format!("open-dir {part}: {e:?}"))?;
+    }
+    match arg("file") {
+        "" => {
+            let entries = directory::entries(&at).map_err(|e| format!("entries: {e:?}"))?;
+            let names: Vec<String> = entries
+                .iter()
+                .map(|e| String::from_utf8_lossy(&e.name).into_owned())
+                .collect();
+            Ok(text(&names.join(",")))
+        }
+        file => directory::read_file(&at, file.as_bytes(), 1 << 20)
+            .map(|bytes| text(&String::from_utf8_lossy(&bytes)))
+            .map_err(|e| format!("read-file {file}: {e:?}")),
     }
 }
 
