@@ -37,6 +37,7 @@ pub use compactor::ExtensionCompactor;
 
 use filter::{PackageFilter, Picked, ResourceKind};
 use pi_ext_api::{MessageRenderer, ToolDescription};
+use pi_ext_host::approvals::{Approvals, canonical_dir};
 use pi_ext_host::lockfile::LockedPackage;
 use pi_ext_host::manifest::{ComponentEntry, World};
 use pi_ext_host::{
@@ -76,6 +77,8 @@ pub struct ExtensionSearch<'a> {
     pub packages: &'a [InstalledPackage],
     /// pi's own directories: no package's grant reaches them (`Grant::protected`).
     pub protected: &'a [PathBuf],
+    /// What the user approved for packages placed by hand (`pi ext approve`).
+    pub approvals: &'a Approvals,
 }
 
 /// One tool served by an extension component, ready to be turned into an agent tool.
@@ -178,9 +181,10 @@ pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
             .packages
             .iter()
             .find(|p| p.locked.path.as_os_str() == package.dir.as_os_str());
-        if let Some(grant) = allowed(package, installed, search, &mut out) {
+        if let Some((grant, approved)) = allowed(package, installed, search, &mut out) {
             let filter = installed.and_then(|p| p.filter.as_ref());
-            open_package(host, &filtered(package, filter), filter, grant, &mut out);
+            let package = filtered(package, filter);
+            open_package(host, &package, filter, (grant, &approved), &mut out);
         }
     }
     out
@@ -198,17 +202,30 @@ fn cli_dirs<'a>(search: &'a ExtensionSearch) -> impl Iterator<Item = PathBuf> + 
     })
 }
 
-/// The grant of a discovered package: an installed one gets what its manifest asks only when
-/// that is within what was approved (else it is skipped with a warning saying how to approve
-/// it); other packages (placed by hand, `-e`) get what they ask, and `-e` ones say so.
+/// The grant of a discovered package and the capabilities it stands for: an installed one gets
+/// what its manifest asks only when that is within what was approved (else it is skipped with a
+/// warning saying how to approve it); a `-e` one gets what it asks, and says so; one placed by
+/// hand gets what `pi ext approve` recorded for it as its files are now, else nothing (and the
+/// warning says what it asks and how to approve it).
 fn allowed(
     package: &DiscoveredExtension,
     installed: Option<&InstalledPackage>,
     search: &ExtensionSearch,
     out: &mut Extensions,
-) -> Option<Grant> {
+) -> Option<(Grant, pi_ext_host::Capabilities)> {
     let manifest = &package.manifest;
     let asks = &manifest.capabilities;
+    let granted = |capabilities: &pi_ext_host::Capabilities| {
+        let mut grant = Grant::from_manifest(manifest, search.cwd);
+        if capabilities != asks {
+            grant = Grant {
+                limits: grant.limits,
+                ..Grant::new(search.cwd)
+            };
+        }
+        grant.protected = search.protected.to_vec();
+        Some((grant, capabilities.clone()))
+    };
     if let Some(installed) = installed {
         let beyond = asks.beyond(&installed.locked.approved);
         if !beyond.is_empty() {
@@ -231,10 +248,25 @@ fn allowed(
                 words.join("; ")
             ));
         }
+    } else if let Err(why) = search
+        .approvals
+        .grant_for(&canonical_dir(&package.dir), asks)
+    {
+        let words = asks.plain_words();
+        if !words.is_empty() {
+            out.warnings.push(format!(
+                "Warning: extension \"{}\" ({}) runs with no capabilities: it was placed there, \
+                 not installed with `pi ext install`, and {why}. It asks to: {}. Check it, then \
+                 run `pi ext approve {}` to grant that.",
+                manifest.name,
+                package.dir.display(),
+                words.join("; "),
+                package.dir.display(),
+            ));
+        }
+        return granted(&pi_ext_host::Capabilities::default());
     }
-    let mut grant = Grant::from_manifest(manifest, search.cwd);
-    grant.protected = search.protected.to_vec();
-    Some(grant)
+    granted(asks)
 }
 
 /// `package` with only the components `filter` keeps (copied only when it drops some).
@@ -256,7 +288,7 @@ fn open_package(
     host: &ExtensionHost,
     package: &DiscoveredExtension,
     filter: Option<&PackageFilter>,
-    grant: Grant,
+    (grant, approved): (Grant, &pi_ext_host::Capabilities),
     out: &mut Extensions,
 ) {
     let manifest = &package.manifest;
@@ -281,13 +313,7 @@ fn open_package(
                     .iter()
                     .filter(|tool| Arc::ptr_eq(tool.component(), component))
                     .map(|tool| tool.tool_description().clone());
-                add_tools(
-                    &id,
-                    &manifest.capabilities.replaces,
-                    component,
-                    described,
-                    out,
-                );
+                add_tools(&id, &approved.replaces, component, described, out);
             }
             World::Provider => add_provider(&id, component, out),
             World::Compactor => out.compactors.push(Arc::clone(component)),

@@ -86,6 +86,15 @@ fn store(agent_dir: &Path, cwd: &Path, digest: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Whether the project's code is as recorded: `None` when nothing was recorded for it yet.
+pub fn status(agent_dir: &Path, cwd: &Path) -> Result<Option<bool>, String> {
+    let digest = fingerprint(cwd)?;
+    Ok(read_records(&agent_dir.join(RECORD_FILE))
+        .get(&key(cwd))
+        .and_then(Value::as_str)
+        .map(|recorded| recorded == digest))
+}
+
 /// Compares a trusted project's code with what was trusted; `approve` (`--approve`) and a
 /// project never checked before record what is there now.
 pub fn check(agent_dir: &Path, cwd: &Path, approve: bool) -> Result<CodeCheck, String> {

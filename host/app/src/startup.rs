@@ -16,7 +16,7 @@ use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
 use pi_session::session::{SessionError, SessionManager, find_session_by_id, is_session_path};
 use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
-use pi_session::system_prompt::{SystemPromptOptions, build_system_prompt};
+use pi_session::system_prompt::{PromptSources, SystemPromptOptions, render};
 use pi_session::trust::{TrustStore, resolve_trust};
 use std::path::{Path, PathBuf};
 
@@ -282,7 +282,12 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         templates,
         prompt_options,
         system_prompt,
+        prompt_files,
     } = resource_search.load();
+    base.warnings.extend(pi_session::extension_writes::notices(
+        &base.env.agent_dir,
+        &prompt_files,
+    ));
     let tool_policy = crate::tool_policy::tool_policy(
         policy_flags(opts, &base.env),
         &base.settings,
@@ -346,7 +351,11 @@ pub(crate) fn load_extensions(
     let mut warnings = Vec::new();
     let settings_paths = settings.resource_paths("extensions");
     let trusted = project_code;
-    let packages = installed_packages(env, trusted, &mut warnings);
+    let approvals = pi_ext_host::approvals::Approvals::load(&env.agent_dir).unwrap_or_else(|e| {
+        warnings.push(format!("Warning: package approvals not read: {e}"));
+        pi_ext_host::approvals::Approvals::default()
+    });
+    let packages = installed_packages(env, trusted, &approvals, &mut warnings);
     let protected = protected_dirs(opts, env, settings);
     let mut extensions = crate::extensions::load(
         host,
@@ -359,6 +368,7 @@ pub(crate) fn load_extensions(
             cli_paths: &opts.extensions,
             packages: &packages,
             protected: &protected,
+            approvals: &approvals,
         },
     );
     if !extensions.loaded.is_empty()
@@ -435,6 +445,7 @@ fn project_code_approved(
 fn installed_packages(
     env: &StartupEnv,
     trusted: bool,
+    approvals: &pi_ext_host::approvals::Approvals,
     warnings: &mut Vec<String>,
 ) -> Vec<crate::extensions::InstalledPackage> {
     use crate::extensions::{InstalledPackage, filter::PackageFilter};
@@ -468,9 +479,25 @@ fn installed_packages(
         if listed.is_empty() {
             continue;
         }
+        // The user's lock file is in the agent directory, out of every extension's reach; the
+        // project's is the workspace's, so each of its entries must be the one `pi ext
+        // install` recorded.
+        let project = dir != env.agent_dir;
         match LockFile::load(&dir.join(LOCK_FILE)) {
             Ok(lock) => out.extend(lock.packages.into_iter().filter_map(|locked| {
                 let (_, filter) = listed.iter().find(|(s, _)| *s == locked.source)?;
+                if project && !approvals.vouches_for(&locked) {
+                    warnings.push(format!(
+                        "Warning: package {} not loaded: its entry in {} is not one `pi ext \
+                         install` made on this machine (its source, path, files or approved \
+                         capabilities differ from what was approved); run `pi ext approve {} -l` \
+                         to review and approve it",
+                        locked.name,
+                        dir.join(LOCK_FILE).display(),
+                        locked.name
+                    ));
+                    return None;
+                }
                 Some(InstalledPackage {
                     filter: filter.clone(),
                     locked,
@@ -705,6 +732,9 @@ pub struct Resources {
     pub templates: PromptTemplates,
     pub prompt_options: SystemPromptOptions,
     pub system_prompt: String,
+    /// The files the prompt and the templates may come from (rule files, `SYSTEM.md` and
+    /// `APPEND_SYSTEM.md`, skills, templates).
+    pub prompt_files: Vec<PathBuf>,
 }
 
 impl ResourceSearch {
@@ -809,12 +839,24 @@ impl ResourceSearch {
         if let Some(docs) = &self.docs {
             options.docs = docs.paths.clone();
         }
-        let system_prompt = build_system_prompt(&options);
+        let sources = PromptSources::load(&options);
+        let system_prompt = render(&options, &sources);
+        let mut prompt_files: Vec<PathBuf> =
+            sources.context_files.into_iter().map(|f| f.path).collect();
+        for name in ["SYSTEM.md", "APPEND_SYSTEM.md"] {
+            prompt_files.push(env.agent_dir.join(name));
+            if self.trusted {
+                prompt_files.push(env.cwd.join(".pi").join(name));
+            }
+        }
+        prompt_files.extend(skills.skills.iter().map(|s| s.file_path.clone()));
+        prompt_files.extend(templates.templates.iter().map(|t| t.file_path.clone()));
         Resources {
             skills,
             templates,
             prompt_options: options,
             system_prompt,
+            prompt_files,
         }
     }
 }

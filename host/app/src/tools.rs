@@ -22,6 +22,9 @@ pub struct SessionFacts<'a> {
     pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
     /// What the built-in tools may touch (path policy, shell sandbox).
     pub policy: &'a crate::tool_policy::ToolPolicy,
+    /// Where the files extensions write into the next prompt are recorded
+    /// (`pi_session::extension_writes`).
+    pub agent_dir: &'a Path,
 }
 
 /// The enabled tools, in order: a name an extension provides is that extension's tool (it
@@ -39,6 +42,7 @@ pub fn tools(
         command_env,
         model_images,
         policy,
+        agent_dir,
     } = session;
     let mut ctx = ToolContext::new(host, cwd);
     ctx.paths = policy.paths.clone();
@@ -59,7 +63,8 @@ pub fn tools(
             Some(tool) => {
                 let component =
                     ComponentTool::new(Arc::clone(&tool.component), tool.description.clone())
-                        .with_session_id(Some(session_id.to_owned()));
+                        .with_session_id(Some(session_id.to_owned()))
+                        .with_write_observer(prompt_writes(agent_dir, &tool.extension));
                 Some(Arc::new(component) as Arc<dyn AgentTool>)
             }
             None => pi_builtins::select(&ctx, &[name.as_str()])
@@ -82,9 +87,26 @@ pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTo
             command_env: command_env(&prepared.session, &prepared.model, prepared.thinking),
             model_images: &prepared.model_images,
             policy: &prepared.tool_policy,
+            agent_dir: &prepared.base.env.agent_dir,
         },
         &prepared.base.settings,
     )
+}
+
+/// Records each file `package`'s calls write that a later prompt is built from (rule files,
+/// skills, templates), so that the session that loads it says so.
+fn prompt_writes(agent_dir: &Path, package: &str) -> pi_ext_host::WriteFn {
+    let (agent_dir, package) = (agent_dir.to_path_buf(), package.to_owned());
+    Arc::new(move |file: &Path| {
+        if pi_session::extension_writes::feeds_prompt(file)
+            && let Err(error) = pi_session::extension_writes::record(&agent_dir, file, &package)
+        {
+            tracing::warn!(
+                "cannot record that {package} wrote {}: {error}",
+                file.display()
+            );
+        }
+    })
 }
 
 /// pi's `PI_*` variables of `bash` commands: the session, its file, the model and the level.

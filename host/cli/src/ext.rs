@@ -2,6 +2,7 @@
 //! `pi remove`, `pi uninstall`, `pi update`, `pi list`). Dispatched before the normal flag
 //! parsing, so none of it ever reaches a model.
 
+mod approve;
 mod new;
 mod templates;
 
@@ -56,6 +57,16 @@ enum ExtCommand {
         /// Every package of the scope (the default when none is named)
         #[arg(long, conflicts_with = "package")]
         all: bool,
+        #[command(flatten)]
+        scope: ScopeArgs,
+        #[command(flatten)]
+        approval: Approval,
+    },
+    /// Approve a package that was not installed with `pi ext install` (placed in extensions/
+    /// by hand, or a project lock entry not installed here): shows its files and capabilities
+    Approve {
+        /// Its folder, or its name in extensions/ (or in the project's lock file with -l)
+        package: String,
         #[command(flatten)]
         scope: ScopeArgs,
         #[command(flatten)]
@@ -129,12 +140,16 @@ pub fn main(argv: Vec<OsString>) -> i32 {
             scope: args,
             approval,
         } => scope(&args).and_then(|s| {
-            install(&source, &s, &env, &approval, None).and_then(|()| trusted_as_is(&s, &env))
+            let before = code_before(&s, &env);
+            install(&source, &s, &env, &approval, None).and_then(|()| trusted_as_is(&env, before))
         }),
         ExtCommand::Remove {
             package,
             scope: args,
-        } => scope(&args).and_then(|s| remove(&package, &s).and_then(|()| trusted_as_is(&s, &env))),
+        } => scope(&args).and_then(|s| {
+            let before = code_before(&s, &env);
+            remove(&package, &s).and_then(|()| trusted_as_is(&env, before))
+        }),
         // `--all` only spells out the default.
         ExtCommand::Update {
             package,
@@ -142,8 +157,15 @@ pub fn main(argv: Vec<OsString>) -> i32 {
             scope: args,
             approval,
         } => scope(&args).and_then(|s| {
-            update(package.as_deref(), &s, &env, &approval).and_then(|()| trusted_as_is(&s, &env))
+            let before = code_before(&s, &env);
+            update(package.as_deref(), &s, &env, &approval)
+                .and_then(|()| trusted_as_is(&env, before))
         }),
+        ExtCommand::Approve {
+            package,
+            scope: args,
+            approval,
+        } => scope(&args).and_then(|s| approve::approve(&package, &s, &env, &approval)),
         ExtCommand::List { json } => list(&env, json),
         ExtCommand::Info { package } => info(&package, &env),
         ExtCommand::Publish { dir, target } => publish(&env.cwd.join(dir), &target, &env),
@@ -335,13 +357,34 @@ fn publish(
     Ok(())
 }
 
-/// After a change of the project's packages by its (trusted) user: the project's code as it
-/// is now is what was trusted, so the next start loads it.
-fn trusted_as_is(scope: &Scope, env: &pi_app::startup::StartupEnv) -> Result<(), Failure> {
+/// Whether the project's code was as trusted before a `-l` command changed it (`None`: the
+/// user scope, or nothing recorded yet).
+fn code_before(scope: &Scope, env: &pi_app::startup::StartupEnv) -> Option<bool> {
     if scope.name() != "project" {
-        return Ok(());
+        return None;
     }
-    pi_app::project_code::record(&env.agent_dir, &env.cwd).map_err(Failure::Error)
+    pi_app::project_code::status(&env.agent_dir, &env.cwd).unwrap_or(Some(false))
+}
+
+/// After a change of the project's packages by its (trusted) user: when the code was as trusted
+/// before the command, the change the command made is trusted too, so the next start loads it.
+/// When something else had changed (a package planted, a lock entry or setting edited), nothing
+/// is recorded, and the user is told.
+fn trusted_as_is(env: &pi_app::startup::StartupEnv, before: Option<bool>) -> Result<(), Failure> {
+    match before {
+        Some(true) => {
+            pi_app::project_code::record(&env.agent_dir, &env.cwd).map_err(Failure::Error)
+        }
+        Some(false) => {
+            eprintln!(
+                "Note: this project's code (.pi/extensions, .pi/packages.lock.json, or the code \
+                 settings of .pi/settings.json) had changed since it was trusted, before this \
+                 command: nothing is approved. Check it, then run pi once with --approve."
+            );
+            Ok(())
+        }
+        None => Ok(()),
+    }
 }
 
 fn remove(key: &str, scope: &Scope) -> Result<(), Failure> {

@@ -104,6 +104,11 @@ fn open_at_checked(
         tracing::warn!(extension = %store.data().extension, path, "open refused: it reaches pi's own directory");
         return Ok((Err(ErrorCode::Access),));
     }
+    let writes = flags.contains(DescriptorFlags::WRITE)
+        || open_flags.intersects(OpenFlags::CREATE | OpenFlags::TRUNCATE);
+    if writes {
+        crate::protected::observe_write(store.data(), &fd, &path);
+    }
     let mut view = store.data_mut().filesystem();
     // A path that does not exist yet (a create) has nothing to check.
     let at = Resource::new_borrow(fd.rep());

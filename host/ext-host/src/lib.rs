@@ -49,5 +49,6 @@ pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, WitVersion, 
 pub use provider::ComponentProvider;
 pub use renderer::ComponentRenderer;
 pub use sandbox::{SandboxError, SandboxMode, ShellSandbox};
+pub use state::WriteFn;
 pub use tool::{ComponentTool, ToolOutput};
 pub use wasmtime::Engine;

@@ -216,6 +216,18 @@ pub(crate) fn lands(
     }
 }
 
+/// Tells the call's write observer (if any) where a write of `path` from `fd` lands.
+pub(crate) fn observe_write(state: &HostState, fd: &Resource<Descriptor>, path: &str) {
+    let Some(observer) = &state.call.on_write else {
+        return;
+    };
+    if let Ok(Descriptor::Dir(dir)) = state.table.get(fd)
+        && let Some(target) = target(dir.dir.as_fd(), path, true)
+    {
+        observer(&target);
+    }
+}
+
 /// Refuses a call and says so in the log (the guest sees `access`).
 fn refused(state: &HostState, call: &str, path: &str) -> bool {
     tracing::warn!(
@@ -316,8 +328,12 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.rename-at",
         |s, (fd, old, new_fd, new): &RenameAtParams| {
-            (lands(s, fd, old, false).refuses_move() && refused(s, "rename-at", old))
-                || (lands(s, new_fd, new, false).refuses_move() && refused(s, "rename-at", new))
+            let refuses = (lands(s, fd, old, false).refuses_move() && refused(s, "rename-at", old))
+                || (lands(s, new_fd, new, false).refuses_move() && refused(s, "rename-at", new));
+            if !refuses {
+                observe_write(s, new_fd, new);
+            }
+            refuses
         },
         |view, (fd, old, new_fd, new)| HostDescriptor::rename_at(view, fd, old, new_fd, new),
     )?;

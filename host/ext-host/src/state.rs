@@ -31,6 +31,9 @@ pub(crate) const ALLOW_BLOCKING_CURRENT_THREAD: bool = true;
 pub type ProgressFn = Box<dyn FnMut(types::ToolResult) + Send>;
 /// Event sink of a provider stream; returns false when nobody listens.
 pub type SinkFn = Box<dyn FnMut(types::StreamEvent) -> bool + Send>;
+/// Told the host path of each file a call opens for writing or renames into place, before
+/// the write (see `protected`).
+pub type WriteFn = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
 /// Facts and callbacks of one call.
 pub struct CallContext {
@@ -41,6 +44,8 @@ pub struct CallContext {
     pub progress: Option<ProgressFn>,
     pub sink: Option<SinkFn>,
     pub llm: Option<Arc<dyn LlmBridge>>,
+    /// Told of the files the call writes.
+    pub on_write: Option<WriteFn>,
     /// Told when the store exists, so that the caller's watchdog starts its clock then (a
     /// cold compile before it is not the component's time).
     pub(crate) watch: Watch,
@@ -55,6 +60,7 @@ impl CallContext {
             progress: None,
             sink: None,
             llm: None,
+            on_write: None,
             watch: Watch::default(),
         }
     }

@@ -23,6 +23,7 @@ pub struct ComponentTool {
     component: Arc<LazyComponent>,
     description: ToolDescription,
     session_id: Option<String>,
+    on_write: Option<crate::state::WriteFn>,
 }
 
 /// Calls `describe` (instantiates the component once), bounded by the grant's timeout like
@@ -143,12 +144,20 @@ impl ComponentTool {
             component,
             description,
             session_id: None,
+            on_write: None,
         }
     }
 
     /// The session id the tool reports through `host.session-id`.
     pub fn with_session_id(mut self, session_id: Option<String>) -> Self {
         self.session_id = session_id;
+        self
+    }
+
+    /// Tells `observer` the host path of every file a call opens for writing or renames into
+    /// place, before the write happens.
+    pub fn with_write_observer(mut self, observer: crate::state::WriteFn) -> Self {
+        self.on_write = Some(observer);
         self
     }
 
@@ -177,6 +186,7 @@ impl ComponentTool {
             arguments: args.to_string(),
         };
         let session_id = self.session_id.clone();
+        let on_write = self.on_write.clone();
         let abort = cancel.clone();
         let outcome = match watchdog::spawn(&self.component.extension, cancel, move |watch| {
             let loaded = component.get()?;
@@ -184,6 +194,7 @@ impl ComponentTool {
             context.abort = abort;
             context.progress = progress;
             context.session_id = session_id;
+            context.on_write = on_write;
             context.watch = watch;
             call(&loaded, &wit_call, context)
         }) {

@@ -139,6 +139,9 @@ pub fn install(
         files: files.hashes,
         stamps: files.stamps,
     };
+    // Recorded where no extension reaches before the lock names it: a project lock entry counts
+    // only when this record agrees with it (`pi_ext_host::approvals`).
+    pi_ext_host::approvals::Approvals::record(agent_dir, package.clone())?;
     let replaced = commit(scope, package.clone())?;
     Ok(Installed {
         package,

@@ -9,6 +9,7 @@
 pub mod compaction;
 pub mod context_files;
 pub mod export_html;
+pub mod extension_writes;
 pub mod frontmatter;
 pub mod messages;
 pub mod paths;

@@ -119,6 +119,7 @@ impl App {
                 command_env,
                 model_images: &model_images,
                 policy,
+                agent_dir: &env.agent_dir,
             },
             settings,
         )

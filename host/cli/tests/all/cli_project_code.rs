@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use super::cli_extensions::{extend_manifest, install};
+use super::cli_protected::results;
 use super::cli_support::*;
 use pi_mock_llm::{Api, Turn};
 use serde_json::json;
@@ -92,4 +94,138 @@ fn a_weaker_sandbox_planted_in_a_trusted_project_is_not_used() {
     assert!(stderr(&out).contains("tools"), "{}", stderr(&out));
     let sent = pi.mock.requests().last().unwrap().body.to_string();
     assert!(!sent.contains("\"outside\""), "{sent}");
+}
+
+/// A copy of the test tool in `dir/<name>` asking to see `PLANTED_SECRET`.
+fn secret_reader(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let package = install(dir, name);
+    extend_manifest(&package, "[capabilities]\nenv = [\"PLANTED_SECRET\"]");
+    package
+}
+
+/// One JSON-mode run whose model asks the tool for `PLANTED_SECRET`; returns stderr and what
+/// the tool answered.
+fn read_secret(pi: &PiEnv, args: &[&str]) -> (String, Option<(String, bool)>) {
+    pi.mock.push(Turn::new().tool_call(
+        "s1",
+        "probe",
+        json!({"op": "env", "name": "PLANTED_SECRET"}),
+    ));
+    pi.mock.push(Turn::text("done"));
+    let mut all = vec!["--no-session", "--mode", "json"];
+    all.extend_from_slice(args);
+    all.push("go");
+    let out = pi
+        .command(&all)
+        .env("PLANTED_SECRET", "s3cret")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = results(&stdout(&out)).into_iter().next();
+    (stderr(&out), result)
+}
+
+fn ext(pi: &PiEnv, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["ext"];
+    all.extend_from_slice(args);
+    pi.run(&all)
+}
+
+#[test]
+fn a_package_placed_by_hand_runs_with_no_capability_until_approved_on_its_own() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let planted = secret_reader(&pi.agent_dir().join("extensions"), "planted");
+    let (err, result) = read_secret(&pi, &[]);
+    let (text, error) = result.unwrap();
+    assert!(error && text.contains("PLANTED_SECRET"), "{text}");
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(
+        err.contains("Warning: extension \"planted\"")
+            && err.contains("runs with no capabilities")
+            && err.contains("read these environment variables: PLANTED_SECRET")
+            && err.contains("pi ext approve"),
+        "{err}"
+    );
+    // Without a terminal nothing is approved unless the flags say so.
+    let out = ext(&pi, &["approve", "planted"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let shown = stderr(&out);
+    assert!(shown.contains("planted 0.1.0"), "{shown}");
+    assert!(shown.contains("tool.wasm"), "{shown}");
+    assert!(shown.contains("PLANTED_SECRET"), "{shown}");
+    assert!(shown.contains("Not approved: nobody was asked"), "{shown}");
+    let out = ext(&pi, &["approve", "planted", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("Approved planted 0.1.0"),
+        "{}",
+        stdout(&out)
+    );
+    let (err, result) = read_secret(&pi, &[]);
+    assert_eq!(result.unwrap(), ("s3cret".to_owned(), false));
+    assert!(!err.contains("Warning"), "{err}");
+    // A component swapped afterwards voids the approval.
+    std::fs::write(
+        planted.join("tool.wasm"),
+        [std::fs::read(planted.join("tool.wasm")).unwrap(), vec![0]].concat(),
+    )
+    .unwrap();
+    let (err, _) = read_secret(&pi, &[]);
+    assert!(
+        err.contains("its files changed since it was approved"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unrelated_local_install_does_not_launder_a_planted_package() {
+    let pi = trusted_project(json!({}));
+    // The trusted start records the project as it is.
+    let (err, _) = read_secret(&pi, &[]);
+    assert!(!err.contains("Warning"), "{err}");
+    secret_reader(&pi.cwd().join(".pi/extensions"), "planted");
+    let other = install(&pi.root.path().join("elsewhere"), "unrelated");
+    let out = ext(&pi, &["install", &other.to_string_lossy(), "-l", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("had changed since it was trusted, before this command"),
+        "{}",
+        stderr(&out)
+    );
+    let (err, result) = read_secret(&pi, &[]);
+    assert_eq!(result, Some(("Tool probe not found".to_owned(), true)));
+    assert!(
+        err.contains("changed since the project was trusted"),
+        "{err}"
+    );
+    // Trusting the project as it is loads the planted package, with nothing granted.
+    let (err, result) = read_secret(&pi, &["--approve"]);
+    let (text, error) = result.unwrap();
+    assert!(error && !text.contains("s3cret"), "{text}");
+    assert!(err.contains("runs with no capabilities"), "{err}");
+}
+
+#[test]
+fn a_forged_project_lock_entry_is_refused() {
+    let pi = trusted_project(json!({}));
+    let package = secret_reader(&pi.root.path().join("elsewhere"), "reader");
+    // Installed honestly, granted only what the user chose.
+    let out = ext(&pi, &["install", &package.to_string_lossy(), "-l", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, result) = read_secret(&pi, &[]);
+    assert_eq!(result.unwrap(), ("s3cret".to_owned(), false));
+    // Something with a write grant rewrites the lock entry to grant more than was approved.
+    let lock_path = pi.cwd().join(".pi/packages.lock.json");
+    let mut lock: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&lock_path).unwrap()).unwrap();
+    lock["packages"][0]["approved"]["process"] = json!(true);
+    std::fs::write(&lock_path, lock.to_string()).unwrap();
+    // Even once the project is trusted as it is now, the entry is not used.
+    let (err, result) = read_secret(&pi, &["--approve"]);
+    assert_eq!(result, Some(("Tool probe not found".to_owned(), true)));
+    assert!(
+        err.contains("Warning: package reader not loaded")
+            && err.contains("is not one `pi ext install` made on this machine"),
+        "{err}"
+    );
 }
