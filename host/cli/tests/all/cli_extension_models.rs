@@ -27,6 +27,7 @@ fn install_compactor(pi: &PiEnv) {
          [capabilities]\nllm = true\n",
     )
     .unwrap();
+    pi.approve(&package);
 }
 
 /// A mock provider with two models (`mock-model`, the default, and `other-model`), and a
@@ -198,6 +199,7 @@ pub(super) fn install_provider(pi: &PiEnv) {
          [capabilities]\nnetwork = [\"{authority}\"]\nenv = [\"TEST_PROVIDER_BASE_URL\"]\n"
     );
     std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+    pi.approve(&package);
 }
 
 /// models.json: the mock provider plus an entry configuring the extension's provider.
@@ -323,6 +325,8 @@ fn a_provider_extension_cannot_take_over_another_providers_models_or_keys() {
         ),
     )
     .unwrap();
+    // It now asks for more: approved again by its user.
+    pi.approve(manifest.parent().unwrap());
     // The user's models: the built-in openai re-routed to the mock, and a models.json one.
     let base = pi.mock.base_url(Api::OpenAiCompletions);
     let models = json!({"providers": {

@@ -555,6 +555,7 @@ fn package_skills_and_prompt_templates_join_the_session() {
 fn hostile_describe(pi: &PiEnv) {
     let package = install(&global_dir(pi), "hostile");
     extend_manifest(&package, "[capabilities]\nenv = [\"TEST_TOOL_DESCRIBE\"]");
+    pi.approve(&package);
 }
 
 #[test]

@@ -99,6 +99,13 @@ impl PiEnv {
         cmd
     }
 
+    /// Approves the package placed by hand in `dir` as its user would (`pi ext approve --yes`):
+    /// without that it runs with no capabilities.
+    pub fn approve(&self, dir: &Path) {
+        let out = self.run(&["ext", "approve", &dir.to_string_lossy(), "--yes"]);
+        assert_eq!(out.status.code(), Some(0), "approve: {}", stderr(&out));
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().unwrap()
     }

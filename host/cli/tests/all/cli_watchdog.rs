@@ -29,6 +29,7 @@ fn install(pi: &PiEnv, name: &str, wasm: &str, world: &str, extra: &str) -> Path
          [[component]]\npath = \"c.wasm\"\nworld = \"{world}\"\n\n{extra}"
     );
     std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+    pi.approve(&package);
     package
 }
 

@@ -359,3 +359,68 @@ async fn a_write_grant_cannot_create_links_even_relative_ones_that_escape() {
     }
     host_still_works(&ws).await;
 }
+
+/// A protected directory inside the workspace (pi's agent directory when pi starts in `$HOME`):
+/// reached by no path, written through no call, moved by no rename, also through the
+/// `directory` interface; the rest of the workspace works as before.
+#[tokio::test]
+async fn a_protected_directory_inside_the_workspace_is_out_of_reach() {
+    let ws = Workspace::create();
+    let agent = ws.dir.join(".pi/agent");
+    std::fs::create_dir_all(agent.join("extensions")).expect("agent dir");
+    std::fs::write(agent.join("auth.json"), "TOP-SECRET").expect("auth");
+    let grant = Grant {
+        filesystem: FsAccess::Write,
+        protected: vec![pi_ext_host::protected::canonical(&agent)],
+        ..ws.grant()
+    };
+    let tool = test_tool(grant, "probe");
+    let fs = |action: &str, path: &str, to: &str| json!({"op": "fs", "action": action, "path": path, "to": to, "content": "x"});
+    for args in [
+        fs("read", ".pi/agent/auth.json", ""),
+        fs("read", "sub/../.pi/agent/auth.json", ""),
+        fs("stat", ".pi/agent/auth.json", ""),
+        fs("list", ".pi/agent", ""),
+        fs("write", ".pi/agent/extensions/planted.toml", ""),
+        fs("mkdir", ".pi/agent/extensions/planted", ""),
+        fs("remove", ".pi/agent/auth.json", ""),
+        fs("rename", ".pi", "moved"),
+        fs("rename", "hello.txt", ".pi/agent/hello.txt"),
+        fs("link", ".pi/agent/auth.json", "auth-link"),
+        json!({"op": "dir", "path": ".pi/agent", "file": "auth.json"}),
+        json!({"op": "dir", "path": ".pi", "file": "agent"}),
+    ] {
+        let err = run(&tool, args.clone()).await.expect_err("must be refused");
+        assert!(
+            !err.message.contains("TOP-SECRET"),
+            "{args}: {}",
+            err.message
+        );
+        assert!(
+            [
+                "ermission denied",
+                "Access",
+                "not permitted",
+                "IsDirectory",
+                "Invalid"
+            ]
+            .iter()
+            .any(|w| err.message.contains(w)),
+            "{args}: {}",
+            err.message
+        );
+    }
+    assert!(agent.join("auth.json").is_file());
+    assert!(!agent.join("extensions/planted").exists());
+    assert!(!ws.dir.join("moved").exists());
+    assert!(ws.dir.join("hello.txt").is_file());
+    // The rest of the workspace, and listing the protected directory's parent, work.
+    let out = run(&tool, fs("read", "hello.txt", ""))
+        .await
+        .expect("readable");
+    assert_eq!(text(&out), "hello from the workspace");
+    let out = run(&tool, json!({"op": "dir", "path": ".pi", "file": ""}))
+        .await
+        .expect("listable");
+    assert_eq!(text(&out), "agent");
+}
