@@ -19,7 +19,7 @@ enum Candidate {
     Placed { dir: PathBuf, manifest: Manifest },
     /// A lock entry of the project with no matching record.
     Locked {
-        entry: LockedPackage,
+        entry: Box<LockedPackage>,
         manifest: Manifest,
     },
 }
@@ -45,7 +45,7 @@ pub(super) fn approve(
         }
         Candidate::Locked { entry, manifest } => {
             entry.verify().map_err(|e| Failure::Error(e.to_string()))?;
-            (manifest, entry.clone())
+            (manifest, (**entry).clone())
         }
     };
     let shown = describe(manifest, &record);
@@ -91,7 +91,7 @@ fn find(key: &str, scope: &Scope, env: &pi_app::startup::StartupEnv) -> Result<C
     if let Some(entry) = lock.find_by_name_or_source(key) {
         let manifest = Manifest::load(&entry.path).map_err(|e| Failure::Error(e.to_string()))?;
         return Ok(Candidate::Locked {
-            entry: entry.clone(),
+            entry: Box::new(entry.clone()),
             manifest,
         });
     }

@@ -57,7 +57,7 @@ impl HomeRun {
             args["op"] = json!(args.get("op").cloned().unwrap_or(json!("fs")));
             self.pi
                 .mock
-                .push(Turn::new().tool_call(&format!("c{i}"), "probe", args));
+                .push(Turn::new().tool_call(format!("c{i}"), "probe", args));
         }
         self.pi.mock.push(Turn::text("done"));
         let package = self.package.to_string_lossy().into_owned();
