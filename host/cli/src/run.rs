@@ -124,13 +124,6 @@ fn run(args: Args) -> Result<i32, RunError> {
             return Err(error.into());
         }
     };
-    // How many of the warnings stderr already shows.
-    let shown = if mode == Mode::Interactive {
-        0
-    } else {
-        print_warnings(&base.warnings);
-        base.warnings.len()
-    };
     if let Some(search) = &args.list_models {
         let listed = crate::list_models::render(
             &base.registry,
@@ -144,6 +137,13 @@ fn run(args: Args) -> Result<i32, RunError> {
         );
         return Ok(0);
     }
+    // How many of the warnings stderr already shows.
+    let shown = if mode == Mode::Interactive {
+        0
+    } else {
+        print_warnings(&base.warnings);
+        base.warnings.len()
+    };
     let files = args.file_args();
     if mode == Mode::Rpc && !files.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
