@@ -27,6 +27,7 @@ pub mod schema;
 pub mod sse;
 pub mod stream;
 pub mod sync;
+pub mod terminal_text;
 pub mod transform;
 pub mod types;
 mod upload;

@@ -112,6 +112,34 @@ pub enum StartupError {
         "Use only one of --continue, --resume, --session, --session-id, --fork and --no-session."
     )]
     ConflictingSessionFlags,
+    /// An error that ended start-up after warnings were gathered: they may say why (an
+    /// extension refused, a setting ignored), so a face shows them first
+    /// ([`StartupError::warnings`]).
+    #[error("{error}")]
+    AfterWarnings {
+        error: Box<StartupError>,
+        warnings: Vec<String>,
+    },
+}
+
+impl StartupError {
+    /// The warnings gathered before this error, to show before it.
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            StartupError::AfterWarnings { warnings, .. } => warnings,
+            _ => &[],
+        }
+    }
+
+    fn after(self, warnings: Vec<String>) -> StartupError {
+        if warnings.is_empty() {
+            return self;
+        }
+        StartupError::AfterWarnings {
+            error: Box::new(self),
+            warnings,
+        }
+    }
 }
 
 /// Environment the start-up reads (so tests can pass their own).
@@ -155,8 +183,18 @@ pub struct Base {
 }
 
 impl Base {
+    /// Loads what every mode needs; a failure carries the warnings gathered before it.
     pub fn load(opts: &StartupOptions, env: StartupEnv) -> Result<Base, StartupError> {
         let mut warnings = Vec::new();
+        Self::load_warning(opts, env, &mut warnings)
+            .map_err(|error| error.after(std::mem::take(&mut warnings)))
+    }
+
+    fn load_warning(
+        opts: &StartupOptions,
+        env: StartupEnv,
+        warnings: &mut Vec<String>,
+    ) -> Result<Base, StartupError> {
         let global = SettingsManager::load(&env.agent_dir, &env.cwd, false);
         let store = TrustStore::load(&env.agent_dir).unwrap_or_else(|e| {
             warnings.push(format!("Warning (startup, trust): {e}"));
@@ -170,7 +208,7 @@ impl Base {
         )
         .is_trusted();
         let (settings, code_approved) = if trusted {
-            load_trusted_settings(opts, &env, &mut warnings)
+            load_trusted_settings(opts, &env, warnings)
         } else {
             (global, true)
         };
@@ -215,7 +253,7 @@ impl Base {
             auth,
             host,
             extensions,
-            warnings,
+            warnings: std::mem::take(warnings),
             local_probe,
         })
     }
@@ -246,10 +284,21 @@ pub struct Prepared {
 }
 
 /// Runs the start-up sequence for a session-running mode.
+/// A failure carries every warning gathered before it (the base's and its own).
 pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupError> {
     let mut base = base;
+    let mut warnings = std::mem::take(&mut base.warnings);
+    prepare_warning(opts, base, &mut warnings)
+        .map_err(|error| error.after(std::mem::take(&mut warnings)))
+}
+
+fn prepare_warning(
+    opts: &StartupOptions,
+    mut base: Base,
+    warnings: &mut Vec<String>,
+) -> Result<Prepared, StartupError> {
     let session = open_session(opts, &base)?;
-    base.warnings.extend(session_warnings(&session));
+    warnings.extend(session_warnings(&session));
     let resuming = !session.is_empty();
     let patterns = if opts.models.is_empty() {
         base.settings.enabled_models()
@@ -257,11 +306,11 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         opts.models.clone()
     };
     let (scoped, scope_warnings) = scoped_models(&base.registry, &patterns);
-    base.warnings.extend(scope_warnings);
+    warnings.extend(scope_warnings);
     let chosen = choose_model(opts, &base, &session, &scoped, resuming)?;
     if let Some(extension) = crate::extensions::serving(&base.extensions, &chosen.model) {
         // The conversation and the credential go to third-party code: say so.
-        base.warnings.push(format!(
+        warnings.push(format!(
             "Model {}/{} is served by extension {extension}.",
             chosen.model.provider, chosen.model.id
         ));
@@ -275,7 +324,7 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         base.settings.default_thinking_level(),
     );
     let (tool_names, tool_warnings) = enabled_tools(opts, &base.extensions.tool_names());
-    base.warnings.extend(tool_warnings);
+    warnings.extend(tool_warnings);
     let resource_search = ResourceSearch::new(opts, &base, &tool_names);
     let Resources {
         skills,
@@ -284,7 +333,7 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         system_prompt,
         prompt_files,
     } = resource_search.load();
-    base.warnings.extend(pi_session::extension_writes::notices(
+    warnings.extend(pi_session::extension_writes::notices(
         &base.env.agent_dir,
         &prompt_files,
     ));
@@ -292,8 +341,9 @@ pub fn prepare(opts: &StartupOptions, base: Base) -> Result<Prepared, StartupErr
         policy_flags(opts, &base.env),
         &base.settings,
         resource_search.readable_roots(&skills),
-        &mut base.warnings,
+        warnings,
     )?;
+    base.warnings = std::mem::take(warnings);
     Ok(Prepared {
         tool_policy,
         model_images: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(

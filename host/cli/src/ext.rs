@@ -1,6 +1,31 @@
 //! `pi ext install|remove|update|list|info|publish|new` and pi 1.x's spellings (`pi install`,
 //! `pi remove`, `pi uninstall`, `pi update`, `pi list`). Dispatched before the normal flag
 //! parsing, so none of it ever reaches a model.
+//!
+//! What it prints quotes manifests, registries, git and servers (a package's description, its
+//! source, an error's text), so every human-readable line goes through
+//! `pi_ai::terminal_text` (`say!`, `tell!`); `pi ext list --json` is JSON and is left as it
+//! is.
+
+/// `println!` for a line of `pi ext`'s output, made safe for the terminal.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{}", pi_ai::terminal_text::terminal_safe(
+            &format!($($arg)*),
+            pi_ai::terminal_text::Keep::Lines,
+        ))
+    };
+}
+
+/// `eprintln!` for a message of `pi ext`, made safe for the terminal.
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        eprintln!("{}", pi_ai::terminal_text::terminal_safe(
+            &format!($($arg)*),
+            pi_ai::terminal_text::Keep::Lines,
+        ))
+    };
+}
 
 mod approve;
 mod new;
@@ -129,7 +154,7 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     let env = match pi_app::startup::StartupEnv::from_process() {
         Ok(env) => env,
         Err(error) => {
-            eprintln!("Error: cannot read the working directory: {error}");
+            tell!("Error: cannot read the working directory: {error}");
             return 1;
         }
     };
@@ -176,15 +201,15 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     match result {
         Ok(()) => 0,
         Err(Failure::Refused(message)) => {
-            eprintln!("{message}");
+            tell!("{message}");
             2
         }
         Err(Failure::Declined) => {
-            eprintln!("Not installed.");
+            tell!("Not installed.");
             1
         }
         Err(Failure::Error(error)) => {
-            eprintln!("Error: {error}");
+            tell!("Error: {error}");
             1
         }
     }
@@ -271,7 +296,7 @@ fn install(
     };
     let installed = pi_packages::install(source, scope, &env.cwd, &env.agent_dir, &mut consent)?;
     let package = &installed.package;
-    println!(
+    say!(
         "{} {} {} ({} scope) from {}",
         if installed.replaced {
             "Updated"
@@ -283,10 +308,10 @@ fn install(
         installed.scope.name(),
         package.source
     );
-    println!("  path: {}", package.path.display());
+    say!("  path: {}", package.path.display());
     let words = package.approved.plain_words();
     if !words.is_empty() {
-        println!("  granted: {}", words.join("; "));
+        say!("  granted: {}", words.join("; "));
     }
     Ok(())
 }
@@ -295,14 +320,15 @@ fn install(
 fn ask(request: &ConsentRequest) -> bool {
     let manifest = request.manifest;
     let mut err = std::io::stderr();
-    let _ = write!(
-        err,
+    let prompt = format!(
         "{} {} ({}) asks to:\n{}\nAllow and install? [y/N] ",
         manifest.name,
         manifest.version,
         request.source,
         bullets(&request.asks)
     );
+    let prompt = pi_ai::terminal_text::terminal_safe(&prompt, pi_ai::terminal_text::Keep::Lines);
+    let _ = write!(err, "{prompt}");
     let _ = err.flush();
     let mut line = String::new();
     if std::io::stdin().lock().read_line(&mut line).is_err() {
@@ -349,11 +375,12 @@ fn publish(
     env: &pi_app::startup::StartupEnv,
 ) -> Result<(), Failure> {
     let (manifest, digest) = pi_packages::publish(dir, target, &env.agent_dir)?;
-    println!(
+    say!(
         "Published {} {} to {target}",
-        manifest.name, manifest.version
+        manifest.name,
+        manifest.version
     );
-    println!("  digest: {digest}");
+    say!("  digest: {digest}");
     Ok(())
 }
 
@@ -389,7 +416,7 @@ fn trusted_as_is(env: &pi_app::startup::StartupEnv, before: Option<bool>) -> Res
 
 fn remove(key: &str, scope: &Scope) -> Result<(), Failure> {
     let removed = pi_packages::remove(key, scope)?;
-    println!(
+    say!(
         "Removed {} {} ({} scope)",
         removed.name,
         removed.version,
@@ -419,7 +446,7 @@ fn update(
                 "not installed: {key} (see `pi ext list`)"
             ))),
             None => {
-                println!("No packages installed.");
+                say!("No packages installed.");
                 Ok(())
             }
         };
@@ -484,7 +511,7 @@ fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
         return Ok(());
     }
     if packages.is_empty() {
-        println!("No packages installed.");
+        say!("No packages installed.");
         return Ok(());
     }
     for kind in ["user", "project"] {
@@ -493,15 +520,15 @@ fn list(env: &pi_app::startup::StartupEnv, json: bool) -> Result<(), Failure> {
         if of_scope.is_empty() {
             continue;
         }
-        println!("{}{} packages:", kind[..1].to_uppercase(), &kind[1..]);
+        say!("{}{} packages:", kind[..1].to_uppercase(), &kind[1..]);
         for (scope, p) in of_scope {
             let marker = if is_filtered(scope, p) {
                 " (filtered)"
             } else {
                 ""
             };
-            println!("  {} {}  {}{marker}", p.name, p.version, p.source);
-            println!("    {}", p.path.display());
+            say!("  {} {}  {}{marker}", p.name, p.version, p.source);
+            say!("    {}", p.path.display());
         }
     }
     Ok(())
@@ -513,27 +540,27 @@ fn info(key: &str, env: &pi_app::startup::StartupEnv) -> Result<(), Failure> {
         .find(|(_, p)| p.name == key || p.source == key)
         .ok_or_else(|| Failure::Error(format!("not installed: {key} (see `pi ext list`)")))?;
     let manifest = Manifest::load(&package.path).map_err(|e| Failure::Error(e.to_string()))?;
-    println!("{} {}", package.name, package.version);
+    say!("{} {}", package.name, package.version);
     if !manifest.description.is_empty() {
-        println!("  {}", manifest.description);
+        say!("  {}", manifest.description);
     }
-    println!("scope: {}", scope.name());
-    println!("source: {}", package.source);
+    say!("scope: {}", scope.name());
+    say!("source: {}", package.source);
     if let Some(resolved) = &package.resolved {
-        println!("resolved: {resolved}");
+        say!("resolved: {resolved}");
     }
-    println!("path: {}", package.path.display());
-    println!("wit: {}", manifest.wit);
-    println!("components:");
+    say!("path: {}", package.path.display());
+    say!("wit: {}", manifest.wit);
+    say!("components:");
     for component in &manifest.components {
-        println!(
+        say!(
             "  {} ({})",
             component.path.display(),
             component.world.as_str()
         );
     }
     let words = package.approved.plain_words();
-    println!(
+    say!(
         "granted: {}",
         if words.is_empty() {
             "nothing".to_owned()
@@ -542,10 +569,10 @@ fn info(key: &str, env: &pi_app::startup::StartupEnv) -> Result<(), Failure> {
         }
     );
     if package.fetched() {
-        println!("content hash: sha256:{}", content_hash(&package));
-        println!("files: {}", package.files.len());
+        say!("content hash: sha256:{}", content_hash(&package));
+        say!("files: {}", package.files.len());
     } else {
-        println!("content hash: (a local folder, loaded as it is)");
+        say!("content hash: (a local folder, loaded as it is)");
     }
     Ok(())
 }
@@ -583,7 +610,7 @@ pub fn fetch_cli_sources(args: &[String]) -> (Vec<String>, Vec<pi_packages::fetc
                 guards.push(installed);
             }
             Ok(None) => dirs.push(arg.clone()),
-            Err(error) => eprintln!("Warning: extension \"{arg}\" not loaded: {error}"),
+            Err(error) => tell!("Warning: extension \"{arg}\" not loaded: {error}"),
         }
     }
     (dirs, guards)

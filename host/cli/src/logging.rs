@@ -3,6 +3,8 @@
 //! interactive UI. Extension logs, their captured stdout/stderr and every refusal the
 //! extension host logs end up there, so an author can see why a package did not load.
 //! `PI_LOG` (`error`, `warn`, `info`, `debug`, `trace`) sets the level; the default is `info`.
+//! What goes to stderr quotes extensions and servers, so each event passes
+//! `pi_ai::terminal_text` first ([`SafeStderr`]); the file keeps the text as it was.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -28,7 +30,7 @@ pub fn init(agent_dir: &Path, stderr: bool) {
         tracing_subscriber::fmt::layer()
             .with_ansi(false)
             .without_time()
-            .with_writer(io::stderr)
+            .with_writer(SafeStderr)
     });
     let subscriber = tracing_subscriber::registry()
         .with(level)
@@ -36,6 +38,39 @@ pub fn init(agent_dir: &Path, stderr: bool) {
         .with(console);
     // Fails only when a subscriber is already set (a second run in one process).
     let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// stderr for log events: each event is collected and written made safe for the terminal.
+struct SafeStderr;
+
+impl<'a> MakeWriter<'a> for SafeStderr {
+    type Writer = SafeEvent;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        SafeEvent(Vec::new())
+    }
+}
+
+/// One event's text, written to stderr when it is complete (dropped).
+struct SafeEvent(Vec<u8>);
+
+impl Write for SafeEvent {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for SafeEvent {
+    fn drop(&mut self) {
+        use pi_ai::terminal_text::{Keep, terminal_safe};
+        let text = String::from_utf8_lossy(&self.0);
+        let _ = io::stderr().write_all(terminal_safe(&text, Keep::Lines).as_bytes());
+    }
 }
 
 /// Opens the log file for each event: events are rare, and a run that logs nothing creates

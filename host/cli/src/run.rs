@@ -1,5 +1,10 @@
 //! The top-level flow of the `pi` binary: parse, handle the exit-early flags (`--version`,
 //! `--help`, `--export`, `--list-models`), resolve the mode, start up, run the mode.
+//!
+//! Start-up warnings (an extension refused, a setting ignored) go to stderr before anything
+//! that could end start-up, in every mode but the interactive one (whose header shows them);
+//! when start-up fails even there, they come before the error, since they may say why. Each
+//! goes through `pi_ai::terminal_text`: they quote extension ids, files and servers.
 
 use crate::args::Args;
 use crate::file_args::{build_prompts, read_file_args};
@@ -63,6 +68,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     match run(args) {
         Ok(code) => code,
         Err(error) => {
+            let error = error.to_string();
+            let error =
+                pi_ai::terminal_text::terminal_safe(&error, pi_ai::terminal_text::Keep::Lines);
             eprintln!("Error: {error}");
             1
         }
@@ -109,19 +117,33 @@ fn run(args: Args) -> Result<i32, RunError> {
     // `-e npm:…`/`-e git:…` are fetched for this run; their directories live as long as this.
     let (cli_dirs, _fetched) = crate::ext::fetch_cli_sources(&options.extensions);
     options.extensions = cli_dirs;
-    let base = Base::load(&options, env)?;
+    let base = match Base::load(&options, env) {
+        Ok(base) => base,
+        Err(error) => {
+            print_warnings(error.warnings());
+            return Err(error.into());
+        }
+    };
     if let Some(search) = &args.list_models {
+        let listed = crate::list_models::render(
+            &base.registry,
+            &base.auth,
+            search,
+            base.local_probe.summary(),
+        );
         print!(
             "{}",
-            crate::list_models::render(
-                &base.registry,
-                &base.auth,
-                search,
-                base.local_probe.summary()
-            )
+            pi_ai::terminal_text::terminal_safe(&listed, pi_ai::terminal_text::Keep::Lines)
         );
         return Ok(0);
     }
+    // How many of the warnings stderr already shows.
+    let shown = if mode == Mode::Interactive {
+        0
+    } else {
+        print_warnings(&base.warnings);
+        base.warnings.len()
+    };
     let files = args.file_args();
     if mode == Mode::Rpc && !files.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
@@ -132,7 +154,13 @@ fn run(args: Args) -> Result<i32, RunError> {
     } else {
         None
     };
-    let attachments = read_file_args(&files, &base.env.cwd)?;
+    let attachments = match read_file_args(&files, &base.env.cwd) {
+        Ok(attachments) => attachments,
+        Err(error) => {
+            print_warnings(base.warnings.get(shown..).unwrap_or_default());
+            return Err(error.into());
+        }
+    };
     let messages = args.text_messages();
     let prompts = build_prompts(stdin.as_deref(), &attachments, &messages);
     if matches!(mode, Mode::Print | Mode::Json) && prompts.is_empty() {
@@ -140,12 +168,18 @@ fn run(args: Args) -> Result<i32, RunError> {
         return Ok(1);
     }
     options.resume_picker = mode == Mode::Interactive;
-    let prepared = prepare(&options, base)?;
-    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &args));
-    if ui.is_none() {
-        for warning in &prepared.base.warnings {
-            eprintln!("{warning}");
+    let prepared = match prepare(&options, base) {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            print_warnings(error.warnings().get(shown..).unwrap_or_default());
+            return Err(error.into());
         }
+    };
+    let ui = (mode == Mode::Interactive).then(|| tui_options(&prepared, &args));
+    // The UI shows them in its header, unless it cannot start.
+    let ui_warnings = prepared.base.warnings.clone();
+    if ui.is_none() {
+        print_warnings(prepared.base.warnings.get(shown..).unwrap_or_default());
     }
     if args.verbose {
         print_startup(&prepared);
@@ -180,6 +214,7 @@ fn run(args: Args) -> Result<i32, RunError> {
                 match pi_tui::run(Arc::clone(&session), options, shutdown).await {
                     Ok(code) => code,
                     Err(error) => {
+                        print_warnings(&ui_warnings);
                         eprintln!("Error: {error}");
                         1
                     }
@@ -200,6 +235,16 @@ fn run(args: Args) -> Result<i32, RunError> {
     // freeing its models, tools and extensions one by one would only delay the exit.
     std::mem::forget(app);
     Ok(code)
+}
+
+/// Start-up warnings on stderr, made safe for the terminal. A warning's later lines (a
+/// manifest's parse error) are indented, so none can pass for a line of its own.
+fn print_warnings(warnings: &[String]) {
+    use pi_ai::terminal_text::{Keep, terminal_safe};
+    for warning in warnings {
+        let text = terminal_safe(warning.trim_end(), Keep::Lines);
+        eprintln!("{}", text.replace('\n', "\n  "));
+    }
 }
 
 /// How long the runtime may take to wind down once the mode has returned.
@@ -315,7 +360,7 @@ fn print_startup(prepared: &pi_app::startup::Prepared) {
         .session
         .session_file()
         .map_or_else(|| "(in memory)".to_owned(), |p| p.display().to_string());
-    eprintln!(
+    let text = format!(
         "model: {}/{} (thinking {})\nsession: {session}\ntools: {}\nextensions: {}\n\
          skills: {}, prompt templates: {}",
         prepared.model.provider,
@@ -330,6 +375,8 @@ fn print_startup(prepared: &pi_app::startup::Prepared) {
         prepared.skills.skills.len(),
         prepared.templates.templates.len(),
     );
+    let text = pi_ai::terminal_text::terminal_safe(&text, pi_ai::terminal_text::Keep::Lines);
+    eprintln!("{text}");
 }
 
 /// Reads piped stdin fully; trimmed, `None` when empty.

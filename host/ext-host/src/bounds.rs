@@ -1,6 +1,11 @@
 //! Limits on what a component hands back: result and error text, images and `details` are cut
 //! or dropped with a note before they reach the model, the UI or the session file, so a
 //! component cannot flood the context (every later turn resends it) or the disk.
+//!
+//! The names a component chooses — tool names, and the ids, provider names and apis of a
+//! provider's models — are checked at load against fixed alphabets: they are shown in
+//! warnings, the footer and pickers, sent in requests and written to the session, so none may
+//! carry a control character, an escape sequence or a line break.
 
 use crate::bindings::types as wit;
 use crate::convert;
@@ -171,6 +176,58 @@ fn shown_name(name: &str) -> String {
     format!("{short:?}{more}")
 }
 
+/// Longest model id and human model name a provider may give.
+const MODEL_ID_BYTES: usize = 256;
+
+/// Checks the models a provider component's `models()` returned: provider names and apis are
+/// names like tools' (`^[a-zA-Z0-9._-]{1,64}$`), model ids printable ASCII without spaces
+/// (`gpt-4o`, `llama3.1:8b`, `org/model@rev`, at most 256 bytes), names and base URLs free of
+/// control characters. The error names the model and the rule.
+pub fn check_models(models: &[wit::ModelInfo]) -> Result<(), String> {
+    for model in models {
+        let id = || format!("model id {}", shown_name(&model.id));
+        if !valid_provider_name(&model.provider) {
+            return Err(format!(
+                "{}: provider name {} is not allowed: use 1-64 letters, digits, `.`, `_` or `-`",
+                id(),
+                shown_name(&model.provider)
+            ));
+        }
+        if !valid_provider_name(&model.api) {
+            return Err(format!(
+                "{}: api {} is not allowed: use 1-64 letters, digits, `.`, `_` or `-`",
+                id(),
+                shown_name(&model.api)
+            ));
+        }
+        let printable = |b: u8| b.is_ascii_graphic();
+        if model.id.is_empty()
+            || model.id.len() > MODEL_ID_BYTES
+            || !model.id.bytes().all(printable)
+        {
+            return Err(format!(
+                "{} is not allowed: use 1-{MODEL_ID_BYTES} printable ASCII characters without spaces",
+                id()
+            ));
+        }
+        let clean = |text: &str| !text.chars().any(char::is_control);
+        if model.name.len() > MODEL_ID_BYTES || !clean(&model.name) || !clean(&model.base_url) {
+            return Err(format!(
+                "{}: its name or base URL holds control characters or is too long",
+                id()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn valid_provider_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 fn check_schema(text: &str, limit: usize) -> Result<(), String> {
     if text.len() > limit {
         return Err(format!(
@@ -285,6 +342,62 @@ mod tests {
             prompt_guidelines: Vec::new(),
             execution_mode: wit::ExecutionMode::Parallel,
         }
+    }
+
+    fn model(provider: &str, id: &str) -> wit::ModelInfo {
+        wit::ModelInfo {
+            id: id.into(),
+            name: "A model".into(),
+            api: "some-api".into(),
+            provider: provider.into(),
+            base_url: "https://api.example/v1".into(),
+            reasoning: false,
+            images: false,
+            context_window: 1000,
+            max_tokens: 100,
+        }
+    }
+
+    #[test]
+    fn model_ids_and_provider_names_are_held_to_their_alphabets() {
+        for (provider, id) in [
+            ("acme", "gpt-4o-mini"),
+            ("ollama", "llama3.1:8b"),
+            ("open.router_2", "org/model@rev+1"),
+        ] {
+            assert_eq!(
+                check_models(&[model(provider, id)]),
+                Ok(()),
+                "{provider}/{id}"
+            );
+        }
+        for (provider, id) in [
+            ("acme", ""),
+            ("acme", "a b"),
+            ("acme", "x\x1b]52;c;eA==\x07"),
+            ("acme", "x\u{9b}2J"),
+            ("acme", "naïve"),
+            ("acme", &"m".repeat(257)),
+            ("", "m"),
+            ("ac/me", "m"),
+            ("a\x1b[2Jb", "m"),
+            ("acme\nWarning: forged", "m"),
+            (&"p".repeat(65), "m"),
+        ] {
+            let e = check_models(&[model(provider, id)]).unwrap_err();
+            assert!(e.contains("is not allowed"), "{e}");
+            assert!(!e.chars().any(char::is_control), "{e:?}");
+        }
+        let mut titled = model("acme", "m");
+        titled.name = "\x1b]0;title\x07".into();
+        assert!(
+            check_models(&[titled])
+                .unwrap_err()
+                .contains("control characters")
+        );
+        let mut api = model("acme", "m");
+        api.api = "a\tb".into();
+        assert!(check_models(&[api]).unwrap_err().contains("api"));
     }
 
     #[test]

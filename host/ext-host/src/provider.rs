@@ -119,6 +119,8 @@ impl ComponentProvider {
         let models = pre
             .models(&mut store)
             .map_err(|e| component.classify(&e, &store))?;
+        crate::bounds::check_models(&models)
+            .map_err(|reason| component.error(Cause::Describe(reason)))?;
         Ok(models.iter().map(convert::model).collect())
     }
 

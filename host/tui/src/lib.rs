@@ -6,6 +6,11 @@
 //! inside a synchronized update, and ratatui sends only the cells that changed, so streaming
 //! never redraws the whole screen per token. On exit the transcript is printed to the normal
 //! screen, so the conversation stays in the terminal's scrollback.
+//!
+//! Whatever text others wrote (a model, a tool, a renderer component, a file) is cleaned of
+//! escape sequences and control characters before it becomes a screen line
+//! (`wrap::screen_text`, `view::lines`): it is shown, never obeyed, in the UI, the scrollback
+//! and the transcript printed at exit.
 
 mod color;
 mod commands;
@@ -425,7 +430,13 @@ fn print_transcript(ui: &Ui, width: usize) {
     let lines = view::plain_transcript(&ui.screen(), width);
     let mut out = std::io::stdout().lock();
     for line in lines {
-        let _ = writeln!(out, "{}", line.trim_end());
+        // The lines are drawn from cleaned text already; this is the last edge before the
+        // terminal, so it is checked here too.
+        let line = pi_ai::terminal_text::terminal_safe(
+            line.trim_end(),
+            pi_ai::terminal_text::Keep::Nothing,
+        );
+        let _ = writeln!(out, "{line}");
     }
     let _ = out.flush();
 }

@@ -1,15 +1,35 @@
 //! Wrapping text to a width in terminal cells. Widths come from `unicode-width`, so CJK and
 //! emoji take two cells and combining marks none; words move to the next line whole when they
 //! fit on one, and a word longer than the width is cut at a character boundary.
+//!
+//! Every line is first made [`screen_text`]: what a model, a tool or a file says reaches the
+//! screen (and the transcript printed at exit) without the escape sequences and control
+//! characters a terminal would act on, and is measured as it will be shown.
 
+use pi_ai::terminal_text::{Keep, terminal_safe};
+use std::borrow::Cow;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Cells a tab takes on screen (as in code blocks).
+const TAB: &str = "    ";
+
+/// `text` (one screen line's worth, no `\n`) as the screen may show it: a tab becomes spaces,
+/// escape sequences are removed and other control characters made visible
+/// (`pi_ai::terminal_text`).
+pub fn screen_text(text: &str) -> Cow<'_, str> {
+    if text.contains('\t') {
+        Cow::Owned(terminal_safe(&text.replace('\t', TAB), Keep::Nothing).into_owned())
+    } else {
+        terminal_safe(text, Keep::Nothing)
+    }
+}
 
 /// `text` wrapped to `width` cells: one entry per screen line, `\n` breaks kept.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut out = Vec::new();
     for line in text.split('\n') {
-        wrap_line(line.trim_end_matches('\r'), width, &mut out);
+        wrap_line(&screen_text(line.trim_end_matches('\r')), width, &mut out);
     }
     out
 }
@@ -20,14 +40,14 @@ pub fn rows(text: &str, width: usize) -> usize {
     let mut scratch = Vec::new();
     text.split('\n')
         .map(|line| {
-            let line = line.trim_end_matches('\r');
+            let line = screen_text(line.trim_end_matches('\r'));
             // Every word of a line that fits fits where it is: one screen line. No character
             // takes more cells than it has bytes, so most lines need no measuring.
             if line.len() <= width || line.width() <= width {
                 return 1;
             }
             scratch.clear();
-            wrap_line(line, width, &mut scratch);
+            wrap_line(&line, width, &mut scratch);
             scratch.len()
         })
         .sum()
@@ -113,6 +133,17 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_never_reach_a_screen_line() {
+        let text = "a\x1b]52;c;eA==\x07b\x1b[7777Ac\u{9b}2Jd\te\rf\r\ng\x1b";
+        assert_eq!(wrap(text, 80), ["abcd    e␍f", "g␛"]);
+        assert_eq!(rows(text, 80), 2);
+        assert_eq!(
+            wrap("\x1b]8;;http://x/\x07link\x1b]8;;\x07 ok", 4),
+            ["link", "ok"]
+        );
+    }
+
+    #[test]
     fn rows_count_what_wrap_makes() {
         let texts = [
             "",
@@ -121,6 +152,7 @@ mod tests {
             "abcdefghijklmnopqrstuvwxyz",
             "日本語のテキスト 日本語のテキスト",
             "👩‍👩‍👧 family, e\u{301}e\u{301} and trailing spaces     \n   ",
+            "tabs\tand\x1b[31m colours\x1b[0m and \u{7}bells\u{9b} in a long line",
         ];
         for text in texts {
             for width in [0, 1, 2, 5, 9, 80] {

@@ -49,21 +49,21 @@ pub(super) fn approve(
         }
     };
     let shown = describe(manifest, &record);
-    eprintln!("{shown}");
+    tell!("{shown}");
     let asks = &record.approved;
     if !consented(approval, asks)? {
         return Err(Failure::Error("not approved".to_owned()));
     }
     Approvals::record(&env.agent_dir, record.clone()).map_err(|e| Failure::Error(e.to_string()))?;
     let words = asks.plain_words();
-    println!(
+    say!(
         "Approved {} {} ({})",
         record.name,
         record.version,
         record.path.display()
     );
     if !words.is_empty() {
-        println!("  granted: {}", words.join("; "));
+        say!("  granted: {}", words.join("; "));
     }
     Ok(())
 }

@@ -1,8 +1,14 @@
 //! Print mode (`-p`, piped input, `--mode text`) and JSON mode (`--mode json`): send the
 //! prompts one after another, then report. Text mode prints the final answer's text; JSON mode
 //! streams the session header and every event as JSON lines.
+//!
+//! What text mode prints, and the errors both modes print on stderr, are a model's or a
+//! provider's words: they pass `pi_ai::terminal_text` on the way out, so no escape sequence in
+//! them reaches the terminal. JSON lines are written as they are (JSON escapes every control
+//! character).
 
 use crate::modes::json::JsonLines;
+use pi_ai::terminal_text::{Keep, terminal_safe};
 use pi_ai::{AssistantBlock, ImageContent, StopReason};
 use pi_app::{App, AppError, AppEvent};
 use std::io::Write;
@@ -25,7 +31,7 @@ pub async fn run(session: &App, prompts: Vec<Prompt>, json: Option<JsonLines>) -
             _ => session.prompt(text, images).await,
         };
         if let Err(message) = result {
-            eprintln!("{message}");
+            eprintln!("{}", terminal_safe(&message.to_string(), Keep::Lines));
             return 1;
         }
         if last_failed(session) {
@@ -79,7 +85,7 @@ fn report(session: &App, json: bool) -> i32 {
                 };
                 format!("Request {reason}")
             });
-            eprintln!("{message}");
+            eprintln!("{}", terminal_safe(&message, Keep::Lines));
             1
         }
         _ => {
@@ -87,7 +93,7 @@ fn report(session: &App, json: bool) -> i32 {
                 let mut out = std::io::stdout().lock();
                 for block in &last.content {
                     if let AssistantBlock::Text(t) = block {
-                        let _ = writeln!(out, "{}", t.text);
+                        let _ = writeln!(out, "{}", terminal_safe(&t.text, Keep::Lines));
                     }
                 }
                 let _ = out.flush();

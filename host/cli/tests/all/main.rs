@@ -37,6 +37,7 @@ mod cli_settings_session;
 mod cli_settings_tools;
 mod cli_settings_tui;
 mod cli_support;
+mod cli_terminal_escapes;
 mod cli_tools;
 mod cli_tui;
 mod cli_tui_commands;

@@ -65,7 +65,8 @@ fn styled_line(line: StyledLine, palette: &Palette, width: usize) -> Line<'stati
     let mut room = width;
     let mut spans = Vec::new();
     for span in line {
-        let text: String = crate::wrap::take_width(&span.text, room);
+        // A component's text is drawn, never obeyed: no escape sequence gets through.
+        let text: String = crate::wrap::take_width(&wrap::screen_text(&span.text), room);
         room -= text.width().min(room);
         let mut style = Style::default();
         if let Some(fg) = span

@@ -9,6 +9,7 @@ use crate::markdown;
 use crate::theme::Token;
 use crate::transcript::Item;
 use pi_ai::AssistantBlock;
+use pi_ai::terminal_text::{Keep, terminal_safe};
 use pi_ext_api::RenderTarget;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -100,6 +101,7 @@ impl LineCache {
             }
             let mut lines = Vec::new();
             item_lines(&mut lines, item, screen, palette, width);
+            screen_safe(&mut lines);
             self.pictures[index] = pictures(&mut lines, item, screen.images, width);
             match self.items.get_mut(index) {
                 Some(slot) => *slot = (revision, lines),
@@ -250,6 +252,19 @@ fn mark_matches(line: &Line<'static>, query: Option<&str>) -> Line<'static> {
     Line::from(spans.collect::<Vec<_>>())
 }
 
+/// Makes every span of `lines` [`screen_text`](crate::wrap::screen_text). Text is already
+/// cleaned where it is wrapped; this catches whatever reached a line another way (a header
+/// built with `format!`, a highlighted code line), so no item's line can carry an escape
+/// sequence to the screen, the scrollback or the transcript printed at exit. The UI's own
+/// styling is in the spans' styles, not their text, and is kept.
+fn screen_safe(lines: &mut [Line<'static>]) {
+    for span in lines.iter_mut().flat_map(|line| line.spans.iter_mut()) {
+        if let std::borrow::Cow::Owned(clean) = crate::wrap::screen_text(&span.content) {
+            span.content = clean.into();
+        }
+    }
+}
+
 /// Columns left of a picture (it sits under its tool's output).
 const PICTURE_INDENT: u16 = 4;
 
@@ -314,7 +329,9 @@ fn item_lines(
                     }
                     AssistantBlock::Text(t) => {
                         let styles = markdown::Styles::new(palette.colors, palette.theme);
-                        out.extend(markdown::render(&t.text, "  ", width, styles));
+                        // Cleaned before it is parsed: no sequence is split across spans.
+                        let text = terminal_safe(&t.text, Keep::Lines);
+                        out.extend(markdown::render(&text, "  ", width, styles));
                     }
                     AssistantBlock::ToolCall(_) => {}
                 }

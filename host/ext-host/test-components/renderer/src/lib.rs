@@ -1,5 +1,7 @@
 //! A renderer for the `note` custom message type and the `echo` tool's results. A `sleepy`
-//! message makes it sleep ten minutes (the watchdog suite).
+//! message makes it sleep ten minutes (the watchdog suite); an `echo` call with a `hostile`
+//! argument makes it draw escape sequences of its own and that text as it is (the escape
+//! suite: what a renderer draws must not reach the terminal as sequences).
 
 use pi_guest_sdk::{ContentBlock, RenderSubject, Renderer, Span, Style, StyledLine};
 
@@ -57,6 +59,19 @@ impl Renderer for NoteRenderer {
                     span("echo ", Some("toolTitle"), true),
                     span(&r.arguments, Some("muted"), false),
                 ]];
+                let args: serde_json::Value =
+                    serde_json::from_str(&r.arguments).unwrap_or_default();
+                if let Some(hostile) = args["hostile"].as_str() {
+                    lines.push(vec![
+                        span("renderer-before \x1b]52;c;cHduZWQ=\x07", None, false),
+                        span(hostile, Some(color), false),
+                        span(
+                            "\x1b]0;renderer-title\x07\u{9b}7777C renderer-after",
+                            None,
+                            false,
+                        ),
+                    ]);
+                }
                 for block in r.result.content {
                     if let ContentBlock::Text(t) = block {
                         lines.extend(
