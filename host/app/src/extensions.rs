@@ -215,16 +215,12 @@ fn allowed(
 ) -> Option<(Grant, pi_ext_host::Capabilities)> {
     let manifest = &package.manifest;
     let asks = &manifest.capabilities;
-    let granted = |capabilities: &pi_ext_host::Capabilities| {
-        let mut grant = Grant::from_manifest(manifest, search.cwd);
-        if capabilities != asks {
-            grant = Grant {
-                limits: grant.limits,
-                ..Grant::new(search.cwd)
-            };
-        }
+    let granted = |capabilities: pi_ext_host::Capabilities| {
+        let mut grant = Grant::from_capabilities(&capabilities, search.cwd);
+        // The limits a package sets on itself apply whatever it was granted.
+        grant.limits = Grant::from_manifest(manifest, search.cwd).limits;
         grant.protected = search.protected.to_vec();
-        Some((grant, capabilities.clone()))
+        Some((grant, capabilities))
     };
     if let Some(installed) = installed {
         let beyond = asks.beyond(&installed.locked.approved);
@@ -255,18 +251,18 @@ fn allowed(
         let words = asks.plain_words();
         if !words.is_empty() {
             out.warnings.push(format!(
-                "Warning: extension \"{}\" ({}) runs with no capabilities: it was placed there, \
-                 not installed with `pi ext install`, and {why}. It asks to: {}. Check it, then \
-                 run `pi ext approve {}` to grant that.",
+                "Warning: extension \"{}\" ({}) runs with no capabilities: it was not installed \
+                 with `pi ext install`, and {why}. It asks to: {}. Check it, then run `pi ext \
+                 approve {}` to grant that.",
                 manifest.name,
                 package.dir.display(),
                 words.join("; "),
                 package.dir.display(),
             ));
         }
-        return granted(&pi_ext_host::Capabilities::default());
+        return granted(pi_ext_host::Capabilities::default());
     }
-    granted(asks)
+    granted(asks.clone())
 }
 
 /// `package` with only the components `filter` keeps (copied only when it drops some).

@@ -101,8 +101,12 @@ impl Approvals {
         let Some(recorded) = self.of(dir) else {
             return Err(Unapproved::Never);
         };
-        if let Err(error) = recorded.verify() {
-            return Err(Unapproved::Changed(error.to_string()));
+        match recorded.verify() {
+            Ok(()) => {}
+            Err(LockError::Tampered { file, what, .. }) => {
+                return Err(Unapproved::Changed(format!("{file} {what}")));
+            }
+            Err(error) => return Err(Unapproved::Changed(error.to_string())),
         }
         let beyond = asks.beyond(&recorded.approved);
         if !beyond.is_empty() {

@@ -189,6 +189,7 @@ fn run_with_claims(pi: &PiEnv, claims: &str) -> std::process::Output {
         ),
     )
     .unwrap();
+    pi.approve(manifest.parent().unwrap());
     pi.mock.push(Turn::text("served"));
     pi.command(&["--model", "mock/mock-model", "--no-session", "-p", "hi"])
         .env("TEST_PROVIDER_CLAIMS", claims)
