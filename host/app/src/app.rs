@@ -86,7 +86,6 @@ pub struct App {
     session: AgentSession,
     registry: Arc<ModelRegistry>,
     auth: Arc<AuthStorage>,
-    api_key: Option<String>,
     scoped: Mutex<Vec<ScopedModel>>,
     skills: Mutex<SkillRegistry>,
     templates: Mutex<PromptTemplates>,
@@ -240,13 +239,12 @@ impl App {
         options.system_prompt = system_prompt;
         options.tools = tools;
         options.auth = Arc::clone(&auth);
-        options.api_key = api_key.clone();
+        options.api_key = api_key;
         options.registry = Some(Arc::clone(&registry));
         options.model_images = model_images;
         let session = AgentSession::new(options);
         session.set_compactors(reload::compactors(&base.extensions, &session));
-        let mut app =
-            App::from_session(session, registry, auth, api_key, scoped, skills, templates);
+        let mut app = App::from_session(session, registry, auth, scoped, skills, templates);
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
@@ -261,7 +259,6 @@ impl App {
         session: AgentSession,
         registry: Arc<ModelRegistry>,
         auth: Arc<AuthStorage>,
-        api_key: Option<String>,
         scoped: Vec<ScopedModel>,
         skills: SkillRegistry,
         templates: PromptTemplates,
@@ -279,7 +276,6 @@ impl App {
             session,
             registry,
             auth,
-            api_key,
             scoped: Mutex::new(scoped),
             skills: Mutex::new(skills),
             templates: Mutex::new(templates),
@@ -513,7 +509,7 @@ impl App {
                 id: id.to_owned(),
             })?;
         let usable = self.registry.has_credential(provider, &self.auth)
-            || (self.api_key.is_some() && provider == self.model().provider);
+            || self.session.has_explicit_key(provider);
         if !usable {
             return Err(AppError::NoApiKey {
                 provider: provider.to_owned(),

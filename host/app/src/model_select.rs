@@ -3,7 +3,7 @@
 //! provider's preferred default > the first model with credentials. Thinking levels are
 //! clamped to what the chosen model supports.
 
-use pi_ai::models::ModelRef;
+use pi_ai::models::{ModelRef, PatternMatch, PatternUse, Reached};
 use pi_ai::{AuthStorage, Model, ModelRegistry, ThinkingLevel, clamp_thinking_level};
 
 /// The thinking level when nothing chooses one.
@@ -31,14 +31,67 @@ pub enum ModelSelectError {
         "No model matches \"{pattern}\"{scope}. Run `pi --list-models` to see the models you can use."
     )]
     NoMatch { pattern: String, scope: String },
+    #[error(
+        "--api-key is given only to a provider you name, and the model chosen, {model}, is served \
+         by extension {extension}. Pass --model {model} (or --provider {provider}) to give it the \
+         key, or choose one of your own models."
+    )]
+    ApiKeyForExtension {
+        model: String,
+        provider: String,
+        extension: String,
+    },
 }
 
-/// Resolves `--provider` / `--model`. `Ok(None)` when neither was given.
+/// Refuses `--api-key` for `model` when `extension` serves it and the user did not name its
+/// provider (`reached` is how `--model` reached it; `None`: `--model` did not choose it).
+pub fn check_api_key_target(
+    model: &Model,
+    extension: Option<&str>,
+    reached: Option<Reached>,
+) -> Result<(), ModelSelectError> {
+    match extension {
+        Some(extension) if reached != Some(Reached::ExtensionNamed) => {
+            Err(ModelSelectError::ApiKeyForExtension {
+                model: format!("{}/{}", model.provider, model.id),
+                provider: model.provider.clone(),
+                extension: extension.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The start-up notice for a model `extension` serves; when `--model`'s bare id or part of a
+/// name reached it (`pattern`), it says that none of the user's models matched.
+pub fn served_by_extension(model: &Model, extension: &str, unnamed: Option<&str>) -> String {
+    let name = format!("{}/{}", model.provider, model.id);
+    match unnamed {
+        Some(pattern) => format!(
+            "Model {name} is served by extension {extension}: \"{pattern}\" matches none of your \
+             own models (--model {name} names it)."
+        ),
+        None => format!("Model {name} is served by extension {extension}."),
+    }
+}
+
+/// What `--provider` / `--model` chose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CliModel {
+    pub scoped: ScopedModel,
+    /// How the model was reached: an extension's model counts as named when `--provider` or
+    /// the pattern's `provider/` named its provider.
+    pub reached: Reached,
+}
+
+/// Resolves `--provider` / `--model`. `Ok(None)` when neither was given. A bare id or part of
+/// a name reaches an extension's model only when none of the user's own models matches it
+/// ([`ModelRegistry::resolve`]).
 pub fn cli_model(
     registry: &ModelRegistry,
     provider: Option<&str>,
     pattern: Option<&str>,
-) -> Result<Option<ScopedModel>, ModelSelectError> {
+) -> Result<Option<CliModel>, ModelSelectError> {
     if let Some(provider) = provider
         && !registry.providers().contains(&provider)
     {
@@ -47,37 +100,55 @@ pub fn cli_model(
             registry.providers().join(", "),
         ));
     }
-    match (provider, pattern) {
-        (None, None) => Ok(None),
-        (Some(provider), None) => {
-            Ok(
-                provider_default(registry, provider).map(|model| ScopedModel {
-                    model,
-                    thinking: None,
-                }),
-            )
-        }
+    let found = match (provider, pattern) {
+        (None, None) => return Ok(None),
+        (Some(provider), None) => provider_default(registry, provider).map(|model| PatternMatch {
+            model,
+            thinking: None,
+            reached: Reached::Own,
+        }),
         (provider, Some(pattern)) => {
             let pattern = match provider {
                 // `--provider p --model p/id` must not become `p/p/id`.
                 Some(p) if !pattern.starts_with(&format!("{p}/")) => format!("{p}/{pattern}"),
                 _ => pattern.to_owned(),
             };
-            let found = registry.find_by_pattern(&pattern).or_else(|| {
+            let found = registry.resolve(&pattern, PatternUse::Cli).or_else(|| {
                 // `--provider p --model part-of-a-name`: search that provider's models only.
                 let provider = provider?;
                 let (_, rest) = pattern.split_once('/')?;
-                find_in_provider(registry, provider, rest)
+                find_in_provider(registry, provider, rest).map(|(model, thinking)| PatternMatch {
+                    model,
+                    thinking,
+                    reached: Reached::Own,
+                })
             });
-            match found {
-                Some((model, thinking)) => Ok(Some(ScopedModel { model, thinking })),
-                None => Err(ModelSelectError::NoMatch {
-                    pattern: pattern.clone(),
+            if found.is_none() {
+                return Err(ModelSelectError::NoMatch {
+                    pattern,
                     scope: String::new(),
-                }),
+                });
             }
+            found
         }
-    }
+    };
+    Ok(found.map(|found| {
+        let extension = registry.is_extension_provider(&found.model.provider);
+        let named = found.reached == Reached::ExtensionNamed
+            || provider == Some(found.model.provider.as_str());
+        let reached = match (extension, named) {
+            (false, _) => Reached::Own,
+            (true, true) => Reached::ExtensionNamed,
+            (true, false) => Reached::ExtensionUnnamed,
+        };
+        CliModel {
+            scoped: ScopedModel {
+                model: found.model,
+                thinking: found.thinking,
+            },
+            reached,
+        }
+    }))
 }
 
 /// Pattern search among `provider`'s models only.
@@ -111,7 +182,9 @@ pub fn provider_default(registry: &ModelRegistry, provider: &str) -> Option<Mode
 
 /// Resolves `--models` / `enabledModels` patterns; globs (with `*`, `?` or `[`) match
 /// `provider/id` or the id (see [`ModelGlob`]). Patterns matching nothing are returned as
-/// warnings.
+/// warnings. An extension's model joins only when the pattern names its provider
+/// (`provider/…`) or none of the user's own models matches the pattern; the latter is said in a
+/// warning too.
 pub fn scoped_models(
     registry: &ModelRegistry,
     patterns: &[String],
@@ -120,23 +193,64 @@ pub fn scoped_models(
     let mut warnings = Vec::new();
     for raw in patterns.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
         let before = out.len();
+        let mut unnamed: Vec<String> = Vec::new();
         if raw.contains(['*', '?', '[']) {
             let (glob, thinking) = split_thinking(raw);
-            let glob = ModelGlob::new(glob);
-            for model in registry.models() {
-                let full = format!("{}/{}", model.provider(), model.id());
-                if glob.is_match(&full) || glob.is_match(model.id()) {
-                    push_unique(&mut out, model.to_model(), thinking);
+            for (model, reached) in glob_matches(registry, glob) {
+                if reached == Reached::ExtensionUnnamed {
+                    unnamed.push(format!("{}/{}", model.provider(), model.id()));
                 }
+                push_unique(&mut out, model.to_model(), thinking);
             }
-        } else if let Some((model, thinking)) = registry.find_by_pattern(raw) {
-            push_unique(&mut out, model, thinking);
+        } else if let Some(found) = registry.resolve(raw, PatternUse::Scope) {
+            if found.reached == Reached::ExtensionUnnamed {
+                unnamed.push(format!("{}/{}", found.model.provider, found.model.id));
+            }
+            push_unique(&mut out, found.model, found.thinking);
         }
         if out.len() == before {
             warnings.push(format!("No models match pattern \"{raw}\""));
+        } else if !unnamed.is_empty() {
+            warnings.push(format!(
+                "Warning: model pattern \"{raw}\" matches none of your own models; it selects {}, \
+                 which an extension provides",
+                unnamed.join(", ")
+            ));
         }
     }
     (out, warnings)
+}
+
+/// The models `glob` matches: the user's own, else the extensions'; an extension's model
+/// whose provider the glob names (`provider/…`) either way.
+fn glob_matches<'a>(registry: &'a ModelRegistry, glob: &str) -> Vec<(ModelRef<'a>, Reached)> {
+    let matcher = ModelGlob::new(glob);
+    let names_provider = |provider: &str| {
+        glob.split_once('/')
+            .is_some_and(|(head, _)| head.eq_ignore_ascii_case(provider))
+    };
+    let matching: Vec<ModelRef<'a>> = registry
+        .models()
+        .filter(|m| {
+            let full = format!("{}/{}", m.provider(), m.id());
+            matcher.is_match(&full) || matcher.is_match(m.id())
+        })
+        .collect();
+    let any_own = matching
+        .iter()
+        .any(|m| !registry.is_extension_provider(m.provider()));
+    matching
+        .into_iter()
+        .filter_map(|m| {
+            if !registry.is_extension_provider(m.provider()) {
+                Some((m, Reached::Own))
+            } else if names_provider(m.provider()) {
+                Some((m, Reached::ExtensionNamed))
+            } else {
+                (!any_own).then_some((m, Reached::ExtensionUnnamed))
+            }
+        })
+        .collect()
 }
 
 fn push_unique(out: &mut Vec<ScopedModel>, model: Model, thinking: Option<ThinkingLevel>) {

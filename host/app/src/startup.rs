@@ -9,6 +9,7 @@ use crate::model_select::{
     self, InitialModelInputs, ModelSelectError, ScopedModel, cli_model, initial_model,
     initial_thinking, scoped_models,
 };
+use pi_ai::models::Reached;
 use pi_ai::{AuthStorage, Model, ModelRegistry, ModelsError, ThinkingLevel};
 use pi_ext_api::ToolDescription;
 use pi_session::paths;
@@ -266,7 +267,8 @@ pub struct Prepared {
     pub model: Model,
     pub thinking: ThinkingLevel,
     pub scoped: Vec<ScopedModel>,
-    /// `--api-key`, used for the chosen model's provider only.
+    /// `--api-key`, used for the chosen model's provider only (never for an extension's
+    /// provider the user did not name).
     pub api_key: Option<String>,
     pub skills: SkillRegistry,
     pub templates: PromptTemplates,
@@ -307,12 +309,16 @@ fn prepare_warning(
     };
     let (scoped, scope_warnings) = scoped_models(&base.registry, &patterns);
     warnings.extend(scope_warnings);
-    let chosen = choose_model(opts, &base, &session, &scoped, resuming)?;
+    let (chosen, reached) = choose_model(opts, &base, &session, &scoped, resuming)?;
     if let Some(extension) = crate::extensions::serving(&base.extensions, &chosen.model) {
         // The conversation and the credential go to third-party code: say so.
-        warnings.push(format!(
-            "Model {}/{} is served by extension {extension}.",
-            chosen.model.provider, chosen.model.id
+        let unnamed = (reached == Some(Reached::ExtensionUnnamed))
+            .then_some(opts.model.as_deref())
+            .flatten();
+        warnings.push(model_select::served_by_extension(
+            &chosen.model,
+            &extension,
+            unnamed,
         ));
     }
     let session_thinking = resuming.then(|| session_thinking_level(&session)).flatten();
@@ -666,12 +672,14 @@ fn choose_model(
     session: &SessionManager,
     scoped: &[ScopedModel],
     resuming: bool,
-) -> Result<ScopedModel, StartupError> {
+) -> Result<(ScopedModel, Option<Reached>), StartupError> {
     let cli = cli_model(
         &base.registry,
         opts.provider.as_deref(),
         opts.model.as_deref(),
     )?;
+    let reached = cli.as_ref().map(|c| c.reached);
+    let cli = cli.map(|c| c.scoped);
     let session_model = resuming
         .then(|| session.branch_settings().model)
         .flatten()
@@ -689,6 +697,10 @@ fn choose_model(
     let chosen = initial_model(&inputs).ok_or_else(|| {
         StartupError::NoModel(no_model_message(&base.env.agent_dir, &base.local_probe))
     })?;
+    if opts.api_key.is_some() {
+        let extension = crate::extensions::serving(&base.extensions, &chosen.model);
+        model_select::check_api_key_target(&chosen.model, extension.as_deref(), reached)?;
+    }
     let has_key = opts.api_key.is_some()
         || base
             .registry
@@ -699,7 +711,7 @@ fn choose_model(
             &base.env.agent_dir,
         )));
     }
-    Ok(chosen)
+    Ok((chosen, reached))
 }
 
 /// The tool names enabled by `--tools`, `--exclude-tools`, `--no-tools` and

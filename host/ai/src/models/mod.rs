@@ -9,5 +9,5 @@ pub mod resolve;
 
 pub use catalog::{SUPPORTED_APIS, builtin_models};
 pub use models_json::ModelsError;
-pub use registry::{ModelRef, ModelRegistry, is_reserved_provider};
-pub use resolve::{clamp_thinking_level, supported_thinking_levels};
+pub use registry::{ModelRef, ModelRegistry, PatternMatch, is_reserved_provider};
+pub use resolve::{PatternUse, Reached, clamp_thinking_level, supported_thinking_levels};

@@ -11,9 +11,10 @@ use crate::models::catalog::{
 use crate::models::models_json::{
     self, CostOverride, ModelDef, ModelOverride, ModelsError, ModelsFile, ProviderConfig,
 };
+use crate::models::resolve::{PatternUse, Reached, resolve};
 use crate::types::{Compat, Modality, Model, ModelCost, ThinkingLevel};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Provider names pi knows a credential for (its catalog, its environment variables, its
@@ -45,6 +46,9 @@ pub struct ModelRegistry {
     /// Each models.json provider entry with its resolved headers, for the models extensions
     /// add later ([`add_models`](Self::add_models)).
     providers_config: BTreeMap<String, (ProviderConfig, Option<BTreeMap<String, String>>)>,
+    /// Providers whose models an extension added ([`add_extension_models`](Self::add_extension_models)):
+    /// a bare model id reaches them only when none of the user's own models matches.
+    extension_providers: BTreeSet<String>,
 }
 
 /// A model of the registry: a built-in as compiled in, or one made or changed here (boxed, so
@@ -101,6 +105,7 @@ impl ModelRegistry {
             models: builtin_entries().map(Known::Builtin).collect(),
             api_keys: BTreeMap::new(),
             providers_config: BTreeMap::new(),
+            extension_providers: BTreeSet::new(),
         }
     }
 
@@ -206,8 +211,15 @@ impl ModelRegistry {
         let (refused, accepted): (Vec<Model>, Vec<Model>) = models
             .into_iter()
             .partition(|m| is_reserved_provider(&m.provider) || taken.contains(&m.provider));
+        self.extension_providers
+            .extend(accepted.iter().map(|m| m.provider.clone()));
         self.add_models(accepted);
         refused
+    }
+
+    /// Whether an extension's provider serves `provider`'s models.
+    pub fn is_extension_provider(&self, provider: &str) -> bool {
+        self.extension_providers.contains(provider)
     }
 
     /// Adds models (the caller vouches for their provider names); one with the provider and
@@ -304,11 +316,33 @@ impl ModelRegistry {
             .collect()
     }
 
-    /// Resolves a user's model pattern (`--model`, `/model`); see [`crate::models::resolve`].
+    /// Resolves a user's model pattern (`--models`, `enabledModels`): pi's rules, the user's own
+    /// models before the extensions' (see [`resolve`](Self::resolve)).
     pub fn find_by_pattern(&self, pattern: &str) -> Option<(Model, Option<ThinkingLevel>)> {
-        crate::models::resolve::find_by_pattern(&self.all(), pattern)
-            .map(|(model, level)| (model.clone(), level))
+        self.resolve(pattern, PatternUse::Scope)
+            .map(|found| (found.model, found.thinking))
     }
+
+    /// Resolves a user's model pattern as `usage` reads it; see [`crate::models::resolve`].
+    pub fn resolve(&self, pattern: &str, usage: PatternUse) -> Option<PatternMatch> {
+        let all = self.all();
+        let is_extension = |m: &Model| self.is_extension_provider(&m.provider);
+        resolve(&all, &is_extension, pattern, usage).map(|found| PatternMatch {
+            model: found.model.clone(),
+            thinking: found.thinking,
+            reached: found.reached,
+        })
+    }
+}
+
+/// A model a pattern resolved to ([`ModelRegistry::resolve`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternMatch {
+    pub model: Model,
+    /// The thinking level the pattern asked for (`sonnet:high`).
+    pub thinking: Option<ThinkingLevel>,
+    /// Whether it is the user's own model, or an extension's named or not.
+    pub reached: Reached,
 }
 
 /// Applies a provider entry's baseUrl/headers/compat and its `modelOverrides` to one of its

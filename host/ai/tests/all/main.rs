@@ -13,5 +13,6 @@ mod http_adapters;
 mod http_faults;
 mod http_retry;
 mod http_support;
+mod model_resolve;
 mod models;
 mod request_bodies;

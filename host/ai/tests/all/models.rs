@@ -631,16 +631,21 @@ fn pattern_resolution_exact_partial_and_thinking_suffix() {
 
 #[test]
 fn ambiguous_bare_id_falls_back_to_partial_matching() {
-    // "claude-sonnet-4-5" is both anthropic's and router's: no exact match, then substring
-    // matching picks among the candidates (deterministically).
+    // "claude-sonnet-4-5" is anthropic's, other built-in providers' and router's: no exact
+    // match, then substring matching picks among the candidates, the first listed among equal
+    // ids (pi sorts with a stable sort and takes the first).
     let registry = load(
         r#"{"providers": {"router": {"baseUrl": "http://r", "api": "openai-completions", "models": [{"id": "claude-sonnet-4-5"}]}}}"#,
     )
     .unwrap();
+    let first = registry
+        .models()
+        .find(|m| m.id() == "claude-sonnet-4-5")
+        .unwrap();
     let (model, _) = registry.find_by_pattern("claude-sonnet-4-5").unwrap();
     assert_eq!(model.id, "claude-sonnet-4-5");
-    let (again, _) = registry.find_by_pattern("claude-sonnet-4-5").unwrap();
-    assert_eq!(model.provider, again.provider);
+    assert_eq!(model.provider, first.provider());
+    assert_ne!(model.provider, "router");
 }
 
 #[test]

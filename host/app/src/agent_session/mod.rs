@@ -80,7 +80,8 @@ pub struct AgentSessionOptions {
     pub tools: Vec<Arc<dyn AgentTool>>,
     /// Credentials (`auth.json`).
     pub auth: Arc<AuthStorage>,
-    /// `--api-key`: wins over everything else.
+    /// `--api-key`: for the provider of the model the session starts with (as pi's runtime
+    /// key), where it wins over everything else; never for another provider.
     pub api_key: Option<String>,
     /// For `models.json` provider keys.
     pub registry: Option<Arc<ModelRegistry>>,
@@ -138,12 +139,19 @@ struct RunState {
     compacting: bool,
 }
 
+/// A key given on the command line, and the provider it was given for.
+struct ExplicitKey {
+    provider: String,
+    key: String,
+}
+
 struct Inner {
     agent: Agent,
     session: Mutex<SessionManager>,
     settings: Mutex<SettingsManager>,
     auth: Arc<AuthStorage>,
-    api_key: Option<String>,
+    /// `--api-key` with the one provider it is for.
+    api_key: Option<ExplicitKey>,
     registry: Option<Arc<ModelRegistry>>,
     stream_fn: StreamFn,
     sleeper: Arc<dyn Sleeper>,
@@ -196,6 +204,10 @@ impl AgentSession {
             idle_timeout: idle,
             ..StreamOptions::default()
         };
+        let api_key = options.api_key.map(|key| ExplicitKey {
+            provider: options.model.provider.clone(),
+            key,
+        });
         let agent = Agent::new(
             options.model,
             AgentOptions {
@@ -215,7 +227,7 @@ impl AgentSession {
             session: Mutex::new(options.session),
             settings: Mutex::new(options.settings),
             auth: options.auth,
-            api_key: options.api_key,
+            api_key,
             registry: options.registry,
             stream_fn,
             sleeper: options.sleeper.unwrap_or_else(|| Arc::new(TokioSleeper)),
@@ -526,9 +538,23 @@ impl AgentSession {
         lock(&self.inner.cancel).clone()
     }
 
-    /// The key for `provider`: `--api-key`, stored credential (an OAuth login refreshed when
-    /// less than max(5 min, `minOAuthValidityMs`) remains; `abort` cancels the refresh),
-    /// environment, `models.json`.
+    /// `--api-key`, when `provider` is the one it was given for.
+    fn explicit_key(&self, provider: &str) -> Option<&str> {
+        self.inner
+            .api_key
+            .as_ref()
+            .filter(|explicit| explicit.provider == provider)
+            .map(|explicit| explicit.key.as_str())
+    }
+
+    /// Whether `--api-key` was given for `provider`.
+    pub fn has_explicit_key(&self, provider: &str) -> bool {
+        self.explicit_key(provider).is_some()
+    }
+
+    /// The key for `provider`: `--api-key` (its provider only), stored credential (an OAuth
+    /// login refreshed when less than max(5 min, `minOAuthValidityMs`) remains; `abort` cancels
+    /// the refresh), environment, `models.json`.
     async fn resolve_api_key(&self, provider: &str) -> Result<Option<String>, AgentSessionError> {
         let models_key = self
             .inner
@@ -546,7 +572,7 @@ impl AgentSession {
         };
         Ok(pi_ai::resolve_api_key(
             provider,
-            self.inner.api_key.as_deref(),
+            self.explicit_key(provider),
             &self.inner.auth,
             models_key.as_deref(),
             &options,

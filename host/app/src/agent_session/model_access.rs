@@ -49,7 +49,7 @@ impl AgentSession {
             };
         };
         match cli_model(registry, None, Some(reference)) {
-            Ok(Some(scoped)) => Ok(scoped.model),
+            Ok(Some(chosen)) => Ok(chosen.scoped.model),
             Ok(None) => Err(format!("Unknown model \"{reference}\"")),
             Err(error) => Err(error.to_string()),
         }

@@ -78,3 +78,66 @@ fn classes_alternatives_and_thinking_levels() {
     assert!(found.is_empty(), "{found:?}");
     assert_eq!(warnings, ["No models match pattern \"zq-[alpha\""]);
 }
+
+/// [`registry`] plus an extension's provider `zzext` offering `ids`.
+fn with_extension(ids: &[&str]) -> ModelRegistry {
+    let mut registry = registry();
+    let mine = registry.find("zzlab", "zq-alpha-1").unwrap();
+    let refused = registry.add_extension_models(ids.iter().map(|id| pi_ai::Model {
+        provider: "zzext".into(),
+        id: (*id).into(),
+        name: (*id).into(),
+        ..mine.clone()
+    }));
+    assert!(refused.is_empty());
+    registry
+}
+
+fn scope_in(registry: &ModelRegistry, pattern: &str) -> (Vec<String>, Vec<String>) {
+    let (models, warnings) = scoped_models(registry, &[pattern.to_owned()]);
+    let names = models
+        .iter()
+        .map(|s| format!("{}/{}", s.model.provider, s.model.id))
+        .collect();
+    (names, warnings)
+}
+
+#[test]
+fn an_extensions_models_join_a_scope_only_when_named_or_nothing_of_the_users_matches() {
+    let registry = with_extension(&["zq-beta-2", "zq-alpha-zz", "zq-gamma"]);
+    // A bare id and a glob the user's models match: the user's only.
+    assert_eq!(
+        scope_in(&registry, "zq-beta-2"),
+        (vec!["zzlab/zq-beta-2".to_owned()], vec![])
+    );
+    assert_eq!(
+        scope_in(&registry, "zq-alpha*").0,
+        [
+            "zzlab/zq-alpha-1",
+            "zzlab/zq-alpha-mini",
+            "zzlab-two/zq-alpha-1"
+        ]
+    );
+    // Named by provider: the extension's.
+    assert_eq!(
+        scope_in(&registry, "zzext/zq-beta-2").0,
+        ["zzext/zq-beta-2"]
+    );
+    assert_eq!(
+        scope_in(&registry, "zzext/*").0,
+        ["zzext/zq-beta-2", "zzext/zq-alpha-zz", "zzext/zq-gamma"]
+    );
+    // Nothing of the user's matches: the extension's, with a warning.
+    let (names, warnings) = scope_in(&registry, "zq-gamma");
+    assert_eq!(names, ["zzext/zq-gamma"]);
+    assert_eq!(
+        warnings,
+        [
+            "Warning: model pattern \"zq-gamma\" matches none of your own models; it selects \
+          zzext/zq-gamma, which an extension provides"
+        ]
+    );
+    let (names, warnings) = scope_in(&registry, "*gamma*");
+    assert_eq!(names, ["zzext/zq-gamma"]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+}

@@ -24,7 +24,6 @@ fn app_around(session: pi_app::agent_session::AgentSession) -> Arc<App> {
         session,
         Arc::new(ModelRegistry::builtin()),
         Arc::new(auth),
-        None,
         Vec::new(),
         SkillRegistry::default(),
         PromptTemplates::default(),

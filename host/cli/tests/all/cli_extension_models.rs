@@ -202,6 +202,23 @@ pub(super) fn install_provider(pi: &PiEnv) {
     pi.approve(&package);
 }
 
+/// The test provider, also allowed to read `TEST_PROVIDER_CLAIMS` (the models it claims),
+/// approved again by its user for that.
+pub(super) fn install_claiming_provider(pi: &PiEnv) {
+    install_provider(pi);
+    let manifest = pi.agent_dir().join("extensions/wasmprov/pi-extension.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace(
+            "env = [\"TEST_PROVIDER_BASE_URL\"]",
+            "env = [\"TEST_PROVIDER_BASE_URL\", \"TEST_PROVIDER_CLAIMS\"]",
+        ),
+    )
+    .unwrap();
+    pi.approve(manifest.parent().unwrap());
+}
+
 /// models.json: the mock provider plus an entry configuring the extension's provider.
 fn configure_provider(pi: &PiEnv, entry: Value) {
     let models = json!({"providers": {
@@ -314,19 +331,7 @@ fn extension_provider_without_any_credential_is_refused_at_start() {
 #[test]
 fn a_provider_extension_cannot_take_over_another_providers_models_or_keys() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    install_provider(&pi);
-    let manifest = pi.agent_dir().join("extensions/wasmprov/pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        text.replace(
-            "env = [\"TEST_PROVIDER_BASE_URL\"]",
-            "env = [\"TEST_PROVIDER_BASE_URL\", \"TEST_PROVIDER_CLAIMS\"]",
-        ),
-    )
-    .unwrap();
-    // It now asks for more: approved again by its user.
-    pi.approve(manifest.parent().unwrap());
+    install_claiming_provider(&pi);
     // The user's models: the built-in openai re-routed to the mock, and a models.json one.
     let base = pi.mock.base_url(Api::OpenAiCompletions);
     let models = json!({"providers": {

@@ -178,18 +178,7 @@ fn print_mode_prints_answers_and_provider_errors_without_sequences() {
 /// The test provider (`wasm-test/wasm-mini`), also claiming the models of `claims`
 /// (`provider/id,…`).
 fn run_with_claims(pi: &PiEnv, claims: &str) -> std::process::Output {
-    super::cli_extension_models::install_provider(pi);
-    let manifest = pi.agent_dir().join("extensions/wasmprov/pi-extension.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        text.replace(
-            "env = [\"TEST_PROVIDER_BASE_URL\"]",
-            "env = [\"TEST_PROVIDER_BASE_URL\", \"TEST_PROVIDER_CLAIMS\"]",
-        ),
-    )
-    .unwrap();
-    pi.approve(manifest.parent().unwrap());
+    super::cli_extension_models::install_claiming_provider(pi);
     pi.mock.push(Turn::text("served"));
     pi.command(&["--model", "mock/mock-model", "--no-session", "-p", "hi"])
         .env("TEST_PROVIDER_CLAIMS", claims)

@@ -22,6 +22,7 @@ mod cli_extensions;
 mod cli_faults;
 mod cli_json;
 mod cli_local_servers;
+mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;
 mod cli_print;

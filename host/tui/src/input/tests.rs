@@ -78,7 +78,6 @@ fn app() -> Arc<App> {
         AgentSession::new(options),
         Arc::new(registry),
         auth,
-        None,
         Vec::new(),
         Default::default(),
         Default::default(),
