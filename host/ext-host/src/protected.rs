@@ -228,15 +228,37 @@ pub(crate) fn observe_write(state: &HostState, fd: &Resource<Descriptor>, path: 
     }
 }
 
-/// Refuses a call and says so in the log (the guest sees `access`).
-fn refused(state: &HostState, call: &str, path: &str) -> bool {
-    tracing::warn!(
-        extension = %state.extension,
-        call,
-        path,
-        "filesystem call refused: it reaches pi's own directory"
-    );
-    true
+/// What a call does to the path it names.
+#[derive(Clone, Copy)]
+enum Effect {
+    /// Reads or changes the path itself.
+    Use,
+    /// Moves or removes it, and with it what is below it.
+    Move,
+}
+
+/// Whether `call` on `path` from `fd` is refused (logged; the guest sees `access`).
+fn refuses(
+    state: &HostState,
+    call: &str,
+    (fd, path): (&Resource<Descriptor>, &str),
+    follow: bool,
+    effect: Effect,
+) -> bool {
+    let landing = lands(state, fd, path, follow);
+    let refused = match effect {
+        Effect::Use => landing.refuses_use(),
+        Effect::Move => landing.refuses_move(),
+    };
+    if refused {
+        tracing::warn!(
+            extension = %state.extension,
+            call,
+            path,
+            "filesystem call refused: it reaches pi's own directory"
+        );
+    }
+    refused
 }
 
 fn follows(flags: PathFlags) -> bool {
@@ -269,7 +291,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.stat-at",
         |s, (fd, flags, path): &(Resource<Descriptor>, PathFlags, String)| {
-            lands(s, fd, path, follows(*flags)).refuses_use() && refused(s, "stat-at", path)
+            refuses(s, "stat-at", (fd, path), follows(*flags), Effect::Use)
         },
         |view, (fd, flags, path)| HostDescriptor::stat_at(view, fd, flags, path),
     )?;
@@ -277,8 +299,13 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.metadata-hash-at",
         |s, (fd, flags, path): &(Resource<Descriptor>, PathFlags, String)| {
-            lands(s, fd, path, follows(*flags)).refuses_use()
-                && refused(s, "metadata-hash-at", path)
+            refuses(
+                s,
+                "metadata-hash-at",
+                (fd, path),
+                follows(*flags),
+                Effect::Use,
+            )
         },
         |view, (fd, flags, path)| HostDescriptor::metadata_hash_at(view, fd, flags, path),
     )?;
@@ -286,7 +313,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.set-times-at",
         |s, (fd, flags, path, _, _): &TimesAtParams| {
-            lands(s, fd, path, follows(*flags)).refuses_use() && refused(s, "set-times-at", path)
+            refuses(s, "set-times-at", (fd, path), follows(*flags), Effect::Use)
         },
         |view, (fd, flags, path, atim, mtim)| {
             HostDescriptor::set_times_at(view, fd, flags, path, atim, mtim)
@@ -296,7 +323,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.create-directory-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            lands(s, fd, path, false).refuses_use() && refused(s, "create-directory-at", path)
+            refuses(s, "create-directory-at", (fd, path), false, Effect::Use)
         },
         |view, (fd, path)| HostDescriptor::create_directory_at(view, fd, path),
     )?;
@@ -304,7 +331,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.readlink-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            lands(s, fd, path, false).refuses_use() && refused(s, "readlink-at", path)
+            refuses(s, "readlink-at", (fd, path), false, Effect::Use)
         },
         |view, (fd, path)| HostDescriptor::readlink_at(view, fd, path),
     )?;
@@ -312,7 +339,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.unlink-file-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            lands(s, fd, path, false).refuses_move() && refused(s, "unlink-file-at", path)
+            refuses(s, "unlink-file-at", (fd, path), false, Effect::Move)
         },
         |view, (fd, path)| HostDescriptor::unlink_file_at(view, fd, path),
     )?;
@@ -320,7 +347,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.remove-directory-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            lands(s, fd, path, false).refuses_move() && refused(s, "remove-directory-at", path)
+            refuses(s, "remove-directory-at", (fd, path), false, Effect::Move)
         },
         |view, (fd, path)| HostDescriptor::remove_directory_at(view, fd, path),
     )?;
@@ -328,12 +355,12 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.rename-at",
         |s, (fd, old, new_fd, new): &RenameAtParams| {
-            let refuses = (lands(s, fd, old, false).refuses_move() && refused(s, "rename-at", old))
-                || (lands(s, new_fd, new, false).refuses_move() && refused(s, "rename-at", new));
-            if !refuses {
+            let refused = refuses(s, "rename-at", (fd, old), false, Effect::Move)
+                || refuses(s, "rename-at", (new_fd, new), false, Effect::Move);
+            if !refused {
                 observe_write(s, new_fd, new);
             }
-            refuses
+            refused
         },
         |view, (fd, old, new_fd, new)| HostDescriptor::rename_at(view, fd, old, new_fd, new),
     )?;
