@@ -100,14 +100,14 @@ fn open_at_checked(
     (fd, path_flags, path, open_flags, flags): OpenAtParams,
 ) -> wasmtime::Result<(Result<Resource<Descriptor>, ErrorCode>,)> {
     let follow = path_flags.contains(PathFlags::SYMLINK_FOLLOW);
-    if crate::protected::lands(store.data(), &fd, &path, follow).refuses_use() {
+    if crate::fs_guard::lands(store.data(), &fd, &path, follow).refuses_use() {
         tracing::warn!(extension = %store.data().extension, path, "open refused: it reaches pi's own directory");
         return Ok((Err(ErrorCode::Access),));
     }
     let writes = flags.contains(DescriptorFlags::WRITE)
         || open_flags.intersects(OpenFlags::CREATE | OpenFlags::TRUNCATE);
     if writes {
-        crate::protected::observe_write(store.data(), &fd, &path);
+        crate::fs_guard::observe_write(store.data(), &fd, &path);
     }
     let mut view = store.data_mut().filesystem();
     // A path that does not exist yet (a create) has nothing to check.

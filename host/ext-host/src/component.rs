@@ -378,7 +378,7 @@ fn linker(
     wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
     refuse_symlinks(&mut linker)?;
     crate::bounded::add_to_linker(&mut linker)?;
-    crate::protected::add_to_linker(&mut linker, crate::bounded::WASI_VERSION)?;
+    crate::fs_guard::add_to_linker(&mut linker, crate::bounded::WASI_VERSION)?;
     crate::bindings::add_to_linker(&mut linker, wit, world, optional)?;
     if optional.http {
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;

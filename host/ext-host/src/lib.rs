@@ -22,6 +22,7 @@ mod directory;
 pub mod discovery;
 pub mod engine;
 pub mod error;
+mod fs_guard;
 pub mod grant;
 pub mod host;
 mod index;
