@@ -351,9 +351,17 @@ impl App {
 
     // ---- prompting -------------------------------------------------------------------------
 
-    /// `/skill:name args` and `/template args` expanded (pi's prompt step 4).
+    /// `enableSkillCommands` (default on): whether `/skill:name` expands, in every mode.
+    pub fn skill_commands_enabled(&self) -> bool {
+        self.session.with_settings(|s| s.enable_skill_commands())
+    }
+
+    /// `/skill:name args` (while skill commands are on) and `/template args` expanded (pi's
+    /// prompt step 4).
     pub fn expand_input(&self, text: &str) -> Result<String, AppError> {
-        if text.starts_with(pi_session::skills::SKILL_COMMAND_PREFIX) {
+        if text.starts_with(pi_session::skills::SKILL_COMMAND_PREFIX)
+            && self.skill_commands_enabled()
+        {
             return lock(&self.skills)
                 .expand_command(text)
                 .map_err(|e| AppError::Skill(e.to_string()));

@@ -339,6 +339,7 @@ fn prepare_warning(
         system_prompt,
         prompt_files,
     } = resource_search.load();
+    warnings.extend(skill_warnings(&skills));
     warnings.extend(pi_session::extension_writes::notices(
         &base.env.agent_dir,
         &prompt_files,
@@ -368,6 +369,31 @@ fn prepare_warning(
         system_prompt,
         resource_search,
     })
+}
+
+/// One line per problem found while loading the skills, with the file and the reason (pi shows
+/// them at start): a skill without a description is not loaded, one whose name another skill
+/// took first is not loaded, the rest load with the warning.
+fn skill_warnings(skills: &SkillRegistry) -> Vec<String> {
+    use pi_session::skills::DiagnosticKind;
+    skills
+        .diagnostics
+        .iter()
+        .map(|d| match &d.kind {
+            DiagnosticKind::Warning => {
+                format!("Warning (skills): {}: {}", d.path.display(), d.message)
+            }
+            DiagnosticKind::Collision {
+                name,
+                winner_path,
+                loser_path,
+            } => format!(
+                "Warning (skills): {}: not loaded: the name \"{name}\" is taken by {}",
+                loser_path.display(),
+                winner_path.display()
+            ),
+        })
+        .collect()
 }
 
 /// The settings of a trusted project, and whether its code is as it was trusted (see

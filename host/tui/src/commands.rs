@@ -160,9 +160,7 @@ fn bash(command: &str, exclude: bool) -> Command {
 
 /// `enableSkillCommands` (default on).
 pub fn skill_commands(app: &App) -> bool {
-    app.setting("enableSkillCommands")
-        .and_then(|v| v.as_bool())
-        .unwrap_or(true)
+    app.skill_commands_enabled()
 }
 
 /// A skill (`skill:name`) or prompt template the session expands itself.

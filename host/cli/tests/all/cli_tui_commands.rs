@@ -2,6 +2,7 @@
 //! LLM: shell commands, compaction, the model, session, tree, scoped-model and settings
 //! selectors, login, themes, import, reload.
 
+use super::cli_rpc::RpcClient;
 use super::cli_support::*;
 use super::cli_tui_support::*;
 use pi_mock_llm::{Api, Turn};
@@ -542,4 +543,121 @@ fn tui_first_run_picks_the_light_theme_on_a_light_terminal_and_remembers_it() {
     assert_eq!(settings["theme"], "light");
     tmux.keys(&["C-d"]);
     tmux.wait_for("the shell's prompt again", |s| s.trim_end().ends_with('$'));
+}
+
+/// Outside the UI too: print and RPC modes expand `/skill:name` while `enableSkillCommands` is
+/// on, and send the text as it is when it is off (as pi does).
+#[test]
+fn print_and_rpc_modes_expand_skill_commands_only_while_enable_skill_commands_is_on() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let skill = pi.agent_dir().join("skills").join("greet");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: greet\ndescription: Greets warmly.\n---\nSay GREETINGS-FROM-THE-SKILL first.\n",
+    )
+    .unwrap();
+    let last_user_text = |pi: &PiEnv| {
+        let body = pi.mock.requests().last().unwrap().body.clone();
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .unwrap()["content"]
+            .to_string()
+    };
+    for (enabled, expanded) in [(None, true), (Some(true), true), (Some(false), false)] {
+        match enabled {
+            Some(on) => pi.settings(json!({"enableSkillCommands": on})),
+            None => pi.settings(json!({})),
+        }
+        pi.mock.push(Turn::text("ok"));
+        let out = pi.run(&["--no-session", "-p", "/skill:greet the team"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let sent = last_user_text(&pi);
+        assert_eq!(
+            sent.contains("GREETINGS-FROM-THE-SKILL"),
+            expanded,
+            "{enabled:?}: {sent}"
+        );
+        assert_eq!(
+            sent.contains("/skill:greet the team"),
+            !expanded,
+            "{enabled:?}: {sent}"
+        );
+
+        pi.mock.push(Turn::text("ok"));
+        let mut rpc = RpcClient::start(&pi);
+        let response =
+            rpc.call(json!({"id": "p", "type": "prompt", "message": "/skill:greet the team"}));
+        assert_eq!(response["success"], true, "{response}");
+        rpc.wait_event("agent_end");
+        let sent = last_user_text(&pi);
+        assert_eq!(
+            sent.contains("GREETINGS-FROM-THE-SKILL"),
+            expanded,
+            "rpc {enabled:?}: {sent}"
+        );
+    }
+}
+
+/// Skills that cannot load, or load with a problem, are named with their file and the reason:
+/// on stderr in print, JSON and RPC modes, and in the UI's start-up header.
+#[test]
+fn skill_warnings_reach_the_user_in_every_mode() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let skills = pi.agent_dir().join("skills");
+    let write = |dir: &str, text: &str| {
+        std::fs::create_dir_all(skills.join(dir)).unwrap();
+        std::fs::write(skills.join(dir).join("SKILL.md"), text).unwrap();
+    };
+    write("nodesc", "---\nname: nodesc\n---\nNo description.\n");
+    write(
+        "first",
+        "---\nname: twin\ndescription: The first.\n---\nOne.\n",
+    );
+    write(
+        "second",
+        "---\nname: twin\ndescription: The second.\n---\nTwo.\n",
+    );
+    let nodesc = skills.join("nodesc/SKILL.md");
+    let check = |err: &str, mode: &str| {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("Warning (skills): {}", nodesc.display())))
+            .unwrap_or_else(|| panic!("{mode}: {err}"));
+        assert!(line.contains("description"), "{mode}: {line}");
+        assert_eq!(
+            err.matches("nodesc/SKILL.md").count(),
+            1,
+            "{mode}: said once: {err}"
+        );
+        assert!(
+            err.lines().any(|l| l.starts_with("Warning (skills): ")
+                && l.contains("not loaded: the name \"twin\" is taken by")),
+            "{mode}: {err}"
+        );
+    };
+    for mode in [&["-p"][..], &["--mode", "json"][..]] {
+        pi.mock.push(Turn::text("ok"));
+        let mut args = vec!["--no-session"];
+        args.extend_from_slice(mode);
+        args.push("hi");
+        let out = pi.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        check(&stderr(&out), mode[0]);
+    }
+    let mut rpc = RpcClient::start(&pi);
+    let state = rpc.call(json!({"id": "s", "type": "get_state"}));
+    assert_eq!(state["success"], true, "{state}");
+    drop(rpc.stdin.take());
+    let out = rpc.child.wait_with_output().unwrap();
+    check(&String::from_utf8_lossy(&out.stderr), "rpc");
+
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.wait_text("Warning (skills)");
+    tmux.wait_text("taken by");
+    tmux.exit();
 }
