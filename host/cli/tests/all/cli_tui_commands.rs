@@ -405,9 +405,8 @@ fn tui_import_continues_a_session_from_a_file() {
     tmux.exit();
 }
 
-#[test]
-fn tui_skill_commands_expand_and_enable_skill_commands_turns_them_off() {
-    let pi = PiEnv::new(Api::OpenAiCompletions);
+/// A global skill `greet` whose text says GREETINGS-FROM-THE-SKILL.
+fn greet_skill(pi: &PiEnv) {
     let skill = pi.agent_dir().join("skills").join("greet");
     std::fs::create_dir_all(&skill).unwrap();
     std::fs::write(
@@ -415,6 +414,12 @@ fn tui_skill_commands_expand_and_enable_skill_commands_turns_them_off() {
         "---\nname: greet\ndescription: Greets warmly.\n---\nSay GREETINGS-FROM-THE-SKILL first.\n",
     )
     .unwrap();
+}
+
+#[test]
+fn tui_skill_commands_expand_and_enable_skill_commands_turns_them_off() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    greet_skill(&pi);
     pi.mock.push(Turn::text("Greeted."));
     let tmux = pi_in_tmux(&pi, FULLSCREEN);
     tmux.submit("/skill:greet the team");
@@ -550,13 +555,7 @@ fn tui_first_run_picks_the_light_theme_on_a_light_terminal_and_remembers_it() {
 #[test]
 fn print_and_rpc_modes_expand_skill_commands_only_while_enable_skill_commands_is_on() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let skill = pi.agent_dir().join("skills").join("greet");
-    std::fs::create_dir_all(&skill).unwrap();
-    std::fs::write(
-        skill.join("SKILL.md"),
-        "---\nname: greet\ndescription: Greets warmly.\n---\nSay GREETINGS-FROM-THE-SKILL first.\n",
-    )
-    .unwrap();
+    greet_skill(&pi);
     let last_user_text = |pi: &PiEnv| {
         let body = pi.mock.requests().last().unwrap().body.clone();
         body["messages"]
