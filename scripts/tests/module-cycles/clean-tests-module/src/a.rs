@@ -1,0 +1,6 @@
+//! Uses `b`.
+use super::b::B;
+
+pub fn make() -> B {
+    B
+}

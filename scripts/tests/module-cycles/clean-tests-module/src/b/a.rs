@@ -1,0 +1,4 @@
+//! `b`'s child `a`.
+pub fn inner() -> u32 {
+    1
+}

@@ -1,0 +1,2 @@
+//! Fixture: a cycle written from inside inline modules.
+mod outer;

@@ -1,0 +1,3 @@
+//! Two children, `x` and `y`.
+mod x;
+mod y;

@@ -1,0 +1,3 @@
+//! Two sibling modules in a cycle.
+mod a;
+mod b;

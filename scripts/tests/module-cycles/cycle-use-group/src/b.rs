@@ -1,0 +1,2 @@
+//! Plain.
+pub struct B;
