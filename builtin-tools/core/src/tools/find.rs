@@ -1,7 +1,7 @@
 //! `find`: fd's glob search in-process (the walk of [`crate::walk`] plus `globset`).
 
 use super::search::{finish_listing, relative_display};
-use super::shard::{limit_arg, part_output, parts_of};
+use super::shard_part::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::walk::shard::reports_entry as reports;
@@ -83,7 +83,7 @@ struct Part {
     paths: Vec<String>,
 }
 
-/// Merges the parts of a sharded call (see [`super::shard`]).
+/// Merges the parts of a sharded call (run by `shard::merge_shards`).
 pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
     let limit = limit_arg("find", args, DEFAULT_LIMIT)?;
     Ok(finish(parts_of::<Part>(parts)?, limit))

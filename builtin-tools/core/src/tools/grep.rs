@@ -2,7 +2,7 @@
 //! formatted the way pi formats ripgrep's matches.
 
 use super::search::{Item, Items, Listing, finish_listing, relative_display};
-use super::shard::{limit_arg, part_output, parts_of};
+use super::shard_part::{limit_arg, part_output, parts_of};
 use super::{ABORTED, check_cancel};
 use crate::args::{Args, as_count, no_details};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, truncate_line};
@@ -178,7 +178,7 @@ impl PartFile {
     }
 }
 
-/// Merges the parts of a sharded call (see [`super::shard`]).
+/// Merges the parts of a sharded call (run by `shard::merge_shards`).
 pub(crate) fn merge(args: &Value, parts: Vec<Value>) -> Result<ToolOutput, ToolError> {
     let limit = limit_arg("grep", args, DEFAULT_LIMIT)?.max(1);
     Ok(finish(parts_of::<Part>(parts)?, limit))

@@ -11,6 +11,7 @@ pub mod ls;
 pub mod read;
 mod search;
 pub mod shard;
+mod shard_part;
 pub mod write;
 
 use crate::ToolError;
