@@ -99,14 +99,17 @@ fn image_output(bytes: &[u8], kind: ImageKind, env: &ToolEnv) -> ToolOutput {
 }
 
 /// Selects the requested window of lines and applies pi's head truncation and hints.
+///
+/// The lines are the text split at every `\n`, as pi splits them: a final newline leaves an
+/// empty last line, so a window reaching the end returns the file's bytes as they are (its
+/// final newline, `\r\n` endings) and the file's line count includes that empty line.
 pub(crate) fn read_text(
     text: &str,
     user_path: &str,
     offset: Option<f64>,
     limit: Option<usize>,
 ) -> Result<ToolOutput, ToolError> {
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let lines: Vec<&str> = body.split('\n').collect();
+    let lines: Vec<&str> = text.split('\n').collect();
     let total = lines.len();
     let start = offset.map(|o| as_count(o).saturating_sub(1)).unwrap_or(0);
     if start >= total {
@@ -160,5 +163,55 @@ fn format_number(n: f64) -> String {
         format!("{}", n as i64)
     } else {
         format!("{n}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_text;
+
+    fn read(text: &str, offset: Option<f64>, limit: Option<usize>) -> String {
+        match read_text(text, "f.txt", offset, limit) {
+            Ok(out) => out.joined_text(),
+            Err(e) => panic!("read failed: {}", e.message),
+        }
+    }
+
+    #[test]
+    fn a_final_newline_is_kept() {
+        let text = "alpha\nbeta\ngamma\n";
+        assert_eq!(read(text, None, None).as_bytes(), text.as_bytes());
+        assert_eq!(read(text, Some(2.0), None), "beta\ngamma\n");
+    }
+
+    #[test]
+    fn crlf_endings_are_kept() {
+        let text = "alpha\r\nbeta\r\ngamma\r\n";
+        assert_eq!(read(text, None, None).as_bytes(), text.as_bytes());
+        assert_eq!(read(text, Some(3.0), None), "gamma\r\n");
+    }
+
+    #[test]
+    fn no_final_newline_adds_none() {
+        let text = "alpha\nbeta\ngamma";
+        assert_eq!(read(text, None, None).as_bytes(), text.as_bytes());
+        assert_eq!(read(text, Some(3.0), None), "gamma");
+    }
+
+    #[test]
+    fn the_line_after_a_final_newline_counts() {
+        let text = "alpha\nbeta\ngamma\n";
+        assert_eq!(
+            read(text, None, Some(2)),
+            "alpha\nbeta\n\n[2 more lines in file. Use offset=3 to continue.]"
+        );
+        assert_eq!(read(text, Some(4.0), None), "");
+        let err = read_text(text, "f.txt", Some(5.0), None)
+            .err()
+            .map(|e| e.message);
+        assert_eq!(
+            err.as_deref(),
+            Some("Offset 5 is beyond end of file (4 lines total)")
+        );
     }
 }

@@ -5,9 +5,69 @@ use serde_json::json;
 fn reads_whole_small_file() {
     let ws = Ws::new();
     ws.write("a.txt", "one\ntwo\nthree\n");
-    assert_eq!(ws.ok("read", json!({"path": "a.txt"})), "one\ntwo\nthree");
+    assert_eq!(ws.ok("read", json!({"path": "a.txt"})), "one\ntwo\nthree\n");
     let out = ws.run("read", json!({"path": "a.txt"})).unwrap();
     assert_eq!(out.details, json!({}));
+}
+
+/// The three newline shapes come back byte for byte, whole and in windows (what pi 1.6's
+/// read returns for each).
+#[test]
+fn newline_shapes_come_back_byte_for_byte() {
+    let ws = Ws::new();
+    let shapes = [
+        ("lf.txt", "alpha\nbeta\ngamma\n"),
+        ("crlf.txt", "alpha\r\nbeta\r\ngamma\r\n"),
+        ("none.txt", "alpha\nbeta\ngamma"),
+    ];
+    for (name, content) in shapes {
+        ws.write(name, content);
+        let text = ws.ok("read", json!({ "path": name }));
+        assert_eq!(text.as_bytes(), content.as_bytes(), "{name}");
+    }
+    // A window up to the end keeps the final newline; the last line of each shape.
+    assert_eq!(
+        ws.ok("read", json!({"path": "lf.txt", "offset": 3})),
+        "gamma\n"
+    );
+    assert_eq!(
+        ws.ok("read", json!({"path": "crlf.txt", "offset": 3})),
+        "gamma\r\n"
+    );
+    assert_eq!(
+        ws.ok("read", json!({"path": "none.txt", "offset": 3})),
+        "gamma"
+    );
+    // A window that stops early counts the empty line after the final newline.
+    assert_eq!(
+        ws.ok("read", json!({"path": "crlf.txt", "offset": 2, "limit": 1})),
+        "beta\r\n\n[2 more lines in file. Use offset=3 to continue.]"
+    );
+    assert_eq!(
+        ws.ok("read", json!({"path": "lf.txt", "limit": 3})),
+        "alpha\nbeta\ngamma\n\n[1 more lines in file. Use offset=4 to continue.]"
+    );
+    assert_eq!(
+        ws.ok("read", json!({"path": "lf.txt", "limit": 4})),
+        "alpha\nbeta\ngamma\n"
+    );
+    let err = ws.err("read", json!({"path": "none.txt", "offset": 4}));
+    assert_eq!(err, "Offset 4 is beyond end of file (3 lines total)");
+    let err = ws.err("read", json!({"path": "lf.txt", "offset": 5}));
+    assert_eq!(err, "Offset 5 is beyond end of file (4 lines total)");
+}
+
+#[test]
+fn empty_file_and_lone_newline() {
+    let ws = Ws::new();
+    ws.write("empty.txt", "");
+    assert_eq!(ws.ok("read", json!({"path": "empty.txt"})), "");
+    let err = ws.err("read", json!({"path": "empty.txt", "offset": 2}));
+    assert_eq!(err, "Offset 2 is beyond end of file (1 lines total)");
+    ws.write("nl.txt", "\n");
+    assert_eq!(ws.ok("read", json!({"path": "nl.txt"})), "\n");
+    ws.write("blank.txt", "a\n\n\n");
+    assert_eq!(ws.ok("read", json!({"path": "blank.txt"})), "a\n\n\n");
 }
 
 #[test]
@@ -15,16 +75,19 @@ fn line_limit_edges() {
     let ws = Ws::new();
     ws.write("at.txt", lines(2000, "l"));
     let text = ws.ok("read", json!({"path": "at.txt"}));
-    assert!(text.ends_with("l2000"), "no notice at exactly 2000 lines");
+    assert!(
+        text.ends_with("l1999\nl2000\n"),
+        "no notice at exactly 2000 lines"
+    );
     ws.write("over.txt", lines(2001, "l"));
     let text = ws.ok("read", json!({"path": "over.txt"}));
     assert!(
-        text.ends_with("l2000\n\n[Showing lines 1-2000 of 2001. Use offset=2001 to continue.]")
+        text.ends_with("l2000\n\n[Showing lines 1-2000 of 2002. Use offset=2001 to continue.]")
     );
     let out = ws.run("read", json!({"path": "over.txt"})).unwrap();
     assert_eq!(out.details["truncation"]["truncatedBy"], "lines");
     let text = ws.ok("read", json!({"path": "over.txt", "offset": 2001}));
-    assert_eq!(text, "l2001");
+    assert_eq!(text, "l2001\n");
 }
 
 #[test]
@@ -36,7 +99,7 @@ fn byte_limit_edges() {
     // 51 lines of 1000 bytes plus 50 newlines fit in 51200 bytes; a 52nd does not.
     assert!(
         text.ends_with(
-            "\n\n[Showing lines 1-51 of 100 (50.0KB limit). Use offset=52 to continue.]"
+            "\n\n[Showing lines 1-51 of 101 (50.0KB limit). Use offset=52 to continue.]"
         )
     );
     ws.write("exact.txt", "y".repeat(51200));
@@ -61,18 +124,20 @@ fn offset_and_limit_window() {
     let text = ws.ok("read", json!({"path": "ten.txt", "offset": 3, "limit": 2}));
     assert_eq!(
         text,
-        "line3\nline4\n\n[6 more lines in file. Use offset=5 to continue.]"
+        "line3\nline4\n\n[7 more lines in file. Use offset=5 to continue.]"
     );
     let text = ws.ok("read", json!({"path": "ten.txt", "offset": 9, "limit": 5}));
-    assert_eq!(text, "line9\nline10");
+    assert_eq!(text, "line9\nline10\n");
 }
 
 #[test]
 fn offset_past_end_is_an_error() {
     let ws = Ws::new();
     ws.write("ten.txt", lines(10, "line"));
-    let err = ws.err("read", json!({"path": "ten.txt", "offset": 11}));
-    assert_eq!(err, "Offset 11 is beyond end of file (10 lines total)");
+    // The empty line after the final newline is line 11, as in pi.
+    assert_eq!(ws.ok("read", json!({"path": "ten.txt", "offset": 11})), "");
+    let err = ws.err("read", json!({"path": "ten.txt", "offset": 12}));
+    assert_eq!(err, "Offset 12 is beyond end of file (11 lines total)");
 }
 
 #[test]
@@ -94,6 +159,6 @@ fn unicode_text_is_read_intact() {
     ws.write("u.txt", "größe 🚀\r\nzweite\n");
     assert_eq!(
         ws.ok("read", json!({"path": "u.txt"})),
-        "größe 🚀\r\nzweite"
+        "größe 🚀\r\nzweite\n"
     );
 }

@@ -183,3 +183,38 @@ fn read_tells_a_model_without_image_input_instead_of_attaching_the_image() {
     );
     assert!(vision.contains("image_url"), "{vision}");
 }
+
+/// `read` through the binary hands the model each file's bytes: its final newline, CRLF
+/// endings, and no newline added to a file without one (as pi 1.6 does).
+#[test]
+fn read_returns_the_three_newline_shapes_byte_for_byte() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let shapes = [
+        ("lf", "lf.txt", "alpha\nbeta\ngamma\n"),
+        ("crlf", "crlf.txt", "alpha\r\nbeta\r\ngamma\r\n"),
+        ("none", "none.txt", "alpha\nbeta\ngamma"),
+    ];
+    let mut turn = Turn::new();
+    for (id, file, content) in shapes {
+        std::fs::write(pi.cwd().join(file), content).unwrap();
+        turn = turn.tool_call(id, "read", json!({ "path": file }));
+    }
+    pi.mock.push_all(vec![turn, Turn::text("read")]);
+    let out = pi.run(&["--tools", "read", "--no-session", "-p", "read them"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = pi.mock.requests();
+    let body = &requests.last().unwrap().body;
+    for (id, _, content) in shapes {
+        let result = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .unwrap_or_else(|| panic!("no result for {id} in {body}"));
+        assert_eq!(
+            result["content"].as_str().unwrap().as_bytes(),
+            content.as_bytes(),
+            "{id}"
+        );
+    }
+}
