@@ -2,10 +2,13 @@
 //! credential checks without starting a session. Dispatched before the normal flag parsing,
 //! like `pi ext`.
 //!
-//! `check` and `status` never contact a server: they say whether each credential is usable
-//! as stored (exit 0 ready, 1 something not ready, 2 something invalid). The `print-*`
-//! commands resolve exactly as a model request does (refreshing an OAuth login when due).
+//! `status` never contacts a server: it says whether each credential is usable as stored
+//! (exit 0 ready, 1 something not ready, 2 something invalid). `check` is pi 1.6's check of
+//! one provider (`auth/check.rs`); given providers without `--provider` it is `status`. The
+//! `print-*` commands resolve exactly as a model request does (refreshing an OAuth login
+//! when due).
 
+mod check;
 mod ui;
 
 use clap::{Parser, Subcommand};
@@ -21,10 +24,23 @@ pub fn is_auth_command(first: &OsString) -> bool {
     first == "auth"
 }
 
+/// Shown after `pi auth --help`.
+const AUTH_EXAMPLES: &str = "Examples:
+  pi auth login anthropic                       sign in with your Claude account
+  echo \"$KEY\" | pi auth login groq --api-key    store an API key
+  pi auth check --provider anthropic --json     is anthropic ready? (exit 0, 1 or 2)
+  pi auth status                                every stored credential and its state
+  pi auth print-api-key --provider openai       the key a request would use
+
+Credentials are stored in auth.json in the agent directory (~/.pi/agent, or
+PI_CODING_AGENT_DIR), readable only by you. `pi auth <command> --help` says more.";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "pi auth",
-    about = "Sign in to providers and check the stored credentials (auth.json)"
+    about = "Sign in to model providers, and check or print their credentials (auth.json)",
+    after_help = AUTH_EXAMPLES,
+    max_term_width = 100
 )]
 struct AuthArgs {
     #[command(subcommand)]
@@ -33,12 +49,19 @@ struct AuthArgs {
 
 #[derive(Debug, Subcommand)]
 enum AuthCommand {
-    /// Sign in: OAuth for anthropic, openai-codex, github-copilot, openrouter, xai and
-    /// kimi-coding; an API key (read from stdin) for every other provider, and with --api-key
+    /// Sign in to a provider and store the credential in auth.json
+    #[command(
+        long_about = "Sign in to a provider and store the credential in auth.json.
+
+anthropic, openai-codex, github-copilot, openrouter, xai and kimi-coding sign in with an 
+account (OAuth: a browser page, a pasted redirect URL or a device code). Every other 
+provider, and any provider with --api-key, stores an API key read from stdin (prompted 
+for on a terminal). Exit 0 when stored, 1 when the sign-in failed."
+    )]
     Login {
         /// Provider id, as auth.json keys it (anthropic, openai-codex, groq, …)
         provider: String,
-        /// Store an API key (read from stdin) instead of signing in with OAuth
+        /// Store an API key (read from stdin) instead of signing in with an account
         #[arg(long)]
         api_key: bool,
         /// Do not open a browser; the URL is printed either way
@@ -48,32 +71,89 @@ enum AuthCommand {
         #[arg(long)]
         domain: Option<String>,
     },
-    /// Delete the stored credential of a provider
+    /// Remove a provider's stored credential (environment variables and models.json stay)
+    #[command(
+        long_about = "Remove a provider's stored credential from auth.json. API keys in 
+environment variables and in models.json are left alone. Exit 0 when removed, 1 when nothing 
+was stored for the provider."
+    )]
     Logout {
         /// Provider id, as auth.json keys it
         provider: String,
     },
-    /// The state of each credential (exit 0 all ready, 1 some not ready, 2 some invalid)
+    /// Report the state of every credential: ready, not ready or invalid (exit 0, 1 or 2)
+    #[command(
+        long_about = "Report the state of every stored credential, and of every known 
+provider whose API key variable is set: ready, not ready or invalid, where it comes from 
+(auth.json, the environment) and what to do. Never contacts a server. Exit 0 when all are 
+ready, 1 when one is not ready, 2 when one is invalid."
+    )]
     Status {
-        /// Providers to check (default: every stored one and every one with an env key)
+        /// Providers to report (default: every stored one and every one with an env key)
         providers: Vec<String>,
+        /// Print {status, providers: [{provider, status, source, type, expires, message}]}
         #[arg(long)]
         json: bool,
     },
-    /// Same as status
+    /// Check one provider's credential: print ready, not_ready or invalid; exit 0, 1 or 2
+    #[command(
+        args_override_self = true,
+        override_usage = "pi auth check --provider <PROVIDER> [--json] [--credentials] [--no-refresh]
+       pi auth check --model <MODEL> [--json] [--credentials] [--no-refresh]
+       pi auth check <PROVIDERS>... [--json]",
+        long_about = "Check one provider's credential, as pi 1.6 does: print ready, not_ready 
+or invalid, and exit 0, 1 or 2. The credential is resolved as a request would resolve it (a 
+`!command` key is run, an expired OAuth login is refreshed) unless --no-refresh is given.
+
+With --json the answer is one object: {\"status\":\"ready\",\"provider\":\"anthropic\",
+\"authType\":\"api_key\"|\"oauth\"}, or {\"status\":\"not_ready\"|\"invalid\",
+\"provider\":…,\"reason\":\"provider_not_found\"|\"credentials_not_configured\"|
+\"invalid_state\"}; --credentials adds \"credentials\":\"<key or token>\".
+
+The older form `pi auth check <provider>… [--json]` (without --provider) is `pi auth status` 
+for those providers."
+    )]
     Check {
-        providers: Vec<String>,
+        /// The provider to check (given twice, the last one counts)
+        #[arg(long, value_name = "PROVIDER")]
+        provider: Option<String>,
+        /// Check the provider of this model (an id, provider/id or part of a name)
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// Print the result as one JSON object
         #[arg(long)]
         json: bool,
+        /// Print the credential itself when ready (in the JSON: a `credentials` field)
+        #[arg(long)]
+        credentials: bool,
+        /// Only look at what is stored: run no key command and refresh no OAuth login
+        #[arg(long)]
+        no_refresh: bool,
+        /// The older form: report these providers as `pi auth status` does
+        #[arg(value_name = "PROVIDERS", conflicts_with_all = ["provider", "model", "credentials", "no_refresh"])]
+        providers: Vec<String>,
     },
     /// Print the API key (or OAuth access token) a request to the provider would use
+    #[command(
+        long_about = "Print the API key (or OAuth access token) a request to the 
+provider would use, for an external client: the stored credential (refreshed first when an 
+OAuth login is about to expire), else the provider's API key variable, else models.json's 
+apiKey. Exit 1 when there is none."
+    )]
     PrintApiKey {
+        /// Provider id (anthropic, openai, groq, …)
         #[arg(long)]
         provider: String,
     },
-    /// Print the bearer token for the provider, refreshed first if it expires sooner than
+    /// Print the provider's bearer token, refreshed first if it expires sooner than
     /// --min-expiry
+    #[command(
+        long_about = "Print the provider's bearer token (an OAuth access token, or the 
+API key), refreshing an OAuth login first when it expires sooner than --min-expiry. Exit 1 
+when there is none or the refresh failed."
+    )]
     PrintBearerToken {
+        /// Provider id (anthropic, openai-codex, github-copilot, …)
         #[arg(long)]
         provider: String,
         /// Least remaining validity, e.g. 30m, 90s, 2h (default and minimum: 5m)
@@ -101,7 +181,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         Ok(parsed) => parsed,
         Err(error) => {
             let _ = error.print();
-            return error.exit_code();
+            // pi 1.6 exits 1 on a malformed auth command (help and errors alike go through
+            // clap; help exits 0).
+            return if error.use_stderr() { 1 } else { 0 };
         }
     };
     let agent_dir = pi_session::paths::agent_dir();
@@ -158,8 +240,26 @@ async fn dispatch(command: AuthCommand, agent_dir: &Path) -> Result<i32, AuthCli
                 Ok(1)
             }
         }
-        AuthCommand::Status { providers, json } | AuthCommand::Check { providers, json } => {
-            Ok(check(&auth_path, &providers, json))
+        AuthCommand::Status { providers, json } => Ok(status(&auth_path, &providers, json)),
+        AuthCommand::Check {
+            providers,
+            json,
+            provider,
+            model,
+            credentials,
+            no_refresh,
+        } => {
+            if !providers.is_empty() {
+                return Ok(status(&auth_path, &providers, json));
+            }
+            let request = check::CheckRequest {
+                provider,
+                model,
+                json,
+                credentials,
+                no_refresh,
+            };
+            Ok(check::run(&request, agent_dir).await)
         }
         AuthCommand::PrintApiKey { provider } => {
             print_key(agent_dir, &provider, ResolveOptions::default()).await
@@ -232,7 +332,7 @@ fn env_hint(provider: &str) -> String {
     }
 }
 
-/// One provider's state as `check` reports it.
+/// One provider's state as `status` reports it.
 struct Check {
     provider: String,
     state: State,
@@ -267,7 +367,7 @@ impl State {
     }
 }
 
-fn check(auth_path: &PathBuf, providers: &[String], json: bool) -> i32 {
+fn status(auth_path: &PathBuf, providers: &[String], json: bool) -> i32 {
     let checks = match AuthStorage::open(auth_path) {
         Ok(storage) => {
             let names = if providers.is_empty() {

@@ -51,7 +51,9 @@ pub fn is_package_command(first: &OsString) -> bool {
     name = "pi ext",
     // Usage lines say `pi ext <command>`, not the first argument (`ext`).
     bin_name = "pi ext",
-    about = "Install, update, remove, inspect and create extension packages"
+    about = "Install, update, remove, inspect, publish and create extension packages",
+    after_help = EXT_EXAMPLES,
+    max_term_width = 100
 )]
 struct ExtArgs {
     #[command(subcommand)]
@@ -62,7 +64,16 @@ struct ExtArgs {
 enum ExtCommand {
     /// Install a package: a folder, a .wasm component, git:host/owner/repo[@ref], a git URL,
     /// npm:name[@version], an https URL of a .tar.gz, or oci://registry/repository:tag|@digest
+    #[command(
+        long_about = "Install a package into the user scope (~/.pi/agent), or with -l 
+into this project (.pi/). pi shows the capabilities the package asks for (files, network 
+hosts, processes, environment variables, the LLM) and installs it only once you approve them: 
+at the prompt, or with --yes / --grant. The package is pinned in the scope's lock file 
+(resolved ref and hash). `pi install` is the same command."
+    )]
     Install {
+        /// Where the package comes from: ./folder, x.wasm, git:github.com/u/r@v1, a git URL,
+        /// npm:name@1.2.3, https://…/pkg.tar.gz, oci://ghcr.io/u/pkg:1.0
         source: String,
         #[command(flatten)]
         scope: ScopeArgs,
@@ -70,14 +81,27 @@ enum ExtCommand {
         approval: Approval,
     },
     /// Remove a package by name or source
-    #[command(alias = "uninstall")]
+    #[command(
+        alias = "uninstall",
+        long_about = "Remove an installed package (by its name or the source it was 
+installed from) from the user scope, or with -l from this project, with its lock entry. 
+`pi remove` and `pi uninstall` are the same command."
+    )]
     Remove {
+        /// The package's name (as `pi ext list` shows it) or its source
         package: String,
         #[command(flatten)]
         scope: ScopeArgs,
     },
     /// Fetch a package (or, with none named, all) again; asks again only when it asks for more
+    #[command(
+        long_about = "Fetch a package (or, with none named, every package of the 
+scope) from its source again and install the new version. A package that now asks for more 
+capabilities than you approved is shown again for approval; one that asks for the same or 
+fewer is updated without asking. `pi update` is the same command."
+    )]
     Update {
+        /// The package's name or source (default: all)
         package: Option<String>,
         /// Every package of the scope (the default when none is named)
         #[arg(long, conflicts_with = "package")]
@@ -97,21 +121,48 @@ enum ExtCommand {
         #[command(flatten)]
         approval: Approval,
     },
-    /// List the installed packages
+    /// List the installed packages of both scopes (name, version, source, path)
+    #[command(
+        long_about = "List the installed packages of the user scope and of this 
+project: name, version, source and path, marked (filtered) when the scope's settings leave 
+it out. `pi list` is the same command."
+    )]
     List {
+        /// Print a JSON array: {scope, name, version, source, filtered, path, resolved, granted}
         #[arg(long)]
         json: bool,
     },
     /// Show one package: components and worlds, grants, source, resolved ref, hash, path
-    Info { package: String },
+    Info {
+        /// The package's name or source
+        package: String,
+    },
     /// Validate the package in a folder and push it to an OCI registry (oci://host/repo:tag)
+    #[command(
+        long_about = "Validate the package in a folder (its pi-extension.toml and 
+components) and push it to an OCI registry (anonymously) as an artifact that 
+`pi ext install oci://…` installs."
+    )]
     Publish {
+        /// The package folder (holding pi-extension.toml and the built components)
         dir: std::path::PathBuf,
+        /// Where to push it: oci://registry/repository:tag
         target: String,
     },
     /// Write a new package from a template: `pi ext new word-count --lang rust --world tool`
     New(new::NewArgs),
 }
+
+/// Shown after `pi ext --help`.
+const EXT_EXAMPLES: &str = "Examples:
+  pi ext install npm:my-tool                   install from npm (asks to approve its capabilities)
+  pi ext install git:github.com/me/tool@v1 -l  install into this project
+  pi ext list                                  what is installed, in both scopes
+  pi ext update                                fetch every package again
+  pi ext new word-count --lang rust            start a package from a template
+
+pi install, pi remove (pi uninstall), pi update and pi list are the same commands.
+`pi ext <command> --help` says more.";
 
 /// Which scope a command changes.
 #[derive(Debug, clap::Args)]

@@ -331,7 +331,11 @@ fn check_reports_ready_missing_expired_and_invalid_with_their_exit_codes() {
             .unwrap()
             .contains("pi auth login mistral")
     );
-    let (code, json) = check(&[]);
+    let out = pi.run(&["auth", "status", "--json"]);
+    let (code, json): (_, Value) = (
+        out.status.code(),
+        serde_json::from_str(&stdout(&out)).unwrap(),
+    );
     assert_eq!(code, Some(2), "{json}");
     let providers: Vec<&str> = json["providers"]
         .as_array()
@@ -341,7 +345,7 @@ fn check_reports_ready_missing_expired_and_invalid_with_their_exit_codes() {
         .collect();
     assert_eq!(providers, ["anthropic", "openai-codex", "groq", "openai"]);
     assert_eq!(json["providers"][3]["status"], "invalid");
-    // `status` is the same report.
+    // `status` is the same report as `check` with positional providers.
     let out = pi.run(&["auth", "status", "groq"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).starts_with("groq: ready"), "{}", stdout(&out));
@@ -389,6 +393,7 @@ fn auth_help_lists_every_command() {
     }
     let out = pi.run(&["auth", "print-bearer-token", "--help"]);
     assert!(stdout(&out).contains("--min-expiry"), "{}", stdout(&out));
+    // A malformed auth command exits 1, as in pi 1.6.
     let out = pi.run(&[
         "auth",
         "print-bearer-token",
@@ -397,7 +402,204 @@ fn auth_help_lists_every_command() {
         "--min-expiry",
         "soon",
     ]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Every entry under `Arguments:` and `Options:` of a long help text has its description.
+fn assert_documented(what: &str, help: &str) {
+    let lines: Vec<&str> = help.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.split_whitespace().count() > 3),
+        "{what}: no description first: {help}"
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let entry = line.trim_start();
+        let indent = line.len() - entry.len();
+        if !(2..=6).contains(&indent) || !entry.starts_with(['-', '<', '[']) {
+            continue;
+        }
+        // Short help puts the description after the entry, long help on the next line.
+        let beside = entry
+            .split_once("  ")
+            .is_some_and(|(_, d)| !d.trim().is_empty());
+        let next = lines.get(i + 1).copied().unwrap_or_default();
+        let below = next.starts_with("          ") && !next.trim().is_empty();
+        assert!(
+            beside || below,
+            "{what}: `{entry}` has no description: {help}"
+        );
+    }
+}
+
+#[test]
+fn every_auth_and_package_command_has_a_real_help_text() {
+    let pi = PiEnv::empty();
+    let commands: &[&[&str]] = &[
+        &["auth", "login"],
+        &["auth", "logout"],
+        &["auth", "status"],
+        &["auth", "check"],
+        &["auth", "print-api-key"],
+        &["auth", "print-bearer-token"],
+        &["ext", "install"],
+        &["ext", "remove"],
+        &["ext", "update"],
+        &["ext", "approve"],
+        &["ext", "list"],
+        &["ext", "info"],
+        &["ext", "publish"],
+        &["ext", "new"],
+        &["install"],
+        &["remove"],
+        &["uninstall"],
+        &["update"],
+        &["list"],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let out = pi.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_documented(&command.join(" "), &stdout(&out));
+    }
+    let check = stdout(&pi.run(&["auth", "check", "--help"]));
+    assert!(!check.contains("Same as status"), "{check}");
+    for flag in [
+        "--provider",
+        "--model",
+        "--json",
+        "--credentials",
+        "--no-refresh",
+    ] {
+        assert!(check.contains(flag), "{flag}: {check}");
+    }
+    assert!(check.contains("not_ready"), "{check}");
+    for top in ["auth", "ext"] {
+        let help = stdout(&pi.run(&[top, "--help"]));
+        assert!(help.contains("Examples:"), "{top}: {help}");
+    }
+}
+
+/// `pi auth check` with `--env` set, its exit code, stdout and stderr.
+fn check16(pi: &PiEnv, env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["auth", "check"];
+    all.extend_from_slice(args);
+    let mut cmd = pi.command(&all);
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().unwrap();
+    (out.status.code(), stdout(&out), stderr(&out))
+}
+
+#[test]
+fn check_speaks_pi_16s_flags_json_and_exit_codes() {
+    let pi = PiEnv::empty();
+    let none: &[(&str, &str)] = &[];
+    let (code, out, _) = check16(&pi, none, &["--provider", "anthropic", "--json"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(1),
+            "{\"status\":\"not_ready\",\"provider\":\"anthropic\",\"reason\":\"credentials_not_configured\"}\n"
+        )
+    );
+    let (code, out, _) = check16(&pi, none, &["--provider", "anthropic"]);
+    assert_eq!((code, out.as_str()), (Some(1), "not_ready\n"));
+    let (code, out, _) = check16(&pi, none, &["--provider", "nosuch", "--json"]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("\"reason\":\"provider_not_found\""), "{out}");
+
+    // An environment key; --credentials prints it, alone or in the JSON.
+    let key = [("ANTHROPIC_API_KEY", "sk-env")];
+    let (code, out, _) = check16(&pi, &key, &["--provider", "anthropic", "--json"]);
+    assert_eq!(
+        (code, out.as_str()),
+        (
+            Some(0),
+            "{\"status\":\"ready\",\"provider\":\"anthropic\",\"authType\":\"api_key\"}\n"
+        )
+    );
+    let (code, out, _) = check16(&pi, &key, &["--provider", "anthropic", "--credentials"]);
+    assert_eq!((code, out.as_str()), (Some(0), "sk-env\n"));
+    let args = ["--provider", "anthropic", "--json", "--credentials"];
+    let (_, out, _) = check16(&pi, &key, &args);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["credentials"], "sk-env");
+
+    // Stored credentials; the last --provider counts.
+    let auth = json!({
+        "groq": {"type": "api_key", "key": "gsk"},
+        "mistral": {"type": "api_key", "key": "!false"},
+        "anthropic": {"type": "oauth", "access": "old-token", "refresh": "r", "expires": 1}
+    });
+    pi.write_agent_file("auth.json", &auth.to_string());
+    let (code, out, _) = check16(&pi, none, &["--provider", "x", "--provider", "groq"]);
+    assert_eq!((code, out.as_str()), (Some(0), "ready\n"));
+    // A key command printing nothing: not ready, unless --no-refresh only looks at the file.
+    let (code, out, _) = check16(&pi, none, &["--provider", "mistral"]);
+    assert_eq!((code, out.as_str()), (Some(1), "not_ready\n"));
+    let (code, out, _) = check16(&pi, none, &["--provider", "mistral", "--no-refresh"]);
+    assert_eq!((code, out.as_str()), (Some(0), "ready\n"));
+    // An expired login: as stored with --no-refresh.
+    let args = [
+        "--provider",
+        "anthropic",
+        "--json",
+        "--no-refresh",
+        "--credentials",
+    ];
+    let (code, out, _) = check16(&pi, none, &args);
+    assert_eq!(code, Some(0), "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["authType"], "oauth");
+    assert_eq!(json["credentials"], "old-token");
+
+    // A broken auth.json is invalid (exit 2); the older positional form still reports.
+    pi.write_agent_file("auth.json", "not json");
+    let (code, out, _) = check16(&pi, none, &["--provider", "groq", "--json"]);
+    assert_eq!(code, Some(2));
+    assert!(out.contains("\"reason\":\"invalid_state\""), "{out}");
+    pi.write_agent_file("auth.json", &auth.to_string());
+    let (code, out, _) = check16(&pi, none, &["groq"]);
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("groq: ready"), "{out}");
+
+    // Usage: no provider exits 2 as pi 1.6 does; a malformed command exits 1.
+    let (code, _, err) = check16(&pi, none, &["--json"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("Auth checks require --provider <provider> or --model <model>"),
+        "{err}"
+    );
+    let (code, _, _) = check16(&pi, none, &["--provider", "groq", "--frob"]);
+    assert_eq!(code, Some(1));
+    let (code, _, _) = check16(&pi, none, &["groq", "--credentials"]);
+    assert_eq!(code, Some(1));
+}
+
+/// Without --no-refresh an expired login is refreshed first, as a request would.
+#[test]
+fn check_refreshes_an_expired_login_unless_told_not_to() {
+    let pi = PiEnv::empty();
+    let oauth = MockOAuth::start();
+    store_anthropic(&pi, -60);
+    let run = |extra: &[&str]| {
+        let mut args = vec!["auth", "check", "--provider", "anthropic", "--credentials"];
+        args.extend_from_slice(extra);
+        let mut cmd = pi.command(&args);
+        with_oauth(&mut cmd, &oauth).output().unwrap()
+    };
+    let out = run(&["--no-refresh"]);
+    assert_eq!(stdout(&out), "sk-ant-oat01-old\n", "{}", stderr(&out));
+    assert!(oauth.refresh_requests().is_empty());
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "sk-ant-oat01-refreshed-1\n");
+    assert_eq!(
+        auth_json(&pi)["anthropic"]["access"],
+        "sk-ant-oat01-refreshed-1"
+    );
 }
 
 #[test]
