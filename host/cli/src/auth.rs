@@ -11,7 +11,8 @@
 mod check;
 mod ui;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 use pi_ai::oauth::{LoginOptions, SignIn};
 use pi_ai::{AuthStorage, Credential, ResolveOptions};
 use serde_json::{Value, json};
@@ -179,10 +180,19 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         std::iter::once(OsString::from("pi auth")).chain(argv.into_iter().skip(2)),
     ) {
         Ok(parsed) => parsed,
+        // `pi auth` alone prints the help, as pi 1.6 does.
+        Err(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            let _ = AuthArgs::command().print_help();
+            return 0;
+        }
         Err(error) => {
             let _ = error.print();
-            // pi 1.6 exits 1 on a malformed auth command (help and errors alike go through
-            // clap; help exits 0).
+            // pi 1.6 exits 1 on a malformed auth command; help (on stdout) exits 0.
             return if error.use_stderr() { 1 } else { 0 };
         }
     };

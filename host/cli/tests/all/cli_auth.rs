@@ -476,6 +476,14 @@ fn every_auth_and_package_command_has_a_real_help_text() {
         assert!(check.contains(flag), "{flag}: {check}");
     }
     assert!(check.contains("not_ready"), "{check}");
+    // `pi auth` alone is its help, as in pi 1.6.
+    let out = pi.run(&["auth"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("print-bearer-token"),
+        "{}",
+        stdout(&out)
+    );
     for top in ["auth", "ext"] {
         let help = stdout(&pi.run(&[top, "--help"]));
         assert!(help.contains("Examples:"), "{top}: {help}");
