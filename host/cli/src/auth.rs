@@ -54,9 +54,9 @@ enum AuthCommand {
     #[command(
         long_about = "Sign in to a provider and store the credential in auth.json.
 
-anthropic, openai-codex, github-copilot, openrouter, xai and kimi-coding sign in with an 
-account (OAuth: a browser page, a pasted redirect URL or a device code). Every other 
-provider, and any provider with --api-key, stores an API key read from stdin (prompted 
+anthropic, openai-codex, github-copilot, openrouter, xai and kimi-coding sign in with an
+account (OAuth: a browser page, a pasted redirect URL or a device code). Every other
+provider, and any provider with --api-key, stores an API key read from stdin (prompted
 for on a terminal). Exit 0 when stored, 1 when the sign-in failed."
     )]
     Login {
@@ -74,8 +74,8 @@ for on a terminal). Exit 0 when stored, 1 when the sign-in failed."
     },
     /// Remove a provider's stored credential (environment variables and models.json stay)
     #[command(
-        long_about = "Remove a provider's stored credential from auth.json. API keys in 
-environment variables and in models.json are left alone. Exit 0 when removed, 1 when nothing 
+        long_about = "Remove a provider's stored credential from auth.json. API keys in
+environment variables and in models.json are left alone. Exit 0 when removed, 1 when nothing
 was stored for the provider."
     )]
     Logout {
@@ -84,9 +84,9 @@ was stored for the provider."
     },
     /// Report the state of every credential: ready, not ready or invalid (exit 0, 1 or 2)
     #[command(
-        long_about = "Report the state of every stored credential, and of every known 
-provider whose API key variable is set: ready, not ready or invalid, where it comes from 
-(auth.json, the environment) and what to do. Never contacts a server. Exit 0 when all are 
+        long_about = "Report the state of every stored credential, and of every known
+provider whose API key variable is set: ready, not ready or invalid, where it comes from
+(auth.json, the environment) and what to do. Never contacts a server. Exit 0 when all are
 ready, 1 when one is not ready, 2 when one is invalid."
     )]
     Status {
@@ -102,8 +102,8 @@ ready, 1 when one is not ready, 2 when one is invalid."
         override_usage = "pi auth check --provider <PROVIDER> [--json] [--credentials] [--no-refresh]
        pi auth check --model <MODEL> [--json] [--credentials] [--no-refresh]
        pi auth check <PROVIDERS>... [--json]",
-        long_about = "Check one provider's credential, as pi 1.6 does: print ready, not_ready 
-or invalid, and exit 0, 1 or 2. The credential is resolved as a request would resolve it (a 
+        long_about = "Check one provider's credential, as pi 1.6 does: print ready, not_ready
+or invalid, and exit 0, 1 or 2. The credential is resolved as a request would resolve it (a
 `!command` key is run, an expired OAuth login is refreshed) unless --no-refresh is given.
 
 With --json the answer is one object: {\"status\":\"ready\",\"provider\":\"anthropic\",
@@ -111,7 +111,7 @@ With --json the answer is one object: {\"status\":\"ready\",\"provider\":\"anthr
 \"provider\":…,\"reason\":\"provider_not_found\"|\"credentials_not_configured\"|
 \"invalid_state\"}; --credentials adds \"credentials\":\"<key or token>\".
 
-The older form `pi auth check <provider>… [--json]` (without --provider) is `pi auth status` 
+The older form `pi auth check <provider>… [--json]` (without --provider) is `pi auth status`
 for those providers."
     )]
     Check {
@@ -136,9 +136,9 @@ for those providers."
     },
     /// Print the API key (or OAuth access token) a request to the provider would use
     #[command(
-        long_about = "Print the API key (or OAuth access token) a request to the 
-provider would use, for an external client: the stored credential (refreshed first when an 
-OAuth login is about to expire), else the provider's API key variable, else models.json's 
+        long_about = "Print the API key (or OAuth access token) a request to the
+provider would use, for an external client: the stored credential (refreshed first when an
+OAuth login is about to expire), else the provider's API key variable, else models.json's
 apiKey. Exit 1 when there is none."
     )]
     PrintApiKey {
@@ -149,8 +149,8 @@ apiKey. Exit 1 when there is none."
     /// Print the provider's bearer token, refreshed first if it expires sooner than
     /// --min-expiry
     #[command(
-        long_about = "Print the provider's bearer token (an OAuth access token, or the 
-API key), refreshing an OAuth login first when it expires sooner than --min-expiry. Exit 1 
+        long_about = "Print the provider's bearer token (an OAuth access token, or the
+API key), refreshing an OAuth login first when it expires sooner than --min-expiry. Exit 1
 when there is none or the refresh failed."
     )]
     PrintBearerToken {

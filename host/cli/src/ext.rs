@@ -65,10 +65,10 @@ enum ExtCommand {
     /// Install a package: a folder, a .wasm component, git:host/owner/repo[@ref], a git URL,
     /// npm:name[@version], an https URL of a .tar.gz, or oci://registry/repository:tag|@digest
     #[command(
-        long_about = "Install a package into the user scope (~/.pi/agent), or with -l 
-into this project (.pi/). pi shows the capabilities the package asks for (files, network 
-hosts, processes, environment variables, the LLM) and installs it only once you approve them: 
-at the prompt, or with --yes / --grant. The package is pinned in the scope's lock file 
+        long_about = "Install a package into the user scope (~/.pi/agent), or with -l
+into this project (.pi/). pi shows the capabilities the package asks for (files, network
+hosts, processes, environment variables, the LLM) and installs it only once you approve them:
+at the prompt, or with --yes / --grant. The package is pinned in the scope's lock file
 (resolved ref and hash). `pi install` is the same command."
     )]
     Install {
@@ -83,8 +83,8 @@ at the prompt, or with --yes / --grant. The package is pinned in the scope's loc
     /// Remove a package by name or source
     #[command(
         alias = "uninstall",
-        long_about = "Remove an installed package (by its name or the source it was 
-installed from) from the user scope, or with -l from this project, with its lock entry. 
+        long_about = "Remove an installed package (by its name or the source it was
+installed from) from the user scope, or with -l from this project, with its lock entry.
 `pi remove` and `pi uninstall` are the same command."
     )]
     Remove {
@@ -95,9 +95,9 @@ installed from) from the user scope, or with -l from this project, with its lock
     },
     /// Fetch a package (or, with none named, all) again; asks again only when it asks for more
     #[command(
-        long_about = "Fetch a package (or, with none named, every package of the 
-scope) from its source again and install the new version. A package that now asks for more 
-capabilities than you approved is shown again for approval; one that asks for the same or 
+        long_about = "Fetch a package (or, with none named, every package of the
+scope) from its source again and install the new version. A package that now asks for more
+capabilities than you approved is shown again for approval; one that asks for the same or
 fewer is updated without asking. `pi update` is the same command."
     )]
     Update {
@@ -123,8 +123,8 @@ fewer is updated without asking. `pi update` is the same command."
     },
     /// List the installed packages of both scopes (name, version, source, path)
     #[command(
-        long_about = "List the installed packages of the user scope and of this 
-project: name, version, source and path, marked (filtered) when the scope's settings leave 
+        long_about = "List the installed packages of the user scope and of this
+project: name, version, source and path, marked (filtered) when the scope's settings leave
 it out. `pi list` is the same command."
     )]
     List {
@@ -139,8 +139,8 @@ it out. `pi list` is the same command."
     },
     /// Validate the package in a folder and push it to an OCI registry (oci://host/repo:tag)
     #[command(
-        long_about = "Validate the package in a folder (its pi-extension.toml and 
-components) and push it to an OCI registry (anonymously) as an artifact that 
+        long_about = "Validate the package in a folder (its pi-extension.toml and
+components) and push it to an OCI registry (anonymously) as an artifact that
 `pi ext install oci://…` installs."
     )]
     Publish {
