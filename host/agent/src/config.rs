@@ -3,6 +3,7 @@
 //! the stream function itself).
 
 use crate::message::{AgentMessage, default_convert_to_llm};
+use crate::queue::MessageQueue;
 use crate::tool::{AgentTool, BoxFuture};
 use pi_ai::{
     AssistantMessage, AssistantMessageEventStream, Context, Message, Model, StreamOptions,
@@ -83,12 +84,6 @@ pub struct NextTurnUpdate {
     pub messages: Option<Vec<AgentMessage>>,
     pub model: Option<Model>,
     pub thinking_level: Option<ThinkingLevel>,
-}
-
-/// Queued messages the loop polls: steering after each turn, follow-ups when it would stop.
-pub trait MessageQueue: Send + Sync {
-    fn steering(&self) -> Vec<AgentMessage>;
-    fn follow_ups(&self) -> Vec<AgentMessage>;
 }
 
 /// The default stream function: pi-ai's registry.
