@@ -294,8 +294,8 @@ impl Agent {
     /// Clears and publishes the queues (always: a clear is reported even when nothing was
     /// queued, as pi's `clear_queue` is).
     fn clear(&self, steering: bool, follow_up: bool) -> QueuedMessages {
-        let removed = self.inner.queues.clear(steering, follow_up);
-        Agent::dispatch(&self.inner, self.inner.queues.snapshot().into());
+        let (removed, left) = self.inner.queues.clear(steering, follow_up);
+        Agent::dispatch(&self.inner, left.into());
         removed
     }
 

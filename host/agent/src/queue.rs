@@ -111,8 +111,9 @@ impl Queues {
         lock(&self.both).follow_up.drain()
     }
 
-    /// Empties the chosen queues; returns what they held (the other queue's field stays empty).
-    pub fn clear(&self, steering: bool, follow_up: bool) -> QueuedMessages {
+    /// Empties the chosen queues; returns what they held (the other queue's field stays empty)
+    /// and what is left.
+    pub fn clear(&self, steering: bool, follow_up: bool) -> (QueuedMessages, QueuedMessages) {
         let mut both = lock(&self.both);
         let mut removed = QueuedMessages::default();
         if steering {
@@ -121,7 +122,7 @@ impl Queues {
         if follow_up {
             removed.follow_up = both.follow_up.messages.drain(..).collect();
         }
-        removed
+        (removed, both.snapshot())
     }
 
     /// What both queues hold now.

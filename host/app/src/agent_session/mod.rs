@@ -21,7 +21,7 @@ mod navigate;
 mod recovery;
 
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
-pub use model_access::WeakAgentSession;
+pub(crate) use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
 
@@ -158,7 +158,7 @@ use pi_ai::lock;
 
 /// The coding agent's session. Cheap to clone: clones share the session.
 #[derive(Clone)]
-pub struct AgentSession {
+pub(crate) struct AgentSession {
     inner: Arc<Inner>,
 }
 

@@ -10,7 +10,7 @@ use std::sync::Weak;
 
 /// A handle on a session that does not keep it alive (held by the session's own compactors).
 #[derive(Clone)]
-pub struct WeakAgentSession(Weak<Inner>);
+pub(crate) struct WeakAgentSession(Weak<Inner>);
 
 impl WeakAgentSession {
     /// The session, while it exists.
