@@ -146,7 +146,12 @@ pub struct Agent {
 }
 
 enum RunKind {
-    Prompt(Vec<AgentMessage>, bool),
+    Prompt(Vec<AgentMessage>),
+    /// Queued messages drained to become the prompt (`steering`: from the steering queue).
+    Queued {
+        messages: Vec<AgentMessage>,
+        steering: bool,
+    },
     Continue,
 }
 
@@ -318,7 +323,7 @@ impl Agent {
     /// an assistant error message, not returned.
     pub async fn prompt(&self, input: impl Into<PromptInput>) -> Result<(), AgentError> {
         let cancel = self.begin_run(AgentError::AlreadyRunning)?;
-        self.execute(RunKind::Prompt(input.into().into_messages(), false), cancel)
+        self.execute(RunKind::Prompt(input.into().into_messages()), cancel)
             .await;
         Ok(())
     }
@@ -346,23 +351,22 @@ impl Agent {
             Some("assistant") => {
                 let steering = self.inner.queues.drain_steering();
                 if !steering.is_empty() {
-                    self.publish_queues();
-                    return Ok(RunKind::Prompt(steering, true));
+                    return Ok(RunKind::Queued {
+                        messages: steering,
+                        steering: true,
+                    });
                 }
                 let follow_ups = self.inner.queues.drain_follow_ups();
                 if !follow_ups.is_empty() {
-                    self.publish_queues();
-                    return Ok(RunKind::Prompt(follow_ups, false));
+                    return Ok(RunKind::Queued {
+                        messages: follow_ups,
+                        steering: false,
+                    });
                 }
                 Err(AgentError::CannotContinueFrom("assistant".to_owned()))
             }
             Some(_) => Ok(RunKind::Continue),
         }
-    }
-
-    /// Queued messages became a prompt: report what is left.
-    fn publish_queues(&self) {
-        Agent::dispatch(&self.inner, self.inner.queues.snapshot().into());
     }
 
     /// Cancels the running stream and tools; their aborted results are recorded.
@@ -404,11 +408,13 @@ impl Agent {
     }
 
     async fn execute(&self, kind: RunKind, cancel: CancellationToken) {
-        let (context, config) = self.run_setup(matches!(kind, RunKind::Prompt(_, true)));
+        let (context, mut config) = self.run_setup();
+        config.skip_initial_steering_poll = matches!(kind, RunKind::Queued { steering: true, .. });
+        config.prompts_from_queue = matches!(kind, RunKind::Queued { .. });
         let inner = Arc::clone(&self.inner);
         let emit: Emit = Arc::new(move |event| Agent::dispatch(&inner, event));
         let result = match kind {
-            RunKind::Prompt(messages, _) => {
+            RunKind::Prompt(messages) | RunKind::Queued { messages, .. } => {
                 run_agent_loop(messages, context, config, emit, cancel.clone()).await
             }
             RunKind::Continue => {
@@ -421,7 +427,7 @@ impl Agent {
         self.end_run();
     }
 
-    fn run_setup(&self, skip_initial_steering_poll: bool) -> (AgentContext, LoopConfig) {
+    fn run_setup(&self) -> (AgentContext, LoopConfig) {
         let options = lock(&self.inner.options).clone();
         let state = lock(&self.inner.state);
         let context = AgentContext {
@@ -440,7 +446,8 @@ impl Agent {
             tool_execution: options.tool_execution,
             hooks,
             queue: Some(self.inner.queues.clone()),
-            skip_initial_steering_poll,
+            skip_initial_steering_poll: false,
+            prompts_from_queue: false,
         };
         (context, config)
     }

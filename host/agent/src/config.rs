@@ -140,6 +140,9 @@ pub struct LoopConfig {
     /// Skip the steering poll before the first turn (used when the prompt *is* the drained
     /// steering queue).
     pub skip_initial_steering_poll: bool,
+    /// The prompt messages were drained from `queue`: the run publishes what is left before
+    /// they start, as it does for messages it polls.
+    pub prompts_from_queue: bool,
 }
 
 impl LoopConfig {
@@ -152,6 +155,7 @@ impl LoopConfig {
             hooks: Hooks::default(),
             queue: None,
             skip_initial_steering_poll: false,
+            prompts_from_queue: false,
         }
     }
 }

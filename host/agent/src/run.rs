@@ -40,6 +40,9 @@ pub async fn run_agent_loop(
     let mut run = Run::new(context, config, emit, cancel);
     run.emit(AgentEvent::AgentStart);
     run.emit(AgentEvent::TurnStart);
+    if run.config.prompts_from_queue {
+        run.publish_queue();
+    }
     for prompt in prompts {
         run.add_message(prompt);
     }

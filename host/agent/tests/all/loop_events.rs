@@ -539,9 +539,22 @@ async fn continue_runs_from_current_messages() {
         "Cannot continue from message role: assistant"
     );
     agent.follow_up(AgentMessage::user_text("more"));
+    let before = rec.kinds().len();
     agent.continue_run().await.unwrap();
     assert_eq!(rig.contexts().len(), 2);
     assert_eq!(agent.messages().len(), 4);
+    // The queued message becomes the prompt: its queue is published right before it starts.
+    assert_eq!(
+        rec.kinds()[before - 1..before + 5],
+        strs(&[
+            "queue_changed:0+1",
+            "agent_start",
+            "turn_start",
+            "queue_changed:0+0",
+            "message_start:user",
+            "message_end:user",
+        ])
+    );
 }
 
 #[tokio::test]
