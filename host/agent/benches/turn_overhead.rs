@@ -116,7 +116,7 @@ fn main() {
     agent.set_tools(vec![Arc::new(ReadTool)]);
     let events = Arc::new(AtomicUsize::new(0));
     let seen = events.clone();
-    agent.subscribe(move |_| {
+    agent.on_event(move |_| {
         seen.fetch_add(1, Ordering::Relaxed);
     });
 

@@ -1,11 +1,16 @@
-//! `Agent`: the stateful wrapper around the loop. It owns the conversation state, the
-//! steering/follow-up queues and the event listeners, runs one run at a time, and keeps its
-//! state in step with the events of the run.
+//! `Agent`: the stateful wrapper around the loop. It owns the conversation state and the
+//! steering/follow-up queues, runs one run at a time, and keeps its state in step with the
+//! events of the run.
+//!
+//! Events go to one listener ([`Agent::on_event`]), installed by the layer above (the session):
+//! that layer fans them out to its own subscribers, so there is one list of subscribers in the
+//! process, not one per layer. Queue changes are events too ([`AgentEvent::QueueChanged`]), so
+//! nothing above keeps a copy of the queues.
 
 use crate::config::{AgentContext, Hooks, LoopConfig, NextTurnUpdate, ToolExecution};
 use crate::event::{AgentEvent, Emit};
 use crate::message::AgentMessage;
-use crate::queue::{QueueMode, Queues};
+use crate::queue::{QueueMode, QueuedMessages, Queues};
 use crate::run::{LoopError, run_agent_loop, run_agent_loop_continue};
 use crate::tool::AgentTool;
 use pi_ai::{
@@ -14,7 +19,7 @@ use pi_ai::{
 };
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// Errors of the `Agent` API (failures inside a run become an error message instead).
@@ -123,22 +128,11 @@ fn user_blocks(blocks: Vec<UserBlock>) -> AgentMessage {
 
 type Listener = Arc<dyn Fn(&AgentEvent) + Send + Sync>;
 
-/// Identifies a subscription for [`Agent::unsubscribe`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SubscriptionId(u64);
-
-#[derive(Default)]
-struct Listeners {
-    next_id: u64,
-    callbacks: Vec<(u64, Listener)>,
-    channels: Vec<mpsc::UnboundedSender<AgentEvent>>,
-}
-
 struct Inner {
     state: Mutex<AgentState>,
     options: Mutex<AgentOptions>,
     queues: Arc<Queues>,
-    listeners: Mutex<Listeners>,
+    listener: Mutex<Option<Listener>>,
     /// The running run's cancel token.
     run: Mutex<Option<CancellationToken>>,
     /// `true` while no run is active.
@@ -152,7 +146,12 @@ pub struct Agent {
 }
 
 enum RunKind {
-    Prompt(Vec<AgentMessage>, bool),
+    Prompt(Vec<AgentMessage>),
+    /// Queued messages drained to become the prompt (`steering`: from the steering queue).
+    Queued {
+        messages: Vec<AgentMessage>,
+        steering: bool,
+    },
     Continue,
 }
 
@@ -176,7 +175,7 @@ impl Agent {
                 state: Mutex::new(state),
                 options: Mutex::new(options),
                 queues,
-                listeners: Mutex::new(Listeners::default()),
+                listener: Mutex::new(None),
                 run: Mutex::new(None),
                 idle: watch::channel(true).0,
             }),
@@ -245,82 +244,73 @@ impl Agent {
         state.pending_tool_calls.clear();
         state.error_message = None;
         drop(state);
-        self.clear_all_queues();
+        if self.has_queued_messages() {
+            self.clear_all_queues();
+        }
     }
 
     // ---- events -----------------------------------------------------------------------------
 
-    /// Calls `listener` for every event, in order, after the state has been updated.
-    pub fn subscribe(
-        &self,
-        listener: impl Fn(&AgentEvent) + Send + Sync + 'static,
-    ) -> SubscriptionId {
-        let mut listeners = lock(&self.inner.listeners);
-        listeners.next_id += 1;
-        let id = listeners.next_id;
-        listeners.callbacks.push((id, Arc::new(listener)));
-        SubscriptionId(id)
-    }
-
-    pub fn unsubscribe(&self, id: SubscriptionId) {
-        lock(&self.inner.listeners)
-            .callbacks
-            .retain(|(i, _)| *i != id.0);
-    }
-
-    /// Every event, as a channel (dropped receivers are forgotten).
-    pub fn subscribe_channel(&self) -> mpsc::UnboundedReceiver<AgentEvent> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.listeners).channels.push(tx);
-        rx
+    /// Sets the one listener: it is called for every event, in order, after the state has
+    /// been updated, and replaces any listener set before.
+    pub fn on_event(&self, listener: impl Fn(&AgentEvent) + Send + Sync + 'static) {
+        *lock(&self.inner.listener) = Some(Arc::new(listener));
     }
 
     fn dispatch(inner: &Inner, event: AgentEvent) {
         apply_to_state(&mut lock(&inner.state), &event);
-        let callbacks: Vec<Listener> = {
-            let mut listeners = lock(&inner.listeners);
-            listeners
-                .channels
-                .retain(|tx| tx.send(event.clone()).is_ok());
-            listeners
-                .callbacks
-                .iter()
-                .map(|(_, l)| Arc::clone(l))
-                .collect()
-        };
-        for callback in callbacks {
-            callback(&event);
+        let listener = lock(&inner.listener).clone();
+        if let Some(listener) = listener {
+            listener(&event);
         }
     }
 
     // ---- queues -----------------------------------------------------------------------------
 
     /// Queues a message delivered after the current turn's tool calls finish, before the next
-    /// model request.
+    /// model request, and publishes the queues.
     pub fn steer(&self, message: impl Into<AgentMessage>) {
-        self.inner.queues.steer(message.into());
+        let queued = self.inner.queues.steer(message.into());
+        Agent::dispatch(&self.inner, queued.into());
     }
 
-    /// Queues a message delivered when the agent would otherwise stop.
+    /// Queues a message delivered when the agent would otherwise stop, and publishes the
+    /// queues.
     pub fn follow_up(&self, message: impl Into<AgentMessage>) {
-        self.inner.queues.follow_up(message.into());
+        let queued = self.inner.queues.follow_up(message.into());
+        Agent::dispatch(&self.inner, queued.into());
     }
 
-    pub fn clear_steering_queue(&self) {
-        self.inner.queues.clear_steering();
+    /// Empties the steering queue; returns what it held.
+    pub fn clear_steering_queue(&self) -> Vec<AgentMessage> {
+        self.clear(true, false).steering
     }
 
-    pub fn clear_follow_up_queue(&self) {
-        self.inner.queues.clear_follow_ups();
+    /// Empties the follow-up queue; returns what it held.
+    pub fn clear_follow_up_queue(&self) -> Vec<AgentMessage> {
+        self.clear(false, true).follow_up
     }
 
-    pub fn clear_all_queues(&self) {
-        self.clear_steering_queue();
-        self.clear_follow_up_queue();
+    /// Empties both queues; returns what they held.
+    pub fn clear_all_queues(&self) -> QueuedMessages {
+        self.clear(true, true)
+    }
+
+    /// Clears and publishes the queues (always: a clear is reported even when nothing was
+    /// queued, as pi's `clear_queue` is).
+    fn clear(&self, steering: bool, follow_up: bool) -> QueuedMessages {
+        let (removed, left) = self.inner.queues.clear(steering, follow_up);
+        Agent::dispatch(&self.inner, left.into());
+        removed
     }
 
     pub fn has_queued_messages(&self) -> bool {
         self.inner.queues.has_messages()
+    }
+
+    /// What both queues hold, oldest first.
+    pub fn queued_messages(&self) -> QueuedMessages {
+        self.inner.queues.snapshot()
     }
 
     // ---- runs -------------------------------------------------------------------------------
@@ -333,7 +323,7 @@ impl Agent {
     /// an assistant error message, not returned.
     pub async fn prompt(&self, input: impl Into<PromptInput>) -> Result<(), AgentError> {
         let cancel = self.begin_run(AgentError::AlreadyRunning)?;
-        self.execute(RunKind::Prompt(input.into().into_messages(), false), cancel)
+        self.execute(RunKind::Prompt(input.into().into_messages()), cancel)
             .await;
         Ok(())
     }
@@ -361,11 +351,17 @@ impl Agent {
             Some("assistant") => {
                 let steering = self.inner.queues.drain_steering();
                 if !steering.is_empty() {
-                    return Ok(RunKind::Prompt(steering, true));
+                    return Ok(RunKind::Queued {
+                        messages: steering,
+                        steering: true,
+                    });
                 }
                 let follow_ups = self.inner.queues.drain_follow_ups();
                 if !follow_ups.is_empty() {
-                    return Ok(RunKind::Prompt(follow_ups, false));
+                    return Ok(RunKind::Queued {
+                        messages: follow_ups,
+                        steering: false,
+                    });
                 }
                 Err(AgentError::CannotContinueFrom("assistant".to_owned()))
             }
@@ -412,11 +408,13 @@ impl Agent {
     }
 
     async fn execute(&self, kind: RunKind, cancel: CancellationToken) {
-        let (context, config) = self.run_setup(matches!(kind, RunKind::Prompt(_, true)));
+        let (context, mut config) = self.run_setup();
+        config.skip_initial_steering_poll = matches!(kind, RunKind::Queued { steering: true, .. });
+        config.prompts_from_queue = matches!(kind, RunKind::Queued { .. });
         let inner = Arc::clone(&self.inner);
         let emit: Emit = Arc::new(move |event| Agent::dispatch(&inner, event));
         let result = match kind {
-            RunKind::Prompt(messages, _) => {
+            RunKind::Prompt(messages) | RunKind::Queued { messages, .. } => {
                 run_agent_loop(messages, context, config, emit, cancel.clone()).await
             }
             RunKind::Continue => {
@@ -429,7 +427,7 @@ impl Agent {
         self.end_run();
     }
 
-    fn run_setup(&self, skip_initial_steering_poll: bool) -> (AgentContext, LoopConfig) {
+    fn run_setup(&self) -> (AgentContext, LoopConfig) {
         let options = lock(&self.inner.options).clone();
         let state = lock(&self.inner.state);
         let context = AgentContext {
@@ -448,7 +446,8 @@ impl Agent {
             tool_execution: options.tool_execution,
             hooks,
             queue: Some(self.inner.queues.clone()),
-            skip_initial_steering_poll,
+            skip_initial_steering_poll: false,
+            prompts_from_queue: false,
         };
         (context, config)
     }

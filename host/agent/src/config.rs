@@ -3,6 +3,7 @@
 //! the stream function itself).
 
 use crate::message::{AgentMessage, default_convert_to_llm};
+use crate::queue::MessageQueue;
 use crate::tool::{AgentTool, BoxFuture};
 use pi_ai::{
     AssistantMessage, AssistantMessageEventStream, Context, Message, Model, StreamOptions,
@@ -85,12 +86,6 @@ pub struct NextTurnUpdate {
     pub thinking_level: Option<ThinkingLevel>,
 }
 
-/// Queued messages the loop polls: steering after each turn, follow-ups when it would stop.
-pub trait MessageQueue: Send + Sync {
-    fn steering(&self) -> Vec<AgentMessage>;
-    fn follow_ups(&self) -> Vec<AgentMessage>;
-}
-
 /// The default stream function: pi-ai's registry.
 pub fn default_stream_fn() -> StreamFn {
     Arc::new(pi_ai::stream)
@@ -145,6 +140,9 @@ pub struct LoopConfig {
     /// Skip the steering poll before the first turn (used when the prompt *is* the drained
     /// steering queue).
     pub skip_initial_steering_poll: bool,
+    /// The prompt messages were drained from `queue`: the run publishes what is left before
+    /// they start, as it does for messages it polls.
+    pub prompts_from_queue: bool,
 }
 
 impl LoopConfig {
@@ -157,6 +155,7 @@ impl LoopConfig {
             hooks: Hooks::default(),
             queue: None,
             skip_initial_steering_poll: false,
+            prompts_from_queue: false,
         }
     }
 }

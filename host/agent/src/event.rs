@@ -9,6 +9,7 @@
 //! streaming message, the loop copies the partial once per delta (pi's `{...partial}`).
 
 use crate::message::{AgentMessage, WithRole};
+use crate::queue::QueuedMessages;
 use crate::tool::ToolOutput;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, ToolResultMessage};
 use serde::{Serialize, Serializer};
@@ -65,6 +66,23 @@ pub enum AgentEvent {
         result: ToolOutput,
         is_error: bool,
     },
+    /// The steering or follow-up queue changed: a message was queued, queued messages are
+    /// being delivered (sent just before their `message_start`), or the queues were cleared.
+    /// Carries everything still queued, oldest first.
+    #[serde(rename_all = "camelCase")]
+    QueueChanged {
+        steering: Vec<AgentMessage>,
+        follow_up: Vec<AgentMessage>,
+    },
+}
+
+impl From<QueuedMessages> for AgentEvent {
+    fn from(queued: QueuedMessages) -> Self {
+        AgentEvent::QueueChanged {
+            steering: queued.steering,
+            follow_up: queued.follow_up,
+        }
+    }
 }
 
 impl AgentEvent {
@@ -81,6 +99,7 @@ impl AgentEvent {
             AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+            AgentEvent::QueueChanged { .. } => "queue_changed",
         }
     }
 }

@@ -3,8 +3,8 @@
 //! [`run_agent_loop`] drives one run over an [`AgentContext`]: it streams model responses
 //! through a pluggable stream function (default [`pi_ai::stream()`]), runs the requested
 //! [`AgentTool`]s, injects steering and follow-up messages, and reports progress as
-//! [`AgentEvent`]s in pi's vocabulary. [`Agent`] wraps the loop with state, queues, listeners,
-//! abort and continue.
+//! [`AgentEvent`]s in pi's vocabulary. [`Agent`] wraps the loop with state, queues (whose
+//! changes are events too), its one listener, abort and continue.
 
 pub mod agent;
 pub mod config;
@@ -16,15 +16,15 @@ pub mod run;
 pub mod tool;
 pub mod validate;
 
-pub use agent::{Agent, AgentError, AgentOptions, AgentState, PromptInput, SubscriptionId};
+pub use agent::{Agent, AgentError, AgentOptions, AgentState, PromptInput};
 pub use config::{
-    AgentContext, ConvertToLlmFn, GetApiKeyFn, Hooks, LoopConfig, MessageQueue, NextTurnUpdate,
+    AgentContext, ConvertToLlmFn, GetApiKeyFn, Hooks, LoopConfig, NextTurnUpdate,
     PrepareNextTurnFn, ShouldStopAfterTurnFn, StreamFn, ToolExecution, TransformContextFn,
     TurnInfo, default_stream_fn,
 };
 pub use event::{AgentEvent, Emit};
 pub use message::{AgentMessage, HostMessage, default_convert_to_llm};
-pub use queue::QueueMode;
+pub use queue::{MessageQueue, QueueMode, QueuedMessages};
 pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
 pub use tool::{
     AgentTool, BoxFuture, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn, to_llm_tool,

@@ -1,10 +1,23 @@
 //! The steering and follow-up queues of an [`crate::Agent`].
+//!
+//! Both queues sit behind one lock so every change can report what is left in both, taken in
+//! the same critical section as the change: that snapshot is what the agent publishes as
+//! [`AgentEvent::QueueChanged`](crate::AgentEvent::QueueChanged), so the layers above keep no
+//! copy of their own.
 
-use crate::config::MessageQueue;
 use crate::message::AgentMessage;
 use pi_ai::lock;
 use std::collections::VecDeque;
 use std::sync::Mutex;
+
+/// Queued messages the loop polls: steering after each turn, follow-ups when it would stop.
+pub trait MessageQueue: Send + Sync {
+    fn steering(&self) -> Vec<AgentMessage>;
+    fn follow_ups(&self) -> Vec<AgentMessage>;
+    /// What is still queued. The loop publishes it ([`crate::AgentEvent::QueueChanged`]) when
+    /// it delivers polled messages, just before their `message_start`.
+    fn queued(&self) -> QueuedMessages;
+}
 
 /// How many queued messages one poll delivers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -14,6 +27,23 @@ pub enum QueueMode {
     OneAtATime,
     /// Everything queued.
     All,
+}
+
+/// What both queues hold, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueuedMessages {
+    pub steering: Vec<AgentMessage>,
+    pub follow_up: Vec<AgentMessage>,
+}
+
+impl QueuedMessages {
+    pub fn is_empty(&self) -> bool {
+        self.steering.is_empty() && self.follow_up.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.steering.len() + self.follow_up.len()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -31,46 +61,78 @@ impl Queue {
     }
 }
 
+#[derive(Debug, Default)]
+struct Both {
+    steering: Queue,
+    follow_up: Queue,
+}
+
+impl Both {
+    fn snapshot(&self) -> QueuedMessages {
+        QueuedMessages {
+            steering: self.steering.messages.iter().cloned().collect(),
+            follow_up: self.follow_up.messages.iter().cloned().collect(),
+        }
+    }
+}
+
 /// Steering messages are delivered after the current turn's tool calls finish, before the next
-/// model request; follow-ups when the agent would otherwise stop.
+/// model request; follow-ups when the agent would otherwise stop. Every change returns the
+/// queues' contents after it.
 #[derive(Debug, Default)]
 pub struct Queues {
-    steering: Mutex<Queue>,
-    follow_up: Mutex<Queue>,
+    both: Mutex<Both>,
 }
 
 impl Queues {
     pub fn set_modes(&self, steering: QueueMode, follow_up: QueueMode) {
-        lock(&self.steering).mode = steering;
-        lock(&self.follow_up).mode = follow_up;
+        let mut both = lock(&self.both);
+        both.steering.mode = steering;
+        both.follow_up.mode = follow_up;
     }
 
-    pub fn steer(&self, message: AgentMessage) {
-        lock(&self.steering).messages.push_back(message);
+    pub fn steer(&self, message: AgentMessage) -> QueuedMessages {
+        let mut both = lock(&self.both);
+        both.steering.messages.push_back(message);
+        both.snapshot()
     }
 
-    pub fn follow_up(&self, message: AgentMessage) {
-        lock(&self.follow_up).messages.push_back(message);
+    pub fn follow_up(&self, message: AgentMessage) -> QueuedMessages {
+        let mut both = lock(&self.both);
+        both.follow_up.messages.push_back(message);
+        both.snapshot()
     }
 
     pub fn drain_steering(&self) -> Vec<AgentMessage> {
-        lock(&self.steering).drain()
+        lock(&self.both).steering.drain()
     }
 
     pub fn drain_follow_ups(&self) -> Vec<AgentMessage> {
-        lock(&self.follow_up).drain()
+        lock(&self.both).follow_up.drain()
     }
 
-    pub fn clear_steering(&self) {
-        lock(&self.steering).messages.clear();
+    /// Empties the chosen queues; returns what they held (the other queue's field stays empty)
+    /// and what is left.
+    pub fn clear(&self, steering: bool, follow_up: bool) -> (QueuedMessages, QueuedMessages) {
+        let mut both = lock(&self.both);
+        let mut removed = QueuedMessages::default();
+        if steering {
+            removed.steering = both.steering.messages.drain(..).collect();
+        }
+        if follow_up {
+            removed.follow_up = both.follow_up.messages.drain(..).collect();
+        }
+        (removed, both.snapshot())
     }
 
-    pub fn clear_follow_ups(&self) {
-        lock(&self.follow_up).messages.clear();
+    /// What both queues hold now.
+    pub fn snapshot(&self) -> QueuedMessages {
+        lock(&self.both).snapshot()
     }
 
     pub fn has_messages(&self) -> bool {
-        !lock(&self.steering).messages.is_empty() || !lock(&self.follow_up).messages.is_empty()
+        let both = lock(&self.both);
+        !both.steering.messages.is_empty() || !both.follow_up.messages.is_empty()
     }
 }
 
@@ -81,5 +143,9 @@ impl MessageQueue for Queues {
 
     fn follow_ups(&self) -> Vec<AgentMessage> {
         self.drain_follow_ups()
+    }
+
+    fn queued(&self) -> QueuedMessages {
+        self.snapshot()
     }
 }

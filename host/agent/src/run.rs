@@ -40,6 +40,9 @@ pub async fn run_agent_loop(
     let mut run = Run::new(context, config, emit, cancel);
     run.emit(AgentEvent::AgentStart);
     run.emit(AgentEvent::TurnStart);
+    if run.config.prompts_from_queue {
+        run.publish_queue();
+    }
     for prompt in prompts {
         run.add_message(prompt);
     }
@@ -135,6 +138,13 @@ impl Run {
             .unwrap_or_default()
     }
 
+    /// Reports what is still queued now that polled messages are about to be delivered.
+    fn publish_queue(&self) {
+        if let Some(queue) = &self.config.queue {
+            self.emit(queue.queued().into());
+        }
+    }
+
     fn finish(self) -> Vec<AgentMessage> {
         (self.emit)(AgentEvent::AgentEnd {
             messages: self.new_messages.clone(),
@@ -156,6 +166,9 @@ impl Run {
                     self.emit(AgentEvent::TurnStart);
                 }
                 first_turn = false;
+                if !pending.is_empty() {
+                    self.publish_queue();
+                }
                 for message in std::mem::take(&mut pending) {
                     self.add_message(message);
                 }

@@ -1,11 +1,15 @@
-//! [`App`]: the typed API every face of pi drives. It wraps the [`AgentSession`] with what
-//! start-up resolved around it (model registry and scope, skills, prompt templates) and adds the
-//! commands a user gives between runs: queueing, model and thinking changes, session switches.
+//! [`App`]: the typed API every face of pi drives, and the only one: it owns the (private)
+//! [`AgentSession`] and adds what start-up resolved around it (model registry and scope, skills,
+//! prompt templates) and the commands a user gives between runs: queueing, model and thinking
+//! changes, session switches.
 //!
 //! Everything that happens reaches subscribers as one typed [`AppEvent`] stream, in order: the
-//! agent's events, the session's (retries, compaction, `agent_end`/`agent_settled`), and the
-//! application's own (`queue_update`, `session_info_changed`, `entry_appended`,
-//! `bash_execution_update`, `model_changed`). JSON exists only in the faces that print it.
+//! agent's events (its queue changes become `queue_update`, published by the agent's queues
+//! themselves, so a delivered message's `queue_update` precedes its `message_start`), the
+//! session's (retries, compaction, `agent_end`/`agent_settled`), and the application's own
+//! (`session_info_changed`, `entry_appended`, `bash_execution_update`, `model_changed`). The
+//! agent and the session each have one sink, not subscribers: the `App`'s list is the only
+//! one. JSON exists only in the faces that print it.
 
 mod bash;
 mod queries;
@@ -18,7 +22,8 @@ pub use queries::{
 };
 
 use crate::agent_session::{
-    AgentSession, AgentSessionError, AgentSessionEvent, AgentSessionOptions, SessionEvent,
+    AgentSession, AgentSessionError, AgentSessionEvent, AgentSessionOptions, EventSink,
+    SessionEvent,
 };
 use crate::model_select::ScopedModel;
 use crate::startup::Prepared;
@@ -102,43 +107,16 @@ pub struct App {
     themes: Mutex<crate::extensions::PackageThemes>,
 }
 
-/// What the session's event forwarder and the commands both update.
+/// What the session's event sink and the commands both update.
 #[derive(Default)]
 struct Shared {
+    /// The subscribers: the one listener list of the process.
     listeners: Mutex<Vec<Listener>>,
     /// The last assistant message the session produced (the agent's state may drop a failed
     /// one while recovering, but that failure is still the run's outcome if nothing follows).
     last_assistant: Mutex<Option<AssistantMessage>>,
-    queued: Mutex<Queued>,
     /// How many of the session file's entries subscribers have been told about.
     reported_entries: Mutex<usize>,
-}
-
-/// Texts of the queued steering and follow-up messages (the agent keeps its queues private).
-#[derive(Default)]
-struct Queued {
-    steering: Vec<String>,
-    follow_up: Vec<String>,
-}
-
-impl Queued {
-    fn event(&self) -> AppEvent {
-        AppEvent::Session(SessionEvent::QueueUpdate {
-            steering: self.steering.clone(),
-            follow_up: self.follow_up.clone(),
-        })
-    }
-
-    /// A user message was delivered: drop it from the queue it came from.
-    fn delivered(&mut self, text: &str) -> bool {
-        for queue in [&mut self.steering, &mut self.follow_up] {
-            if let Some(at) = queue.iter().position(|t| t == text) {
-                queue.remove(at);
-                return true;
-            }
-        }
-        false
-    }
 }
 
 impl Shared {
@@ -183,20 +161,8 @@ impl Shared {
         {
             *lock(&self.last_assistant) = Some(assistant.clone());
         }
-        let delivered = match event {
-            AgentSessionEvent::Agent(AgentEvent::MessageStart { message }) => {
-                user_message_text(message).and_then(|text| {
-                    let mut queued = lock(&self.queued);
-                    queued.delivered(&text).then(|| queued.event())
-                })
-            }
-            _ => None,
-        };
         if self.has_listeners() {
             self.emit(event);
-        }
-        if let Some(update) = delivered {
-            self.emit(&update);
         }
         // Streaming updates never follow an append: skip the check on the per-token path.
         let streaming = matches!(
@@ -242,9 +208,9 @@ impl App {
         options.api_key = api_key;
         options.registry = Some(Arc::clone(&registry));
         options.model_images = model_images;
-        let session = AgentSession::new(options);
-        session.set_compactors(reload::compactors(&base.extensions, &session));
-        let mut app = App::from_session(session, registry, auth, scoped, skills, templates);
+        let mut app = App::from_options(options, registry, auth, scoped, skills, templates);
+        app.session
+            .set_compactors(reload::compactors(&base.extensions, &app.session));
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
@@ -254,9 +220,10 @@ impl App {
         app
     }
 
-    /// An app around a session built elsewhere (tests, embedders).
-    pub fn from_session(
-        session: AgentSession,
+    /// An app around a session built from `options` without start-up (tests, embedders): no
+    /// extensions, the given models, skills and templates.
+    pub fn from_options(
+        options: AgentSessionOptions,
         registry: Arc<ModelRegistry>,
         auth: Arc<AuthStorage>,
         scoped: Vec<ScopedModel>,
@@ -264,14 +231,10 @@ impl App {
         templates: PromptTemplates,
     ) -> Self {
         let shared = Arc::new(Shared::default());
-        *lock(&shared.reported_entries) = session.with_session(|s| s.entry_count());
+        *lock(&shared.reported_entries) = options.session.entry_count();
         let forward = Arc::clone(&shared);
-        let weak = session.downgrade();
-        session.subscribe(move |event| {
-            if let Some(session) = weak.upgrade() {
-                forward.forward(&session, event);
-            }
-        });
+        let sink: EventSink = Arc::new(move |session, event| forward.forward(session, event));
+        let session = AgentSession::new(options, sink);
         App {
             session,
             registry,
@@ -339,11 +302,6 @@ impl App {
         self.shared.emit(&AppEvent::Session(event));
     }
 
-    /// The underlying agent session.
-    pub fn agent_session(&self) -> &AgentSession {
-        &self.session
-    }
-
     /// Reads the session file manager.
     pub fn with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> R {
         self.session.with_session(f)
@@ -395,37 +353,38 @@ impl App {
         self.enqueue(text, false);
     }
 
+    /// Queues through the agent, whose queues publish the change (`queue_update`).
     fn enqueue(&self, text: String, steering: bool) {
-        let update = {
-            let mut queued = lock(&self.shared.queued);
-            let queue = if steering {
-                &mut queued.steering
-            } else {
-                &mut queued.follow_up
-            };
-            queue.push(text.clone());
-            queued.event()
-        };
         if steering {
             self.session.steer(text);
         } else {
             self.session.follow_up(text);
         }
-        self.shared.emit(&update);
     }
 
-    /// Empties both queues and returns what they held (steering, follow-up), e.g. to put the
-    /// messages back into the editor.
+    /// Empties both queues and returns the texts they held (steering, follow-up), e.g. to put
+    /// the messages back into the editor. Reported as a `queue_update`, even when empty.
     pub fn clear_queue(&self) -> (Vec<String>, Vec<String>) {
-        let (steering, follow_up, update) = {
-            let mut queued = lock(&self.shared.queued);
-            let steering = std::mem::take(&mut queued.steering);
-            let follow_up = std::mem::take(&mut queued.follow_up);
-            (steering, follow_up, queued.event())
-        };
-        self.session.agent().clear_all_queues();
-        self.shared.emit(&update);
-        (steering, follow_up)
+        self.session.clear_queues()
+    }
+
+    /// The texts of the queued messages (steering, follow-up), oldest first.
+    pub fn queued_messages(&self) -> (Vec<String>, Vec<String>) {
+        self.session.queued_texts()
+    }
+
+    /// Registers a compactor, asked before pi's own summary (after those already registered).
+    pub fn add_compactor(&self, compactor: Arc<dyn pi_ext_api::CompactionOverride>) {
+        self.session.add_compactor(compactor);
+    }
+
+    /// Registers a compactor component (e.g. one granted `llm`, whose model requests go through
+    /// this session's models, credentials, retries and abort).
+    pub fn add_extension_compactor(&self, component: Arc<pi_ext_host::LazyComponent>) {
+        self.add_compactor(Arc::new(crate::extensions::ExtensionCompactor::new(
+            component,
+            self.session.downgrade(),
+        )));
     }
 
     /// Stops the running request and tools, a retry wait, or a compaction.
@@ -736,14 +695,6 @@ impl App {
                 tracing::warn!("cannot save setting {path}: {e}");
             }
         });
-    }
-}
-
-/// The text of a user message (for matching delivered queue entries).
-fn user_message_text(message: &AgentMessage) -> Option<String> {
-    match message.as_llm()? {
-        pi_ai::Message::User(user) => Some(user.content.text()),
-        _ => None,
     }
 }
 

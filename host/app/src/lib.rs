@@ -1,12 +1,14 @@
 //! pi-app: the application layer every face of pi drives.
 //!
-//! [`App`] wraps the [`AgentSession`](agent_session::AgentSession) — the agent
-//! loop plus the session file, retries, recovery, compaction and navigation — with what start-up
-//! resolved around it (model registry and scope, skills, prompt templates). Commands are
-//! methods with typed results and errors; everything that happens is one typed event stream.
-//! `startup` is the composition root: settings, trust, extensions, tools and the session.
+//! [`App`] is the one façade: the typed commands, queries and event stream of a running session.
+//! Inside it, a private `AgentSession` holds the agent loop plus the session file, retries,
+//! recovery, compaction and navigation; the `App` adds what start-up resolved around it (model
+//! registry and scope, skills, prompt templates). Commands are methods with typed results and
+//! errors; everything that happens is one typed event stream ([`AppEvent`]) with one list of
+//! subscribers (the agent and the session each hand their events to the layer above). `startup`
+//! is the composition root: settings, trust, extensions, tools and the session.
 
-pub mod agent_session;
+mod agent_session;
 pub mod app;
 pub mod extensions;
 pub mod local_servers;
@@ -17,4 +19,8 @@ pub mod startup;
 pub mod tool_policy;
 pub mod tools;
 
+pub use agent_session::{
+    AgentSessionError, AgentSessionEvent, AgentSessionOptions, CompactionResult, NavigateOptions,
+    NavigateResult, SessionEvent, SummarizationSource,
+};
 pub use app::{App, AppError, AppEvent, BashOutcome};

@@ -278,7 +278,7 @@ async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: b
     let text = if fork {
         app.fork(entry_id).map(Some)
     } else {
-        let options = pi_app::agent_session::NavigateOptions {
+        let options = pi_app::NavigateOptions {
             summarize,
             ..Default::default()
         };

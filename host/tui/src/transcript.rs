@@ -5,7 +5,7 @@
 use pi_agent::{AgentEvent, AgentMessage, ToolOutput};
 use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock};
 use pi_app::AppEvent;
-use pi_app::agent_session::SessionEvent;
+use pi_app::SessionEvent;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -468,7 +468,10 @@ impl Transcript {
                     call.done = true;
                 }
             }
-            AgentEvent::AgentEnd { .. } | AgentEvent::TurnEnd { .. } => {}
+            // The queue arrives as the session's `queue_update`.
+            AgentEvent::AgentEnd { .. }
+            | AgentEvent::TurnEnd { .. }
+            | AgentEvent::QueueChanged { .. } => {}
         }
     }
 

@@ -399,6 +399,8 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
             "message_end:toolResult",
             "turn_end",
             "turn_start",
+            // Published by the delivery, before the delivered message starts.
+            "queue_changed:0+0",
             "message_start:user",
             "message_end:user",
             "message_start:assistant",
@@ -407,6 +409,10 @@ async fn steering_is_delivered_after_the_tool_calls_finish() {
             "turn_end",
             "agent_end",
         ])
+    );
+    assert!(
+        kinds.contains(&"queue_changed:1+0".to_owned()),
+        "queueing is published: {kinds:?}"
     );
     let second = &rig.contexts()[1];
     let roles: Vec<&str> = second
@@ -432,6 +438,7 @@ async fn follow_up_runs_after_the_final_answer() {
     assert_eq!(
         squash(&rec.kinds()),
         strs(&[
+            "queue_changed:0+1",
             "agent_start",
             "turn_start",
             "message_start:user",
@@ -441,6 +448,7 @@ async fn follow_up_runs_after_the_final_answer() {
             "message_end:assistant",
             "turn_end",
             "turn_start",
+            "queue_changed:0+0",
             "message_start:user",
             "message_end:user",
             "message_start:assistant",
@@ -452,6 +460,29 @@ async fn follow_up_runs_after_the_final_answer() {
     );
     assert_eq!(agent.messages().len(), 4);
     assert!(!agent.has_queued_messages());
+}
+
+#[tokio::test]
+async fn clearing_the_queues_returns_and_publishes_what_they_held() {
+    let rig = Rig::new_script(script![]);
+    let agent = &rig.agent;
+    agent.steer(AgentMessage::user_text("s1"));
+    agent.follow_up(AgentMessage::user_text("f1"));
+    agent.follow_up(AgentMessage::user_text("f2"));
+    let queued = agent.queued_messages();
+    assert_eq!((queued.steering.len(), queued.follow_up.len()), (1, 2));
+    let removed = agent.clear_all_queues();
+    assert_eq!(removed, queued);
+    assert!(!agent.has_queued_messages());
+    assert_eq!(
+        rig.rec.kinds(),
+        strs(&[
+            "queue_changed:1+0",
+            "queue_changed:1+1",
+            "queue_changed:1+2",
+            "queue_changed:0+0",
+        ])
+    );
 }
 
 #[tokio::test]
@@ -508,9 +539,22 @@ async fn continue_runs_from_current_messages() {
         "Cannot continue from message role: assistant"
     );
     agent.follow_up(AgentMessage::user_text("more"));
+    let before = rec.kinds().len();
     agent.continue_run().await.unwrap();
     assert_eq!(rig.contexts().len(), 2);
     assert_eq!(agent.messages().len(), 4);
+    // The queued message becomes the prompt: its queue is published right before it starts.
+    assert_eq!(
+        rec.kinds()[before - 1..before + 5],
+        strs(&[
+            "queue_changed:0+1",
+            "agent_start",
+            "turn_start",
+            "queue_changed:0+0",
+            "message_start:user",
+            "message_end:user",
+        ])
+    );
 }
 
 #[tokio::test]

@@ -103,7 +103,7 @@ impl Recorder {
     pub fn attach(agent: &Agent) -> Self {
         let recorder = Recorder::default();
         let events = recorder.events.clone();
-        agent.subscribe(move |event| events.lock().unwrap().push(event.clone()));
+        agent.on_event(move |event| events.lock().unwrap().push(event.clone()));
         recorder
     }
 
@@ -139,6 +139,10 @@ pub fn describe(event: &AgentEvent) -> String {
         | AgentEvent::ToolExecutionUpdate { tool_call_id, .. } => {
             format!("{}:{}", event.kind(), call_id(tool_call_id))
         }
+        AgentEvent::QueueChanged {
+            steering,
+            follow_up,
+        } => format!("queue_changed:{}+{}", steering.len(), follow_up.len()),
         other => other.kind().to_owned(),
     }
 }

@@ -7,15 +7,11 @@
 //! and summarises branches left through `/tree`. Its events are the agent's plus the session's
 //! own ([`SessionEvent`]).
 //!
-//! ```no_run
-//! # async fn demo(options: pi_app::agent_session::AgentSessionOptions) {
-//! use pi_app::agent_session::AgentSession;
-//! let session = AgentSession::new(options);
-//! session.subscribe(|event| println!("{}", serde_json::to_string(event).unwrap_or_default()));
-//! session.prompt("List the files").await.ok();
-//! session.compact(Some("keep the API decisions")).await.ok();
-//! # }
-//! ```
+//! It is private to pi-app: [`App`](crate::App) is the one façade. The session has no
+//! subscribers of its own: it hands every event to the one sink the `App` gave it, which fans
+//! them out (one listener list in the process). The agent's queue changes arrive as
+//! [`AgentEvent::QueueChanged`] and leave as [`SessionEvent::QueueUpdate`], so no layer keeps a
+//! copy of the queues.
 
 pub mod bridge;
 mod compact;
@@ -25,7 +21,7 @@ mod navigate;
 mod recovery;
 
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
-pub use model_access::WeakAgentSession;
+pub(crate) use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
 
@@ -41,7 +37,6 @@ use pi_session::session::{SessionError, SessionManager};
 use pi_session::settings::SettingsManager;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Errors of the session API. Failures inside a run are reported as events and messages.
@@ -119,13 +114,9 @@ impl AgentSessionOptions {
     }
 }
 
-type Listener = Arc<dyn Fn(&AgentSessionEvent) + Send + Sync>;
-
-#[derive(Default)]
-struct Listeners {
-    callbacks: Vec<Listener>,
-    channels: Vec<mpsc::UnboundedSender<AgentSessionEvent>>,
-}
+/// Where the session's events go, in order: the one listener, installed by the `App`. It gets
+/// the session too, to read what an event implies (the entries appended).
+pub(crate) type EventSink = Arc<dyn Fn(&AgentSession, &AgentSessionEvent) + Send + Sync>;
 
 /// Run bookkeeping of the session layer.
 #[derive(Default)]
@@ -156,7 +147,7 @@ struct Inner {
     stream_fn: StreamFn,
     sleeper: Arc<dyn Sleeper>,
     compactors: Mutex<Vec<Arc<dyn CompactionOverride>>>,
-    listeners: Mutex<Listeners>,
+    sink: EventSink,
     run: Mutex<RunState>,
     /// Cancels a retry wait or a running compaction (`abort`).
     cancel: Mutex<CancellationToken>,
@@ -167,8 +158,24 @@ use pi_ai::lock;
 
 /// The coding agent's session. Cheap to clone: clones share the session.
 #[derive(Clone)]
-pub struct AgentSession {
+pub(crate) struct AgentSession {
     inner: Arc<Inner>,
+}
+
+/// How a queued message appears in `queue_update`: the text of its content (pi's
+/// `contentText`), empty for a message without text.
+fn queued_text(message: &AgentMessage) -> String {
+    match message.as_llm() {
+        Some(pi_ai::Message::User(user)) => user.content.text(),
+        _ => String::new(),
+    }
+}
+
+fn texts(queued: pi_agent::QueuedMessages) -> (Vec<String>, Vec<String>) {
+    (
+        queued.steering.iter().map(queued_text).collect(),
+        queued.follow_up.iter().map(queued_text).collect(),
+    )
 }
 
 fn user_message(text: String) -> AgentMessage {
@@ -182,8 +189,9 @@ fn user_message(text: String) -> AgentMessage {
 }
 
 impl AgentSession {
-    /// Builds the agent and loads the session's current branch into it.
-    pub fn new(options: AgentSessionOptions) -> Self {
+    /// Builds the agent and loads the session's current branch into it; every event goes to
+    /// `sink`.
+    pub(crate) fn new(options: AgentSessionOptions, sink: EventSink) -> Self {
         let stream_fn = options
             .stream_fn
             .unwrap_or_else(pi_agent::default_stream_fn);
@@ -232,7 +240,7 @@ impl AgentSession {
             stream_fn,
             sleeper: options.sleeper.unwrap_or_else(|| Arc::new(TokioSleeper)),
             compactors: Mutex::new(options.compactors),
-            listeners: Mutex::new(Listeners::default()),
+            sink,
             run: Mutex::new(RunState::default()),
             cancel: Mutex::new(CancellationToken::new()),
             model_images: options.model_images,
@@ -295,10 +303,11 @@ impl AgentSession {
         });
     }
 
-    /// Persists completed messages and relays the agent's events (holding `agent_end`).
+    /// Persists completed messages and relays the agent's events (holding `agent_end`, and
+    /// turning queue changes into pi's `queue_update`).
     fn forward_agent_events(&self) {
         let weak = Arc::downgrade(&self.inner);
-        self.inner.agent.subscribe(move |event| {
+        self.inner.agent.on_event(move |event| {
             let Some(session) = AgentSession::from_weak(&weak) else {
                 return;
             };
@@ -310,6 +319,13 @@ impl AgentSession {
                     session.persist(message);
                     session.emit(AgentSessionEvent::Agent(event.clone()));
                 }
+                AgentEvent::QueueChanged {
+                    steering,
+                    follow_up,
+                } => session.emit(SessionEvent::QueueUpdate {
+                    steering: steering.iter().map(queued_text).collect(),
+                    follow_up: follow_up.iter().map(queued_text).collect(),
+                }),
                 _ => session.emit(AgentSessionEvent::Agent(event.clone())),
             }
         });
@@ -323,42 +339,13 @@ impl AgentSession {
     }
 
     fn emit(&self, event: impl Into<AgentSessionEvent>) {
-        let event = event.into();
-        let callbacks: Vec<Listener> = {
-            let mut listeners = lock(&self.inner.listeners);
-            listeners
-                .channels
-                .retain(|tx| tx.send(event.clone()).is_ok());
-            listeners.callbacks.clone()
-        };
-        for callback in callbacks {
-            callback(&event);
-        }
+        (self.inner.sink)(self, &event.into());
     }
 
-    // ---- public API -------------------------------------------------------------------------
+    // ---- API for the App --------------------------------------------------------------------
 
-    /// Calls `listener` for every event, in order.
-    pub fn subscribe(&self, listener: impl Fn(&AgentSessionEvent) + Send + Sync + 'static) {
-        lock(&self.inner.listeners)
-            .callbacks
-            .push(Arc::new(listener));
-    }
-
-    /// Every event, as a channel.
-    pub fn subscribe_channel(&self) -> mpsc::UnboundedReceiver<AgentSessionEvent> {
-        let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.listeners).channels.push(tx);
-        rx
-    }
-
-    /// Sends `text` as a new user message and runs until the agent is settled (retries,
-    /// recovery and compaction included).
-    pub async fn prompt(&self, text: impl Into<String>) -> Result<(), AgentSessionError> {
-        self.prompt_messages(vec![user_message(text.into())]).await
-    }
-
-    /// [`prompt`](Self::prompt) with prepared messages (images, extension messages).
+    /// Sends prepared messages (text, images, extension messages) and runs until the agent is
+    /// settled (retries, recovery and compaction included).
     pub async fn prompt_messages(
         &self,
         messages: Vec<AgentMessage>,
@@ -392,6 +379,16 @@ impl AgentSession {
     /// Queues a message delivered when the agent would otherwise stop.
     pub fn follow_up(&self, text: impl Into<String>) {
         self.inner.agent.follow_up(user_message(text.into()));
+    }
+
+    /// Empties both queues (published as `queue_update`); returns the texts they held.
+    pub fn clear_queues(&self) -> (Vec<String>, Vec<String>) {
+        texts(self.inner.agent.clear_all_queues())
+    }
+
+    /// The texts of the queued messages (steering, follow-up).
+    pub fn queued_texts(&self) -> (Vec<String>, Vec<String>) {
+        texts(self.inner.agent.queued_messages())
     }
 
     /// Stops the running request and tools, a retry wait, or a compaction.

@@ -7,11 +7,10 @@ use crate::model_select::cli_model;
 use pi_ai::{AssistantMessage, Context, Model, StopReason};
 use pi_session::compaction::SummaryError;
 use std::sync::Weak;
-use tokio_util::sync::CancellationToken;
 
 /// A handle on a session that does not keep it alive (held by the session's own compactors).
 #[derive(Clone)]
-pub struct WeakAgentSession(Weak<Inner>);
+pub(crate) struct WeakAgentSession(Weak<Inner>);
 
 impl WeakAgentSession {
     /// The session, while it exists.
@@ -23,11 +22,6 @@ impl WeakAgentSession {
 impl AgentSession {
     pub fn downgrade(&self) -> WeakAgentSession {
         WeakAgentSession(std::sync::Arc::downgrade(&self.inner))
-    }
-
-    /// Cancelled by [`abort`](Self::abort) (until the next prompt or compaction resets it).
-    pub fn abort_signal(&self) -> CancellationToken {
-        self.cancel_token()
     }
 
     /// The model an extension asked for: `None` is the current model, anything else is

@@ -45,9 +45,10 @@ impl App {
             .session
             .with_session(|s| s.build_session_context_with(bridge::into_runtime).messages);
         self.session.agent().replace_messages(messages);
-        self.session.agent().clear_all_queues();
+        if self.session.agent().has_queued_messages() {
+            self.session.clear_queues();
+        }
         *lock(&self.shared.last_assistant) = None;
-        *lock(&self.shared.queued) = super::Queued::default();
         *lock(&self.shared.reported_entries) = self.session.with_session(|s| s.entry_count());
     }
 

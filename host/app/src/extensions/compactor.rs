@@ -19,7 +19,7 @@ pub struct ExtensionCompactor {
 }
 
 impl ExtensionCompactor {
-    pub fn new(component: Arc<LazyComponent>, session: WeakAgentSession) -> Self {
+    pub(crate) fn new(component: Arc<LazyComponent>, session: WeakAgentSession) -> Self {
         ExtensionCompactor { component, session }
     }
 

@@ -14,7 +14,7 @@ pub struct SessionLlm {
 }
 
 impl SessionLlm {
-    pub fn new(session: WeakAgentSession, runtime: Handle) -> Self {
+    pub(crate) fn new(session: WeakAgentSession, runtime: Handle) -> Self {
         SessionLlm { session, runtime }
     }
 }

@@ -6,7 +6,7 @@
 use crate::message_builders::{assistant_n, user_n};
 use crate::session_support::*;
 use pi_agent::{AgentEvent, BoxFuture};
-use pi_app::agent_session::{AgentSession, AgentSessionEvent, NavigateOptions, SessionEvent};
+use pi_app::{App, AppEvent, NavigateOptions, SessionEvent};
 use pi_ext_api::{CompactionDecision, CompactionOverride, CompactionRequest, ExtensionFailure};
 use pi_mock_llm::{Api, Turn};
 use pi_session::messages::AgentMessage;
@@ -32,7 +32,7 @@ fn starts(trace: &[String], prefix: &str) -> usize {
 /// Whether the reply being streamed already holds all of `text`.
 fn streamed(rig: &Rig, text: &str) -> bool {
     rig.events().iter().any(|e| {
-        matches!(e, AgentSessionEvent::Agent(AgentEvent::MessageUpdate { message, .. })
+        matches!(e, AppEvent::Agent(AgentEvent::MessageUpdate { message, .. })
             if message.text() == text)
     })
 }
@@ -45,16 +45,16 @@ async fn prompt_and_abort(rig: &Rig, text: String, reply_text: &str, usage_input
         .chunk(reply_text.len())
         .delay_between_events(Duration::from_millis(300));
     rig.mock.push(reply);
-    let session = rig.session.clone();
-    let run = tokio::spawn(async move { session.prompt(text).await });
+    let session = rig.app.clone();
+    let run = tokio::spawn(async move { session.ask(text).await });
     let deadline = Instant::now() + Duration::from_secs(20);
     while !streamed(rig, reply_text) {
         assert!(Instant::now() < deadline, "the reply never streamed");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    rig.session.abort();
+    rig.app.abort();
     run.await.unwrap().unwrap();
-    let last = rig.session.messages().last().cloned().unwrap();
+    let last = rig.app.messages().last().cloned().unwrap();
     assert_eq!(
         last.as_assistant().unwrap().stop_reason,
         pi_ai::StopReason::Aborted
@@ -82,13 +82,13 @@ async fn the_check_before_a_prompt_counts_the_usage_of_an_aborted_reply() {
     // The server counted 950 input tokens before the user stopped the reply; our estimate
     // of the conversation is far below the threshold.
     prompt_and_abort(&rig, "question".into(), "an answer the user stops", 950).await;
-    let aborted = rig.session.messages().last().cloned().unwrap();
+    let aborted = rig.app.messages().last().cloned().unwrap();
     assert_eq!(aborted.as_assistant().unwrap().usage.input, 950);
     assert_eq!(starts(&rig.trace(), "compaction_start"), 0);
 
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("answer"));
-    rig.session.prompt("next task").await.unwrap();
+    rig.app.ask("next task").await.unwrap();
     let trace = rig.trace();
     let compaction = trace
         .iter()
@@ -108,7 +108,7 @@ async fn a_silent_overflow_compacts_without_running_again() {
     // A server that accepted more input than the window holds and answered normally.
     rig.mock.push(Turn::text("fine").usage(1_200, 5, 0, 0));
     rig.mock.push(Turn::text(SUMMARY));
-    rig.session.prompt("question").await.unwrap();
+    rig.app.ask("question").await.unwrap();
     let trace = rig.trace();
     assert_eq!(rig.mock.requests().len(), 2, "{trace:?}");
     assert_eq!(starts(&trace, "compaction_start:overflow"), 1, "{trace:?}");
@@ -122,7 +122,7 @@ async fn a_silent_overflow_compacts_without_running_again() {
     assert_eq!(end, Some((false, true)));
     // The answer stands: it is kept after the summary.
     assert_eq!(rig.roles()[0], "compactionSummary");
-    let last = rig.session.messages().last().cloned().unwrap();
+    let last = rig.app.messages().last().cloned().unwrap();
     assert_eq!(last.as_assistant().unwrap().text(), "fine");
 }
 
@@ -141,14 +141,14 @@ async fn a_reply_from_another_model_is_not_measured_before_a_prompt() {
         })
         .build();
     rig.mock.push(Turn::text("answer").usage(20, 5, 0, 0));
-    rig.session.prompt("question").await.unwrap();
+    rig.app.ask("question").await.unwrap();
     let trace = rig.trace();
     assert_eq!(starts(&trace, "compaction_start"), 0, "{trace:?}");
     assert_eq!(rig.mock.requests().len(), 1);
 }
 
 /// A compactor that queues a follow-up while the compaction runs, then lets pi summarise.
-struct QueueWhileCompacting(AgentSession);
+struct QueueWhileCompacting(std::sync::Weak<App>);
 
 impl CompactionOverride for QueueWhileCompacting {
     fn decide<'a>(
@@ -156,7 +156,9 @@ impl CompactionOverride for QueueWhileCompacting {
         _request: &'a CompactionRequest<'a>,
         _cancel: tokio_util::sync::CancellationToken,
     ) -> BoxFuture<'a, Result<CompactionDecision, ExtensionFailure>> {
-        self.0.follow_up("queued while compacting");
+        if let Some(app) = self.0.upgrade() {
+            app.follow_up("queued while compacting".into());
+        }
         Box::pin(async { Ok(CompactionDecision::UseDefault) })
     }
 }
@@ -164,12 +166,12 @@ impl CompactionOverride for QueueWhileCompacting {
 #[tokio::test]
 async fn queued_messages_run_after_a_threshold_compaction() {
     let rig = small_window().build();
-    rig.session
-        .add_compactor(Arc::new(QueueWhileCompacting(rig.session.clone())));
+    rig.app
+        .add_compactor(Arc::new(QueueWhileCompacting(Arc::downgrade(&rig.app))));
     rig.mock.push(Turn::text("answer").usage(950, 10, 0, 0));
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("queued answer"));
-    rig.session.prompt("question").await.unwrap();
+    rig.app.ask("question").await.unwrap();
     let trace = rig.trace();
     assert_eq!(rig.mock.requests().len(), 3, "{trace:?}");
     let compaction = trace
@@ -181,7 +183,7 @@ async fn queued_messages_run_after_a_threshold_compaction() {
     let queued = rig.request_text(2);
     assert!(queued.contains("queued while compacting"), "{queued}");
     assert!(queued.contains("MOCK SUMMARY"), "{queued}");
-    let last = rig.session.messages().last().cloned().unwrap();
+    let last = rig.app.messages().last().cloned().unwrap();
     assert_eq!(last.as_assistant().unwrap().text(), "queued answer");
 }
 
@@ -196,16 +198,16 @@ async fn a_branch_with_nothing_to_summarise_gets_a_summary_without_a_request() {
         })
         .build();
     let ids: Vec<String> = rig
-        .session
+        .app
         .with_session(|s| s.entries().iter().map(|e| e.id.clone()).collect());
     let options = NavigateOptions {
         summarize: true,
         ..NavigateOptions::default()
     };
-    let result = rig.session.navigate_tree(&ids[3], options).await.unwrap();
+    let result = rig.app.navigate_tree(&ids[3], options).await.unwrap();
     assert!(result.summary_entry_id.is_some());
     assert!(rig.mock.requests().is_empty());
-    let summary = rig.session.with_session(|s| {
+    let summary = rig.app.with_session(|s| {
         s.entries().iter().find_map(|e| match &e.kind {
             EntryKind::BranchSummary(b) => Some(b.summary.clone()),
             _ => None,

@@ -3,7 +3,7 @@
 //! pre-prompt checks, summary requests, failures, compactors, fixtures, branch summaries.
 
 use crate::session_support::*;
-use pi_app::agent_session::{NavigateOptions, SessionEvent};
+use pi_app::{NavigateOptions, SessionEvent};
 use pi_ext_api::{CompactionDecision, CompactionOverride, CompactionRequest, ExtensionFailure};
 use pi_mock_llm::{Api, Reply, Turn};
 use pi_session::session::{EntryKind, SessionManager};
@@ -50,7 +50,7 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
         rig.mock.push(Reply::context_overflow(api));
         rig.mock.push(Turn::text(SUMMARY));
         rig.mock.push(Turn::text("recovered"));
-        rig.session.prompt("second question").await.unwrap();
+        rig.app.ask("second question").await.unwrap();
         let trace = rig.trace();
         if api == Api::AnthropicMessages {
             eprintln!("overflow recovery trace ({api}):\n  {}", trace.join("\n  "));
@@ -112,7 +112,7 @@ async fn an_overflow_on_a_session_our_estimate_calls_small_still_compacts_and_co
     rig.mock.push(overflow_with_counts());
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("recovered"));
-    rig.session.prompt("second question").await.unwrap();
+    rig.app.ask("second question").await.unwrap();
     let trace = rig.trace();
     assert_eq!(rig.mock.requests().len(), 3, "{trace:?}");
     assert_eq!(count(&trace, "compaction_start:overflow"), 1);
@@ -120,7 +120,7 @@ async fn an_overflow_on_a_session_our_estimate_calls_small_still_compacts_and_co
     let retried = rig.request_text(2);
     assert!(retried.contains("MOCK SUMMARY"), "{retried}");
     assert!(retried.contains("second question"), "{retried}");
-    let last = rig.session.messages().last().unwrap().clone();
+    let last = rig.app.messages().last().unwrap().clone();
     assert_eq!(last.as_assistant().unwrap().text(), "recovered");
 
     // Still one compaction and one retry per prompt: a second overflow ends it clearly.
@@ -128,7 +128,7 @@ async fn an_overflow_on_a_session_our_estimate_calls_small_still_compacts_and_co
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(overflow_with_counts());
     rig.mock.push(Turn::text("must not be requested"));
-    rig.session.prompt("third question").await.unwrap();
+    rig.app.ask("third question").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 6);
     assert_eq!(rig.mock.pending(), 1);
     let ends = compaction_ends(&rig);
@@ -147,10 +147,10 @@ async fn a_length_stop_with_no_output_on_a_small_session_recovers_once() {
     rig.mock.push(Turn::text("").length().usage(100, 0, 0, 0));
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("complete answer"));
-    rig.session.prompt("write it").await.unwrap();
+    rig.app.ask("write it").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 3, "{:?}", rig.trace());
     assert_eq!(compaction_ends(&rig), vec![(false, true, None)]);
-    let last = rig.session.messages().last().unwrap().clone();
+    let last = rig.app.messages().last().unwrap().clone();
     assert_eq!(last.as_assistant().unwrap().text(), "complete answer");
 }
 
@@ -166,7 +166,7 @@ async fn a_second_overflow_fails_clearly_without_looping() {
     rig.mock
         .push(Reply::context_overflow(Api::AnthropicMessages));
     rig.mock.push(Turn::text("must not be requested"));
-    rig.session.prompt("second question").await.unwrap();
+    rig.app.ask("second question").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 3);
     assert_eq!(rig.mock.pending(), 1);
     let ends = compaction_ends(&rig);
@@ -190,10 +190,10 @@ async fn recoverable_length_truncation_compacts_and_continues() {
         .push(Turn::text("cut sho").length().usage(100, 50, 0, 0));
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("complete answer"));
-    rig.session.prompt("write it").await.unwrap();
+    rig.app.ask("write it").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 3);
     assert_eq!(count(&rig.trace(), "compaction_start:overflow"), 1);
-    let last = rig.session.messages().last().unwrap().clone();
+    let last = rig.app.messages().last().unwrap().clone();
     assert_eq!(last.as_assistant().unwrap().text(), "complete answer");
 }
 
@@ -206,7 +206,7 @@ async fn length_stop_at_the_models_output_limit_is_not_recovered() {
         .build();
     rig.mock
         .push(Turn::text("long").length().usage(100, 50, 0, 0));
-    rig.session.prompt("write it").await.unwrap();
+    rig.app.ask("write it").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 1);
     assert_eq!(count(&rig.trace(), "compaction_start:overflow"), 0);
 }
@@ -222,7 +222,7 @@ async fn threshold_after_a_run_is_strict() {
             .build();
         rig.mock.push(Turn::text("answer").usage(input, 50, 0, 0));
         rig.mock.push(Turn::text(SUMMARY));
-        rig.session.prompt("question").await.unwrap();
+        rig.app.ask("question").await.unwrap();
         let compacted = count(&rig.trace(), "compaction_start:threshold") == 1;
         assert_eq!(compacted, expect, "T = {}", input + 50);
         assert_eq!(rig.mock.requests().len(), if expect { 2 } else { 1 });
@@ -251,7 +251,7 @@ async fn threshold_before_the_next_turn_compacts_a_split_turn() {
     rig.mock
         .push(Turn::text("## Original Request\nPREFIX SUMMARY"));
     rig.mock.push(Turn::text("done"));
-    rig.session.prompt("use the tool").await.unwrap();
+    rig.app.ask("use the tool").await.unwrap();
     let trace = rig.trace();
     assert_eq!(rig.mock.requests().len(), 4, "{trace:?}");
     let at = trace
@@ -291,7 +291,7 @@ async fn pre_prompt_check_compacts_the_existing_context_first() {
         .build();
     rig.mock.push(Turn::text(SUMMARY));
     rig.mock.push(Turn::text("answer"));
-    rig.session.prompt("new task").await.unwrap();
+    rig.app.ask("new task").await.unwrap();
     let trace = rig.trace();
     assert_eq!(trace[0], "compaction_start:threshold");
     assert_eq!(trace[2], "agent_start");
@@ -306,7 +306,7 @@ async fn manual_compaction_with_focus_then_an_update_of_the_summary() {
         .seed(seed_history)
         .build();
     rig.mock.push(Turn::text("## Goal\nFIRST"));
-    let result = rig.session.compact(Some("the parser")).await.unwrap();
+    let result = rig.app.compact(Some("the parser")).await.unwrap();
     assert!(result.summary.starts_with("## Goal\nFIRST"));
     let request = &rig.mock.requests()[0];
     assert_eq!(request.body["max_tokens"], json!(800));
@@ -320,12 +320,12 @@ async fn manual_compaction_with_focus_then_an_update_of_the_summary() {
 
     rig.mock.push(Turn::text("more work done"));
     // Long enough (≈ 63 tokens) to be the new kept part on its own.
-    rig.session
-        .prompt(format!("continue {}", "x".repeat(240)))
+    rig.app
+        .ask(format!("continue {}", "x".repeat(240)))
         .await
         .unwrap();
     rig.mock.push(Turn::text("## Goal\nSECOND"));
-    rig.session.compact(None).await.unwrap();
+    rig.app.compact(None).await.unwrap();
     let update = rig.request_text(2);
     assert!(
         update.contains("<previous-summary>\\n## Goal\\nFIRST"),
@@ -342,7 +342,7 @@ async fn manual_compaction_with_focus_then_an_update_of_the_summary() {
     assert_eq!(compactions, 2);
     assert_eq!(rig.roles()[0], "compactionSummary");
     // Compacting twice in a row has nothing to do.
-    let again = rig.session.compact(None).await.unwrap_err().to_string();
+    let again = rig.app.compact(None).await.unwrap_err().to_string();
     assert_eq!(again, "Already compacted");
 }
 
@@ -361,12 +361,12 @@ async fn failed_truncated_or_tool_call_summaries_save_nothing() {
             .settings(keep_last_exchange())
             .seed(seed_history)
             .build();
-        let before = rig.session.messages();
+        let before = rig.app.messages();
         rig.mock.push(reply);
-        let error = rig.session.compact(None).await.unwrap_err().to_string();
+        let error = rig.app.compact(None).await.unwrap_err().to_string();
         assert!(!error.is_empty());
         assert!(!rig.file_entries().contains(&"compaction".to_owned()));
-        assert_eq!(rig.session.messages(), before);
+        assert_eq!(rig.app.messages(), before);
         let ends = compaction_ends(&rig);
         assert_eq!(ends.len(), 1);
         assert_eq!(ends[0].2.as_deref(), Some(error.as_str()));
@@ -382,7 +382,7 @@ async fn transient_summary_errors_use_the_retry_policy() {
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock.push(Turn::text(SUMMARY));
-    rig.session.compact(None).await.unwrap();
+    rig.app.compact(None).await.unwrap();
     assert_eq!(rig.sleeps_ms(), vec![2000]);
     // Scheduled before the wait, the attempt after it, finished once the request is done.
     let wire: Vec<Value> = rig
@@ -419,18 +419,18 @@ async fn transient_summary_errors_use_the_retry_policy() {
         .seed(seed_history)
         .build();
     rig.mock.push(Turn::text(SUMMARY));
-    rig.session.compact(None).await.unwrap();
+    rig.app.compact(None).await.unwrap();
     assert!(!rig.trace().iter().any(|t| t.starts_with("summarization")));
     rig.mock.push(Turn::text("more"));
-    rig.session
-        .prompt(format!("again {}", "y".repeat(240)))
+    rig.app
+        .ask(format!("again {}", "y".repeat(240)))
         .await
         .unwrap();
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
-    assert!(rig.session.compact(None).await.is_err());
+    assert!(rig.app.compact(None).await.is_err());
     let summarization: Vec<String> = rig
         .trace()
         .into_iter()
@@ -452,7 +452,7 @@ async fn a_retried_branch_summary_reports_its_source() {
         .seed(seed_history)
         .build();
     let ids: Vec<String> = rig
-        .session
+        .app
         .with_session(|s| s.entries().iter().map(|e| e.id.clone()).collect());
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
@@ -461,7 +461,7 @@ async fn a_retried_branch_summary_reports_its_source() {
         summarize: true,
         ..NavigateOptions::default()
     };
-    rig.session.navigate_tree(&ids[1], options).await.unwrap();
+    rig.app.navigate_tree(&ids[1], options).await.unwrap();
     let start = rig.session_events().into_iter().find_map(|e| match e {
         SessionEvent::SummarizationRetryAttemptStart { .. } => {
             Some(serde_json::to_value(&e).unwrap())
@@ -501,13 +501,13 @@ async fn compactors_can_cancel_or_supply_the_summary() {
         .settings(small_keep())
         .seed(seed_history)
         .build();
-    rig.session
+    rig.app
         .add_compactor(Arc::new(Fixed(CompactionDecision::UseDefault)));
-    rig.session
+    rig.app
         .add_compactor(Arc::new(Fixed(CompactionDecision::Cancel(
             "not now".into(),
         ))));
-    let error = rig.session.compact(None).await.unwrap_err().to_string();
+    let error = rig.app.compact(None).await.unwrap_err().to_string();
     assert_eq!(error, "not now");
     assert!(compaction_ends(&rig)[0].0, "aborted");
     assert!(rig.mock.requests().is_empty());
@@ -516,15 +516,15 @@ async fn compactors_can_cancel_or_supply_the_summary() {
         .settings(small_keep())
         .seed(seed_history)
         .build();
-    rig.session
+    rig.app
         .add_compactor(Arc::new(Fixed(CompactionDecision::Custom {
             summary: "CUSTOM".into(),
             details: None,
         })));
-    let result = rig.session.compact(None).await.unwrap();
+    let result = rig.app.compact(None).await.unwrap();
     assert_eq!(result.summary, "CUSTOM");
     assert!(rig.mock.requests().is_empty());
-    let from_hook = rig.session.with_session(|s| {
+    let from_hook = rig.app.with_session(|s| {
         s.entries().iter().find_map(|e| match &e.kind {
             EntryKind::Compaction(c) => c.from_hook,
             _ => None,
@@ -559,11 +559,11 @@ async fn pi_fixture_sessions_compact() {
         ("large-session.jsonl", false),
     ] {
         let rig = fixture_rig(name);
-        let before = rig.session.messages().len();
+        let before = rig.app.messages().len();
         // Two replies: a split turn needs a second summary.
         rig.mock.push(Turn::text(SUMMARY));
         rig.mock.push(Turn::text("## Original Request\nPREFIX"));
-        let result = rig.session.compact(None).await.unwrap();
+        let result = rig.app.compact(None).await.unwrap();
         assert!(
             result.tokens_before > 20_000,
             "{name}: {}",
@@ -578,16 +578,16 @@ async fn pi_fixture_sessions_compact() {
         assert!(request.contains("[Tool result]: "), "{name}");
         assert_eq!(rig.file_entries().last().unwrap(), "compaction", "{name}");
         let kept = rig
-            .session
+            .app
             .with_session(|s| s.entry(&result.first_kept_entry_id).is_some());
         assert!(kept, "{name}");
-        let after = rig.session.messages();
+        let after = rig.app.messages();
         assert_eq!(after[0].role(), "compactionSummary", "{name}");
         assert!(after.len() < before, "{name}: {} → {}", before, after.len());
         assert_ne!(after[1].role(), "toolResult", "{name}");
         // Reopening the file gives the same context.
         let path = rig
-            .session
+            .app
             .with_session(|s| s.session_file().unwrap().to_path_buf());
         let reopened = SessionManager::open(&path, rig.dir.path()).unwrap();
         assert_eq!(reopened.build_session_context().messages.len(), after.len());
@@ -600,11 +600,11 @@ async fn navigating_the_tree_can_leave_a_branch_summary() {
         .seed(seed_history)
         .build();
     let ids: Vec<String> = rig
-        .session
+        .app
         .with_session(|s| s.entries().iter().map(|e| e.id.clone()).collect());
     rig.mock.push(Turn::text("## Goal\nBRANCH WORK"));
     let result = rig
-        .session
+        .app
         .navigate_tree(
             &ids[1],
             NavigateOptions {
@@ -620,7 +620,7 @@ async fn navigating_the_tree_can_leave_a_branch_summary() {
     assert_eq!(request.body["max_tokens"], json!(2048));
     assert!(request.body.to_string().contains("[User]: abcd"));
     assert_eq!(rig.roles(), strs(&["user", "assistant", "branchSummary"]));
-    let summary = rig.session.with_session(|s| {
+    let summary = rig.app.with_session(|s| {
         s.entries().iter().find_map(|e| match &e.kind {
             EntryKind::BranchSummary(b) => Some((b.from_id.clone(), b.summary.clone())),
             _ => None,
@@ -633,7 +633,7 @@ async fn navigating_the_tree_can_leave_a_branch_summary() {
 
     // Selecting the first user message: its text goes back to the editor, the leaf to root.
     let result = rig
-        .session
+        .app
         .navigate_tree(&ids[0], NavigateOptions::default())
         .await
         .unwrap();

@@ -3,7 +3,6 @@
 //! session's `abort` stops it.
 
 use super::session_support::*;
-use pi_app::extensions::ExtensionCompactor;
 use pi_ext_host::{ExtensionHost, ExtensionId, Grant, LazyComponent, WitVersion, World};
 use pi_mock_llm::{Api, Reply, Turn};
 use std::sync::Arc;
@@ -33,10 +32,7 @@ fn rig() -> Rig {
         .real_clock()
         .build();
     let component = llm_compactor(rig.dir.path());
-    rig.session.add_compactor(Arc::new(ExtensionCompactor::new(
-        component,
-        rig.session.downgrade(),
-    )));
+    rig.app.add_extension_compactor(component);
     rig
 }
 
@@ -44,7 +40,7 @@ fn rig() -> Rig {
 async fn the_compactors_request_runs_on_the_sessions_runtime() {
     let rig = rig();
     rig.mock.push(Turn::text("from the model"));
-    let result = rig.session.compact(Some("llm")).await.unwrap();
+    let result = rig.app.compact(Some("llm")).await.unwrap();
     assert_eq!(result.summary, "model summary (mock-model): from the model");
     let requests = rig.mock.requests();
     assert_eq!(requests.len(), 1);
@@ -55,14 +51,14 @@ async fn the_compactors_request_runs_on_the_sessions_runtime() {
 async fn abort_stops_the_compactors_request() {
     let rig = rig();
     rig.mock.push(Reply::stall_before_headers());
-    let session = rig.session.clone();
+    let session = rig.app.clone();
     let compaction = tokio::spawn(async move { session.compact(Some("llm")).await });
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while rig.mock.requests().is_empty() {
         assert!(std::time::Instant::now() < deadline, "no request was sent");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    rig.session.abort();
+    rig.app.abort();
     let outcome = tokio::time::timeout(Duration::from_secs(10), compaction)
         .await
         .expect("the compaction ended after the abort")

@@ -3,7 +3,7 @@
 //! stops the wait.
 
 use crate::session_support::*;
-use pi_app::agent_session::SessionEvent;
+use pi_app::SessionEvent;
 use pi_mock_llm::{Api, Reply, Turn};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -44,7 +44,7 @@ async fn transient_failures_are_retried_with_2_4_8_second_waits() {
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock.push(Turn::text("finally"));
-    rig.session.prompt("hi").await.unwrap();
+    rig.app.ask("hi").await.unwrap();
     let starts = retry_starts(&rig);
     assert_eq!(
         starts.iter().map(|s| (s.0, s.1)).collect::<Vec<_>>(),
@@ -80,7 +80,7 @@ async fn overload_and_dropped_streams_are_retried_on_every_protocol() {
             3,
         ));
         rig.mock.push(Turn::text("ok"));
-        rig.session.prompt("hi").await.unwrap();
+        rig.app.ask("hi").await.unwrap();
         let starts = retry_starts(&rig);
         assert_eq!(starts.len(), 2, "{api}: {starts:?}");
         assert_eq!(rig.sleeps_ms(), vec![2000, 4000], "{api}");
@@ -95,7 +95,7 @@ async fn gives_up_after_three_retries() {
         rig.mock
             .push(Reply::server_error(Api::OpenAiCompletions, 502));
     }
-    rig.session.prompt("hi").await.unwrap();
+    rig.app.ask("hi").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 4);
     assert_eq!(rig.sleeps_ms(), vec![2000, 4000, 8000]);
     let (success, attempt, error) = retry_end(&rig).unwrap();
@@ -115,7 +115,7 @@ async fn quota_and_billing_errors_are_not_retried() {
     for body in bodies {
         let rig = RigBuilder::new(Api::OpenAiResponses).build();
         rig.mock.push(Reply::json(429, &body));
-        rig.session.prompt("hi").await.unwrap();
+        rig.app.ask("hi").await.unwrap();
         assert_eq!(rig.mock.requests().len(), 1, "{body}");
         assert!(retry_starts(&rig).is_empty());
         assert!(rig.sleeps_ms().is_empty());
@@ -129,7 +129,7 @@ async fn disabled_retry_does_not_retry() {
         .build();
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 500));
-    rig.session.prompt("hi").await.unwrap();
+    rig.app.ask("hi").await.unwrap();
     assert_eq!(rig.mock.requests().len(), 1);
     assert!(retry_starts(&rig).is_empty());
 }
@@ -142,14 +142,14 @@ async fn abort_stops_the_retry_wait() {
     rig.mock
         .push(Reply::server_error(Api::AnthropicMessages, 529));
     rig.mock.push(Turn::text("never requested"));
-    let session = rig.session.clone();
-    let run = tokio::spawn(async move { session.prompt("hi").await });
+    let session = rig.app.clone();
+    let run = tokio::spawn(async move { session.ask("hi").await });
     let deadline = Instant::now() + Duration::from_secs(10);
     while retry_starts(&rig).is_empty() {
         assert!(Instant::now() < deadline, "no retry started");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    rig.session.abort();
+    rig.app.abort();
     tokio::time::timeout(Duration::from_secs(10), run)
         .await
         .expect("prompt returns after abort")
@@ -175,7 +175,7 @@ async fn real_clock_waits_the_configured_base_delay() {
         .push(Reply::server_error(Api::GoogleGenerativeAi, 500));
     rig.mock.push(Turn::text("ok"));
     let started = Instant::now();
-    rig.session.prompt("hi").await.unwrap();
+    rig.app.ask("hi").await.unwrap();
     let elapsed = started.elapsed();
     assert!(elapsed >= Duration::from_millis(120), "{elapsed:?}");
     let delays: Vec<u64> = retry_starts(&rig).iter().map(|s| s.1).collect();

@@ -2,7 +2,7 @@
 //! (how much of the branch left in the tree the summary request may carry).
 
 use crate::session_support::*;
-use pi_app::agent_session::NavigateOptions;
+use pi_app::NavigateOptions;
 use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
 
@@ -14,14 +14,14 @@ async fn summary_request(settings: Value) -> String {
         .settings(settings)
         .build();
     let ids: Vec<String> = rig
-        .session
+        .app
         .with_session(|s| s.entries().iter().map(|e| e.id.clone()).collect());
     rig.mock.push(Turn::text("## Goal\nBRANCH WORK"));
     let options = NavigateOptions {
         summarize: true,
         ..NavigateOptions::default()
     };
-    let result = rig.session.navigate_tree(&ids[1], options).await.unwrap();
+    let result = rig.app.navigate_tree(&ids[1], options).await.unwrap();
     assert!(result.summary_entry_id.is_some());
     rig.mock.requests()[0].body.to_string()
 }

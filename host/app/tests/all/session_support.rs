@@ -1,14 +1,15 @@
-//! A test rig for `AgentSession`: the mock LLM server over real HTTP, a session file in a temp
-//! dir, settings from JSON, a recording clock and an event recorder.
+//! A test rig for the session behind an `App`: the mock LLM server over real HTTP, a session
+//! file in a temp dir, settings from JSON, a recording clock and an event recorder.
 
 use pi_agent::BoxFuture;
-use pi_ai::{AuthStorage, Credential, Model};
-use pi_app::agent_session::{
-    AgentSession, AgentSessionEvent, AgentSessionOptions, SessionEvent, Sleeper,
-};
+use pi_ai::{AuthStorage, Credential, Model, ModelRegistry};
+use pi_app::{AgentSessionOptions, App, AppError, AppEvent, SessionEvent};
 use pi_mock_llm::{Api, MockLlm};
+use pi_session::prompt_templates::PromptTemplates;
+use pi_session::retry::Sleeper;
 use pi_session::session::SessionManager;
 use pi_session::settings::SettingsManager;
+use pi_session::skills::SkillRegistry;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -33,8 +34,9 @@ impl Sleeper for RecordingSleeper {
 
 pub struct Rig {
     pub mock: MockLlm,
-    pub session: AgentSession,
-    pub events: Arc<Mutex<Vec<AgentSessionEvent>>>,
+    pub app: Arc<App>,
+    /// Every event but `entry_appended` (the session's behaviour, not the file's bookkeeping).
+    pub events: Arc<Mutex<Vec<AppEvent>>>,
     pub sleeper: Arc<RecordingSleeper>,
     pub dir: tempfile::TempDir,
 }
@@ -68,6 +70,11 @@ impl RigBuilder {
     pub fn settings(mut self, settings: Value) -> Self {
         self.settings = settings;
         self
+    }
+
+    /// `compaction.keepRecentTokens`: how much of the conversation a compaction keeps.
+    pub fn keep_recent_tokens(self, tokens: u64) -> Self {
+        self.settings(serde_json::json!({"compaction": {"keepRecentTokens": tokens}}))
     }
 
     pub fn model(mut self, f: impl Fn(&mut Model) + 'static) -> Self {
@@ -117,19 +124,31 @@ impl RigBuilder {
             block: self.block_sleep,
             ..Default::default()
         });
+        let auth = Arc::new(auth);
         let mut options = AgentSessionOptions::new(session, settings, model);
-        options.auth = Arc::new(auth);
+        options.auth = Arc::clone(&auth);
         options.tools = self.tools.clone();
         if !self.real_clock {
             options.sleeper = Some(sleeper.clone());
         }
-        let session = AgentSession::new(options);
+        let app = Arc::new(App::from_options(
+            options,
+            Arc::new(ModelRegistry::builtin()),
+            auth,
+            Vec::new(),
+            SkillRegistry::default(),
+            PromptTemplates::default(),
+        ));
         let events = Arc::new(Mutex::new(Vec::new()));
         let sink = events.clone();
-        session.subscribe(move |e| sink.lock().unwrap().push(e.clone()));
+        app.subscribe_fn(move |e| {
+            if !matches!(e, AppEvent::Session(SessionEvent::EntryAppended { .. })) {
+                sink.lock().unwrap().push(e.clone());
+            }
+        });
         Rig {
             mock,
-            session,
+            app,
             events,
             sleeper,
             dir,
@@ -138,7 +157,7 @@ impl RigBuilder {
 }
 
 impl Rig {
-    pub fn events(&self) -> Vec<AgentSessionEvent> {
+    pub fn events(&self) -> Vec<AppEvent> {
         self.events.lock().unwrap().clone()
     }
 
@@ -156,8 +175,8 @@ impl Rig {
         self.events()
             .into_iter()
             .filter_map(|e| match e {
-                AgentSessionEvent::Session(s) => Some(s),
-                AgentSessionEvent::Agent(_) => None,
+                AppEvent::Session(s) => Some(s),
+                AppEvent::Agent(_) => None,
             })
             .collect()
     }
@@ -175,7 +194,7 @@ impl Rig {
     /// Entry types of the session file on disk, in order (messages as `message:role`).
     pub fn file_entries(&self) -> Vec<String> {
         let path = self
-            .session
+            .app
             .with_session(|s| s.session_file().map(|p| p.to_path_buf()))
             .unwrap();
         std::fs::read_to_string(path)
@@ -195,7 +214,7 @@ impl Rig {
 
     /// Roles of the agent's current messages.
     pub fn roles(&self) -> Vec<String> {
-        self.session
+        self.app
             .messages()
             .iter()
             .map(|m| m.role().to_owned())
@@ -208,22 +227,34 @@ impl Rig {
     }
 }
 
-pub fn describe(event: &AgentSessionEvent) -> String {
+pub fn describe(event: &AppEvent) -> String {
     use pi_agent::AgentEvent;
     match event {
-        AgentSessionEvent::Agent(AgentEvent::MessageStart { message })
-        | AgentSessionEvent::Agent(AgentEvent::MessageEnd { message }) => {
+        AppEvent::Agent(AgentEvent::MessageStart { message })
+        | AppEvent::Agent(AgentEvent::MessageEnd { message }) => {
             format!("{}:{}", event.kind(), message.role())
         }
-        AgentSessionEvent::Session(SessionEvent::CompactionStart { reason })
-        | AgentSessionEvent::Session(SessionEvent::CompactionEnd { reason, .. }) => {
+        AppEvent::Session(SessionEvent::CompactionStart { reason })
+        | AppEvent::Session(SessionEvent::CompactionEnd { reason, .. }) => {
             let reason = serde_json::to_value(reason).unwrap();
             format!("{}:{}", event.kind(), reason.as_str().unwrap())
         }
-        AgentSessionEvent::Session(SessionEvent::AgentEnd { will_retry, .. }) => {
+        AppEvent::Session(SessionEvent::AgentEnd { will_retry, .. }) => {
             format!("agent_end:willRetry={will_retry}")
         }
         _ => event.kind().to_owned(),
+    }
+}
+
+/// Prompting with text only, as the session tests do.
+pub trait Ask {
+    fn ask(&self, text: impl Into<String>) -> BoxFuture<'_, Result<(), AppError>>;
+}
+
+impl Ask for App {
+    fn ask(&self, text: impl Into<String>) -> BoxFuture<'_, Result<(), AppError>> {
+        let text = text.into();
+        Box::pin(self.prompt(text, Vec::new()))
     }
 }
 
@@ -270,6 +301,11 @@ impl pi_agent::AgentTool for OkTool {
             Ok(pi_agent::ToolOutput::text("ok"))
         })
     }
+}
+
+/// A call of the `echo` tool (no arguments), for tests that script the mock without JSON.
+pub fn echo_call(id: &str) -> pi_mock_llm::Turn {
+    pi_mock_llm::Turn::new().tool_call(id, "echo", serde_json::json!({}))
 }
 
 /// Two earlier exchanges with the mock model's identity (old timestamps, small usage).

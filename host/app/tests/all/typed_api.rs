@@ -1,134 +1,168 @@
-//! The typed application API driven the way a UI drives it, with no JSON anywhere: a prompt
-//! whose events arrive as `AppEvent` values, a steering message queued while a tool runs and
-//! delivered to the next request, an abort of a stalled stream, and a manual compaction that
-//! reports its progress and the entry it appended.
+//! The typed API test: one session driven through `App` the way a UI drives it, with no JSON
+//! anywhere (no `serde_json` in this file): a prompt whose tool call runs while a steering
+//! message is queued and then delivered, an abort of a stalled stream, and a manual compaction.
+//! Every step asserts the typed `AppEvent`s in order; among them the steer's `queue_update`
+//! (published by the agent's queue, not matched by text) comes right before its
+//! `message_start`.
 
-use crate::session_support::{OkTool, RigBuilder, seed_history};
-use pi_agent::AgentEvent;
-use pi_ai::{AuthStorage, Credential, ModelRegistry, StopReason};
-use pi_app::agent_session::SessionEvent;
-use pi_app::{App, AppEvent};
+use crate::session_support::{OkTool, RigBuilder, echo_call, seed_history};
+use pi_agent::{AgentEvent, AgentMessage};
+use pi_ai::StopReason;
+use pi_app::{App, AppEvent, SessionEvent};
 use pi_mock_llm::{Api, Turn};
-use pi_session::prompt_templates::PromptTemplates;
+use pi_session::compaction::CompactionReason;
 use pi_session::session::EntryKind;
-use pi_session::skills::SkillRegistry;
-use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-fn app_around(session: pi_app::agent_session::AgentSession) -> Arc<App> {
-    let auth = AuthStorage::in_memory();
-    auth.set("mock", &Credential::api_key("test-key")).unwrap();
-    Arc::new(App::from_session(
-        session,
-        Arc::new(ModelRegistry::builtin()),
-        Arc::new(auth),
-        Vec::new(),
-        SkillRegistry::default(),
-        PromptTemplates::default(),
-    ))
+/// The events an `App` reported, kept in order as they are read.
+struct Seen {
+    rx: UnboundedReceiver<AppEvent>,
+    events: Vec<AppEvent>,
 }
 
-/// Receives events until one matches, failing after a few seconds.
-async fn until(
-    events: &mut UnboundedReceiver<AppEvent>,
-    what: &str,
-    matches: impl Fn(&AppEvent) -> bool,
-) -> AppEvent {
-    let wait = async {
-        while let Some(event) = events.recv().await {
-            if matches(&event) {
-                return Some(event);
-            }
+impl Seen {
+    fn new(app: &App) -> Self {
+        Seen {
+            rx: app.subscribe(),
+            events: Vec::new(),
         }
-        None
-    };
-    match tokio::time::timeout(Duration::from_secs(10), wait).await {
-        Ok(Some(event)) => event,
-        _ => panic!("no {what} event"),
+    }
+
+    /// Reads until an event matches, failing after a few seconds.
+    async fn until(&mut self, what: &str, matches: impl Fn(&AppEvent) -> bool) {
+        let wait = async {
+            while let Some(event) = self.rx.recv().await {
+                let found = matches(&event);
+                self.events.push(event);
+                if found {
+                    return true;
+                }
+            }
+            false
+        };
+        let found = tokio::time::timeout(Duration::from_secs(10), wait).await;
+        assert!(matches!(found, Ok(true)), "no {what} event");
+    }
+
+    /// Everything reported so far (a finished command has sent all of its events).
+    fn drain(&mut self) -> Vec<AppEvent> {
+        while let Ok(event) = self.rx.try_recv() {
+            self.events.push(event);
+        }
+        std::mem::take(&mut self.events)
     }
 }
 
-fn is_tool_start(event: &AppEvent) -> bool {
-    matches!(
-        event,
-        AppEvent::Agent(AgentEvent::ToolExecutionStart { .. })
-    )
+fn text_of(message: &AgentMessage) -> String {
+    match message.as_llm() {
+        Some(pi_ai::Message::User(user)) => user.content.text(),
+        Some(pi_ai::Message::Assistant(assistant)) => assistant.text(),
+        _ => String::new(),
+    }
+}
+
+/// A short typed label per event: the kind, with the role and text of messages and the
+/// contents of queue updates (`message_update` and entry reports left out).
+fn label(event: &AppEvent) -> Option<String> {
+    let label = match event {
+        AppEvent::Agent(AgentEvent::MessageUpdate { .. })
+        | AppEvent::Session(SessionEvent::EntryAppended { .. }) => return None,
+        AppEvent::Agent(AgentEvent::MessageStart { message }) => {
+            format!("message_start:{}:{}", message.role(), text_of(message))
+        }
+        AppEvent::Agent(AgentEvent::MessageEnd { message }) => {
+            format!("message_end:{}", message.role())
+        }
+        AppEvent::Session(SessionEvent::QueueUpdate {
+            steering,
+            follow_up,
+        }) => format!("queue_update:{steering:?}:{follow_up:?}"),
+        AppEvent::Session(SessionEvent::AgentEnd { will_retry, .. }) => {
+            format!("agent_end:{will_retry}")
+        }
+        AppEvent::Session(SessionEvent::CompactionEnd {
+            result, aborted, ..
+        }) => format!("compaction_end:{}:{aborted}", result.is_some()),
+        other => other.kind().to_owned(),
+    };
+    Some(label)
+}
+
+fn labels(events: &[AppEvent]) -> Vec<String> {
+    events.iter().filter_map(label).collect()
 }
 
 #[tokio::test]
-async fn prompt_steer_and_events_without_json() {
+async fn prompt_steer_abort_compact_through_the_typed_api() {
     let rig = RigBuilder::new(Api::AnthropicMessages)
+        .keep_recent_tokens(1)
+        .seed(seed_history)
         .tool(OkTool::slow(Duration::from_millis(300)))
         .build();
-    rig.mock
-        .push(Turn::new().tool_call("c1", "echo", json!({})));
+    let app = Arc::clone(&rig.app);
+    let mut seen = Seen::new(&app);
+
+    // Prompt → events → steer: queued while the tool runs, delivered before the next request.
+    rig.mock.push(echo_call("c1"));
     rig.mock.push(Turn::text("done with both"));
-    let app = app_around(rig.session.clone());
-    let mut events = app.subscribe();
     let runner = Arc::clone(&app);
     let run = tokio::spawn(async move { runner.prompt("first".into(), Vec::new()).await });
-
-    until(&mut events, "tool start", is_tool_start).await;
+    seen.until("tool start", |e| {
+        matches!(e, AppEvent::Agent(AgentEvent::ToolExecutionStart { .. }))
+    })
+    .await;
     app.steer("also this".into());
-    let queued = until(&mut events, "queue update", |e| {
-        matches!(e, AppEvent::Session(SessionEvent::QueueUpdate { .. }))
-    })
-    .await;
-    let AppEvent::Session(SessionEvent::QueueUpdate {
-        steering,
-        follow_up,
-    }) = queued
-    else {
-        unreachable!()
-    };
     assert_eq!(
-        (steering, follow_up),
-        (vec!["also this".to_owned()], vec![])
+        app.queued_messages(),
+        (vec!["also this".to_owned()], Vec::new())
     );
-    // Delivered: the queue is reported empty again.
-    until(&mut events, "queue drained", |e| {
-        matches!(e, AppEvent::Session(SessionEvent::QueueUpdate { steering, .. }) if steering.is_empty())
-    })
-    .await;
     run.await.unwrap().unwrap();
-
-    assert!(
-        rig.request_text(1).contains("also this"),
-        "{}",
-        rig.request_text(1)
+    assert_eq!(
+        labels(&seen.drain()),
+        [
+            "agent_start",
+            "turn_start",
+            "message_start:user:first",
+            "message_end:user",
+            "message_start:assistant:",
+            "message_end:assistant",
+            "tool_execution_start",
+            r#"queue_update:["also this"]:[]"#,
+            "tool_execution_end",
+            "message_start:toolResult:",
+            "message_end:toolResult",
+            "turn_end",
+            "turn_start",
+            // Published by the agent's queue as it delivers the message, before it starts.
+            "queue_update:[]:[]",
+            "message_start:user:also this",
+            "message_end:user",
+            "message_start:assistant:",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end:false",
+            "agent_settled",
+        ]
     );
+    let texts: Vec<String> = app.messages().iter().map(text_of).collect();
+    assert_eq!(
+        texts[texts.len() - 3..],
+        ["", "also this", "done with both"]
+    );
+    assert_eq!(app.queued_messages(), (Vec::new(), Vec::new()));
     assert_eq!(app.last_assistant().unwrap().text(), "done with both");
-    // Every appended entry was reported, typed.
-    let appended: Vec<String> = std::iter::from_fn(|| events.try_recv().ok())
-        .filter_map(|e| match e {
-            AppEvent::Session(SessionEvent::EntryAppended { entry }) => {
-                Some(entry.kind.type_name().to_owned())
-            }
-            _ => None,
-        })
-        .collect();
-    assert!(appended.iter().all(|t| t == "message"), "{appended:?}");
-    assert!(!appended.is_empty());
-}
 
-#[tokio::test]
-async fn abort_then_compact_report_typed_results() {
-    let rig = RigBuilder::new(Api::AnthropicMessages)
-        .settings(json!({"compaction": {"keepRecentTokens": 1}}))
-        .seed(seed_history)
-        .build();
+    // Abort: a stream that stalls after its first piece ends as an aborted answer.
     rig.mock.push(
         Turn::text("a long answer that never ends")
             .chunk(1)
             .delay_between_events(Duration::from_secs(5)),
     );
-    let app = app_around(rig.session.clone());
-    let mut events = app.subscribe();
     let runner = Arc::clone(&app);
     let run = tokio::spawn(async move { runner.prompt("stall".into(), Vec::new()).await });
-    until(&mut events, "assistant start", |e| {
+    seen.until("assistant start", |e| {
         matches!(e, AppEvent::Agent(AgentEvent::MessageStart { message }) if message.role() == "assistant")
     })
     .await;
@@ -139,7 +173,18 @@ async fn abort_then_compact_report_typed_results() {
         StopReason::Aborted
     );
     assert!(!app.is_streaming());
+    let aborted = labels(&seen.drain());
+    assert_eq!(
+        aborted[aborted.len() - 4..],
+        [
+            "message_end:assistant",
+            "turn_end",
+            "agent_end:false",
+            "agent_settled"
+        ]
+    );
 
+    // Compact: progress events, the typed result, and the entry it appended.
     rig.mock.push(Turn::text("## Goal\nTYPED SUMMARY"));
     let result = app.compact(Some("keep the goal")).await.unwrap();
     assert!(
@@ -147,27 +192,50 @@ async fn abort_then_compact_report_typed_results() {
         "{}",
         result.summary
     );
-    until(&mut events, "compaction start", |e| {
-        matches!(e, AppEvent::Session(SessionEvent::CompactionStart { .. }))
-    })
-    .await;
-    until(&mut events, "compaction end", |e| {
-        matches!(
-            e,
-            AppEvent::Session(SessionEvent::CompactionEnd {
-                result: Some(_),
-                ..
-            })
-        )
-    })
-    .await;
-    let appended = until(&mut events, "compaction entry", |e| {
-        matches!(e, AppEvent::Session(SessionEvent::EntryAppended { entry }) if matches!(entry.kind, EntryKind::Compaction(_)))
-    })
-    .await;
+    let events = seen.drain();
+    assert_eq!(
+        labels(&events),
+        ["compaction_start", "compaction_end:true:false"]
+    );
+    assert!(matches!(
+        &events[0],
+        AppEvent::Session(SessionEvent::CompactionStart {
+            reason: CompactionReason::Manual
+        })
+    ));
+    let appended: Vec<&AppEvent> = events
+        .iter()
+        .filter(|e| matches!(e, AppEvent::Session(SessionEvent::EntryAppended { .. })))
+        .collect();
     assert!(
-        !appended.is_wire(false),
+        matches!(appended[..], [AppEvent::Session(SessionEvent::EntryAppended { entry })] if matches!(entry.kind, EntryKind::Compaction(_))),
+        "{appended:?}"
+    );
+    assert!(
+        !appended[0].is_wire(false),
         "entry_appended stays off the JSON wire"
     );
     assert_eq!(app.state().session_id, app.session_stats().session_id);
+}
+
+#[tokio::test]
+async fn clearing_the_queue_returns_the_texts_and_reports_it() {
+    let rig = RigBuilder::new(Api::AnthropicMessages).build();
+    let app = Arc::clone(&rig.app);
+    let mut seen = Seen::new(&app);
+    app.steer("s1".into());
+    app.follow_up("f1".into());
+    assert_eq!(
+        app.clear_queue(),
+        (vec!["s1".to_owned()], vec!["f1".to_owned()])
+    );
+    assert_eq!(
+        labels(&seen.drain()),
+        [
+            r#"queue_update:["s1"]:[]"#,
+            r#"queue_update:["s1"]:["f1"]"#,
+            "queue_update:[]:[]",
+        ]
+    );
+    assert!(rig.mock.requests().is_empty());
 }

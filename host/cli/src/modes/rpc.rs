@@ -334,7 +334,7 @@ impl Server {
 
     fn new_session(&self, parent: Option<String>) -> Reply {
         self.session.new_session(parent).map_err(|e| match e {
-            pi_app::AppError::Session(pi_app::agent_session::AgentSessionError::Busy) => {
+            pi_app::AppError::Session(pi_app::AgentSessionError::Busy) => {
                 "Cannot start a new session while the agent is running".to_owned()
             }
             other => other.to_string(),

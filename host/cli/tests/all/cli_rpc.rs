@@ -468,3 +468,49 @@ fn rpc_bash_updates_carry_the_command_id_and_whole_characters() {
     assert!(!streamed.contains('\u{FFFD}'), "a character was cut in two");
     assert_eq!(streamed, text);
 }
+
+/// pi 1.6's order for a delivered steering message: `turn_start`, then the `queue_update`
+/// that no longer holds it, then its `message_start`.
+#[test]
+fn rpc_a_delivered_steer_reports_its_queue_before_its_message_start() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = RpcClient::start(&pi);
+    pi.mock.push(
+        Turn::text("slow answer in many pieces")
+            .chunk(2)
+            .delay_between_events(Duration::from_millis(30)),
+    );
+    pi.mock.push(Turn::text("steered answer"));
+    ok(&rpc.call(json!({"id": "p", "type": "prompt", "message": "question"})));
+    rpc.wait_event("message_update");
+    ok(&rpc.call(json!({"id": "st", "type": "steer", "message": "please steer"})));
+    rpc.wait_event("agent_end");
+
+    let kinds: Vec<String> = rpc
+        .seen
+        .iter()
+        .map(|l| l["type"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let start = rpc
+        .seen
+        .iter()
+        .position(|l| {
+            l["type"] == "message_start"
+                && l["message"]["role"] == "user"
+                && l["message"]["content"].to_string().contains("please steer")
+        })
+        .unwrap_or_else(|| panic!("no message_start of the steer: {kinds:?}"));
+    assert_eq!(
+        kinds[start - 2..=start],
+        ["turn_start", "queue_update", "message_start"],
+        "{kinds:?}"
+    );
+    let delivered = &rpc.seen[start - 1];
+    assert_eq!(delivered["steering"], json!([]), "{delivered}");
+    assert_eq!(delivered["followUp"], json!([]), "{delivered}");
+    let queued = rpc.seen[..start - 1]
+        .iter()
+        .rfind(|l| l["type"] == "queue_update")
+        .unwrap_or_else(|| panic!("the steer was never reported queued: {kinds:?}"));
+    assert_eq!(queued["steering"], json!(["please steer"]), "{queued}");
+}

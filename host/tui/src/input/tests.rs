@@ -10,8 +10,8 @@ use crate::TuiOptions;
 use crate::keys::Keymap;
 use crate::view::draw;
 use pi_ai::{AuthStorage, Credential, Model, ModelRegistry};
+use pi_app::AgentSessionOptions;
 use pi_app::App;
-use pi_app::agent_session::{AgentSession, AgentSessionOptions};
 use pi_session::session::SessionManager;
 use pi_session::settings::SettingsManager;
 use ratatui::Terminal;
@@ -74,8 +74,8 @@ fn app() -> Arc<App> {
     let auth = Arc::new(auth);
     let mut options = AgentSessionOptions::new(session, settings, models[0].clone());
     options.auth = Arc::clone(&auth);
-    Arc::new(App::from_session(
-        AgentSession::new(options),
+    Arc::new(App::from_options(
+        options,
         Arc::new(registry),
         auth,
         Vec::new(),

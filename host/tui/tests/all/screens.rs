@@ -8,7 +8,7 @@ use pi_ai::{
     UserContent, UserMessage,
 };
 use pi_app::AppEvent;
-use pi_app::agent_session::SessionEvent;
+use pi_app::SessionEvent;
 use pi_ext_api::{ExtensionFailure, MessageRenderer, RenderTarget, StyledLine};
 use pi_tui::view::{Footer, Screen, draw};
 use pi_tui::{Editor, ImageProtocol, LineCache, Theme, Token, Transcript};
