@@ -217,11 +217,23 @@ impl Server {
                 .map(|result| Some(json!(result).into()))
                 .map_err(fail),
             RpcCommand::SetAutoCompaction { enabled } => {
-                session.set_setting("compaction.enabled", enabled);
+                // As in pi, a failed save does not fail the command: the change applies to
+                // this process.
+                if let Err(error) =
+                    session.update_settings(|s| s.compaction_mut().enabled = Some(enabled))
+                {
+                    tracing::warn!("cannot save setting compaction.enabled: {error}");
+                }
                 Ok(None)
             }
             RpcCommand::SetAutoRetry { enabled } => {
-                session.set_setting("retry.enabled", enabled);
+                // As in pi, a failed save does not fail the command: the change applies to
+                // this process.
+                if let Err(error) =
+                    session.update_settings(|s| s.retry_mut().enabled = Some(enabled))
+                {
+                    tracing::warn!("cannot save setting retry.enabled: {error}");
+                }
                 Ok(None)
             }
             RpcCommand::AbortRetry => {
