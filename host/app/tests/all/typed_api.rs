@@ -4,7 +4,7 @@
 //! reports its progress and the entry it appended.
 
 use crate::session_support::{OkTool, RigBuilder, seed_history};
-use pi_agent::AgentEvent;
+use pi_agent::{AgentEvent, QueueMode};
 use pi_ai::{AuthStorage, Credential, ModelRegistry, StopReason};
 use pi_app::agent_session::SessionEvent;
 use pi_app::{App, AppEvent};
@@ -170,4 +170,34 @@ async fn abort_then_compact_report_typed_results() {
         "entry_appended stays off the JSON wire"
     );
     assert_eq!(app.state().session_id, app.session_stats().session_id);
+}
+
+#[tokio::test]
+async fn update_settings_applies_the_change_and_announces_it() {
+    let rig = RigBuilder::new(Api::AnthropicMessages).build();
+    let app = app_around(rig.session.clone());
+    let mut events = app.subscribe();
+    assert_eq!(
+        app.queue_modes(),
+        (QueueMode::OneAtATime, QueueMode::OneAtATime)
+    );
+    app.update_settings(|s| {
+        s.follow_up_mode = Some(QueueMode::All);
+        s.compaction_mut().enabled = Some(false);
+    })
+    .unwrap();
+    let changed = until(&mut events, "settings change", |e| {
+        matches!(e, AppEvent::Session(SessionEvent::SettingsChanged { .. }))
+    })
+    .await;
+    // Not on the JSON or RPC wire: pi prints nothing for it.
+    assert!(!changed.is_wire(true) && !changed.is_wire(false));
+    let AppEvent::Session(SessionEvent::SettingsChanged { settings }) = changed else {
+        unreachable!()
+    };
+    assert!(!settings.compaction().enabled);
+    assert_eq!(settings.follow_up_mode(), QueueMode::All);
+    assert_eq!(&*settings, &app.settings());
+    // The queue mode applies to the running agent at once.
+    assert_eq!(app.queue_modes(), (QueueMode::OneAtATime, QueueMode::All));
 }

@@ -142,12 +142,12 @@ pub enum WheelScrollLines {
 pub struct OutputPad(pub bool);
 
 impl TryFrom<u64> for OutputPad {
-    type Error = String;
+    type Error = &'static str;
 
     fn try_from(n: u64) -> Result<Self, Self::Error> {
         match n {
             0 | 1 => Ok(OutputPad(n == 1)),
-            _ => Err(format!("invalid value {n}, expected 0 or 1")),
+            _ => Err("expected 0 or 1"),
         }
     }
 }

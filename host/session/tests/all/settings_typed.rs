@@ -279,3 +279,80 @@ fn the_table_choices_read_and_write_their_key() {
         }
     }
 }
+
+#[test]
+fn the_table_defaults_are_the_defaults_the_settings_apply() {
+    let s = Settings::default();
+    let default = |key: &str| {
+        pi_session::settings::setting_info(key)
+            .unwrap_or_else(|| panic!("{key} is not in the table"))
+            .default
+            .to_owned()
+    };
+    let (c, r, b) = (s.compaction(), s.retry(), s.branch_summary());
+    let applied = [
+        ("compaction.enabled", c.enabled.to_string()),
+        ("compaction.reserveTokens", c.reserve_tokens.to_string()),
+        (
+            "compaction.keepRecentTokens",
+            c.keep_recent_tokens.to_string(),
+        ),
+        ("branchSummary.reserveTokens", b.reserve_tokens.to_string()),
+        ("retry.enabled", r.enabled.to_string()),
+        ("retry.maxRetries", r.max_retries.to_string()),
+        ("retry.baseDelayMs", r.base_delay_ms.to_string()),
+        (
+            "retry.provider.maxRetries",
+            r.provider.max_retries.to_string(),
+        ),
+        (
+            "retry.provider.maxRetryDelayMs",
+            r.provider.max_retry_delay_ms.to_string(),
+        ),
+        (
+            "httpIdleTimeoutMs",
+            s.http_idle_timeout_ms().unwrap_or(0).to_string(),
+        ),
+        (
+            "minOAuthValidityMs",
+            pi_ai::oauth::REFRESH_WINDOW.as_millis().to_string(),
+        ),
+        ("hideThinkingBlock", s.hide_thinking_block().to_string()),
+        ("quietStartup", s.quiet_startup().to_string()),
+        (
+            "doubleEscapeAction",
+            s.double_escape_action().as_str().to_owned(),
+        ),
+        (
+            "autocompleteMaxVisible",
+            s.autocomplete_max_visible().to_string(),
+        ),
+        ("theme", s.theme()),
+        ("images.autoResize", s.images_auto_resize().to_string()),
+        ("images.blockImages", s.images_block().to_string()),
+        ("terminal.showImages", s.terminal_show_images().to_string()),
+        ("probeLocalServers", s.probe_local_servers().to_string()),
+        ("enableSkillCommands", s.enable_skill_commands().to_string()),
+        (
+            "tools.sandboxNetwork",
+            s.tools_sandbox_network().to_string(),
+        ),
+        (
+            "steeringMode",
+            match s.steering_mode() {
+                QueueMode::All => "all".to_owned(),
+                QueueMode::OneAtATime => "one-at-a-time".to_owned(),
+            },
+        ),
+        (
+            "followUpMode",
+            match s.follow_up_mode() {
+                QueueMode::All => "all".to_owned(),
+                QueueMode::OneAtATime => "one-at-a-time".to_owned(),
+            },
+        ),
+    ];
+    for (key, value) in applied {
+        assert_eq!(default(key), value, "{key}");
+    }
+}
