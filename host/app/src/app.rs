@@ -34,6 +34,7 @@ use pi_ai::{
 };
 use pi_session::prompt_templates::PromptTemplates;
 use pi_session::session::{SessionError, SessionManager};
+use pi_session::settings::Settings;
 use pi_session::skills::SkillRegistry;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -197,8 +198,8 @@ impl App {
         let auth = Arc::new(base.auth);
         let registry = Arc::new(base.registry);
         let modes = (
-            queue_mode(&base.settings.steering_mode()),
-            queue_mode(&base.settings.follow_up_mode()),
+            base.settings.steering_mode(),
+            base.settings.follow_up_mode(),
         );
         let mut options = AgentSessionOptions::new(session, base.settings, model.clone());
         options.thinking_level = thinking;
@@ -552,19 +553,19 @@ impl App {
     /// `/scoped-models`: the models to cycle through; `save` also writes them to
     /// `enabledModels` in the global settings.json.
     pub fn set_scoped_models(&self, models: Vec<ScopedModel>, save: bool) -> Result<(), AppError> {
-        let patterns: Vec<serde_json::Value> = models
+        let patterns: Vec<String> = models
             .iter()
             .map(|s| {
                 let id = format!("{}/{}", s.model.provider, s.model.id);
-                serde_json::Value::String(match s.thinking {
+                match s.thinking {
                     Some(level) => format!("{id}:{}", level.as_str()),
                     None => id,
-                })
+                }
             })
             .collect();
         *lock(&self.scoped) = models;
         if save {
-            self.save_setting("enabledModels", serde_json::Value::Array(patterns))?;
+            self.update_settings(|s| s.enabled_models = Some(patterns))?;
         }
         Ok(())
     }
@@ -610,10 +611,6 @@ impl App {
         *lock(&self.queue_modes)
     }
 
-    /// Turns automatic compaction (`"compaction.enabled"`) or retry (`"retry.enabled"`) on or
-    /// off, and saves it in the global settings file as pi does, so later runs keep it. Like
-    /// pi, a failed save does not fail the command: the change applies to this process and
-    /// the failure is logged.
     /// `/login`: the providers pi knows models of, sorted.
     pub fn login_providers(&self) -> Vec<String> {
         let mut names: Vec<String> = self
@@ -651,50 +648,38 @@ impl App {
     pub fn save_default_model(&self) -> Result<(), AppError> {
         let model = self.model();
         let thinking = self.thinking_level();
-        self.session.with_settings_mut(|s| {
-            s.set(
-                "defaultProvider",
-                serde_json::Value::String(model.provider.clone()),
-            );
-            s.set("defaultModel", serde_json::Value::String(model.id.clone()));
-            s.set(
-                "defaultThinkingLevel",
-                serde_json::Value::String(thinking.as_str().to_owned()),
-            );
-            s.save().map_err(AppError::from)
+        self.update_settings(|s| {
+            s.default_provider = Some(model.provider.clone());
+            s.default_model = Some(model.id.clone());
+            s.default_thinking_level = Some(thinking);
         })
     }
 
-    /// A setting's value as the merged settings have it.
-    pub fn setting(&self, path: &str) -> Option<serde_json::Value> {
-        self.session.with_settings(|s| s.get(path).cloned())
+    /// The effective settings (global merged with the trusted project's).
+    pub fn settings(&self) -> Settings {
+        self.session.with_settings(|s| s.effective().clone())
     }
 
-    /// `/settings`: sets `path` in the global settings.json (saved at once) and applies what
-    /// applies to the running session (the queue modes).
-    pub fn save_setting(&self, path: &str, value: serde_json::Value) -> Result<(), AppError> {
-        let mode = value.as_str().map(queue_mode);
-        match path {
-            "steeringMode" => self.set_queue_modes(mode, None),
-            "followUpMode" => self.set_queue_modes(None, mode),
-            _ => {}
-        }
-        self.session.with_settings_mut(|s| {
-            s.set(path, value);
-            s.save().map_err(AppError::from)
-        })
-    }
-
-    pub fn set_setting(&self, path: &str, enabled: bool) {
-        self.session.with_settings_mut(|s| {
-            s.set(path, serde_json::Value::Bool(enabled));
-            if s.global_path().as_os_str().is_empty() {
-                return;
-            }
-            if let Err(e) = s.save() {
-                tracing::warn!("cannot save setting {path}: {e}");
-            }
+    /// Changes the global settings: saved at once (the keys that changed), applied to the
+    /// running session where they apply now (the queue modes), and announced as
+    /// [`SessionEvent::SettingsChanged`]. A failed save does not undo the change for this
+    /// process; it is returned for the caller to report.
+    pub fn update_settings(&self, change: impl FnOnce(&mut Settings)) -> Result<(), AppError> {
+        let (saved, settings) = self.session.with_settings_mut(|s| {
+            let before = (s.steering_mode(), s.follow_up_mode());
+            let saved = s.update(change);
+            let after = (s.steering_mode(), s.follow_up_mode());
+            let modes = (before != after).then_some(after);
+            (saved, (modes, s.effective().clone()))
         });
+        let (modes, settings) = settings;
+        if let Some((steering, follow_up)) = modes {
+            self.set_queue_modes(Some(steering), Some(follow_up));
+        }
+        self.emit(SessionEvent::SettingsChanged {
+            settings: Box::new(settings),
+        });
+        saved.map_err(AppError::from)
     }
 }
 

@@ -285,7 +285,10 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         );
     }
     let env = &prepared.base.env;
-    let mode = args.tui_mode.clone().or_else(|| settings.tui_mode());
+    let mode = args
+        .tui_mode
+        .clone()
+        .or_else(|| settings.tui_mode().map(|m| m.as_str().to_owned()));
     pi_tui::TuiOptions {
         initial_prompts: Vec::new(),
         show_thinking: !settings.hide_thinking_block(),
@@ -297,7 +300,7 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
                 .join(format!("{}.md", pi_session::paths::encode_cwd(&env.cwd))),
         ),
         fullscreen: mode.as_deref() != Some("regular"),
-        double_escape_action: settings.double_escape_action(),
+        double_escape_action: settings.double_escape_action().as_str().to_owned(),
         external_editor: settings
             .external_editor()
             .or_else(|| std::env::var("VISUAL").ok())
@@ -318,7 +321,7 @@ fn tui_options(prepared: &pi_app::startup::Prepared, args: &Args) -> pi_tui::Tui
         resume: args.resume,
         agent_dir: env.agent_dir.clone(),
         theme: args.use_theme.clone().unwrap_or_else(|| settings.theme()),
-        detect_theme: args.use_theme.is_none() && settings.get("theme").is_none(),
+        detect_theme: args.use_theme.is_none() && settings.theme.is_none(),
         theme_dirs: if args.no_themes {
             Vec::new()
         } else {

@@ -148,7 +148,7 @@ pub async fn run(
         let light = terminal::background_is_light(THEME_QUERY_WAIT);
         let name = if light == Some(true) { "light" } else { "dark" };
         ui.use_theme(name);
-        if let Err(error) = app.save_setting("theme", serde_json::Value::String(name.into())) {
+        if let Err(error) = app.update_settings(|s| s.theme = Some(name.to_owned())) {
             tracing::warn!("cannot remember the theme: {error}");
         }
     }

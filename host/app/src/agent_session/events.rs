@@ -5,6 +5,7 @@ use pi_agent::{AgentEvent, AgentMessage};
 use pi_ai::Model;
 use pi_session::compaction::CompactionReason;
 use pi_session::session::SessionEntry;
+use pi_session::settings::Settings;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -123,6 +124,12 @@ pub enum SessionEvent {
     ModelChanged {
         model: Box<Model>,
     },
+    /// The settings were changed (`App::update_settings`); the effective settings now. Not
+    /// part of the JSON/RPC wire: pi prints nothing for it.
+    #[serde(skip)]
+    SettingsChanged {
+        settings: Box<Settings>,
+    },
 }
 
 impl AgentSessionEvent {
@@ -132,7 +139,9 @@ impl AgentSessionEvent {
         match self {
             AgentSessionEvent::Agent(_) => true,
             AgentSessionEvent::Session(event) => match event {
-                SessionEvent::EntryAppended { .. } | SessionEvent::ModelChanged { .. } => false,
+                SessionEvent::EntryAppended { .. }
+                | SessionEvent::ModelChanged { .. }
+                | SessionEvent::SettingsChanged { .. } => false,
                 SessionEvent::BashExecutionUpdate { .. } => rpc,
                 _ => true,
             },
@@ -169,6 +178,7 @@ impl SessionEvent {
             SessionEvent::EntryAppended { .. } => "entry_appended",
             SessionEvent::BashExecutionUpdate { .. } => "bash_execution_update",
             SessionEvent::ModelChanged { .. } => "model_changed",
+            SessionEvent::SettingsChanged { .. } => "settings_changed",
         }
     }
 }

@@ -559,8 +559,7 @@ impl AgentSession {
             .as_ref()
             .and_then(|r| r.provider_api_key(provider).map(str::to_owned));
         let min_validity = lock(&self.inner.settings)
-            .get("minOAuthValidityMs")
-            .and_then(serde_json::Value::as_u64)
+            .min_oauth_validity_ms()
             .map_or(pi_ai::oauth::REFRESH_WINDOW, Duration::from_millis);
         let options = pi_ai::ResolveOptions {
             min_validity,

@@ -6,7 +6,7 @@
 //! `message_start`.
 
 use crate::session_support::{OkTool, RigBuilder, echo_call, seed_history};
-use pi_agent::{AgentEvent, AgentMessage};
+use pi_agent::{AgentEvent, AgentMessage, QueueMode};
 use pi_ai::StopReason;
 use pi_app::{App, AppEvent, SessionEvent};
 use pi_mock_llm::{Api, Turn};
@@ -238,4 +238,38 @@ async fn clearing_the_queue_returns_the_texts_and_reports_it() {
         ]
     );
     assert!(rig.mock.requests().is_empty());
+}
+
+#[tokio::test]
+async fn update_settings_applies_the_change_and_announces_it() {
+    let rig = RigBuilder::new(Api::AnthropicMessages).build();
+    let app = Arc::clone(&rig.app);
+    let mut seen = Seen::new(&app);
+    assert_eq!(
+        app.queue_modes(),
+        (QueueMode::OneAtATime, QueueMode::OneAtATime)
+    );
+    app.update_settings(|s| {
+        s.follow_up_mode = Some(QueueMode::All);
+        s.compaction_mut().enabled = Some(false);
+    })
+    .unwrap();
+    seen.until("settings change", |e| {
+        matches!(e, AppEvent::Session(SessionEvent::SettingsChanged { .. }))
+    })
+    .await;
+    let Some(AppEvent::Session(SessionEvent::SettingsChanged { settings })) = seen.drain().pop()
+    else {
+        panic!("the settings change is the last event");
+    };
+    let changed = AppEvent::Session(SessionEvent::SettingsChanged {
+        settings: settings.clone(),
+    });
+    // Not on the JSON or RPC wire: pi prints nothing for it.
+    assert!(!changed.is_wire(true) && !changed.is_wire(false));
+    assert!(!settings.compaction().enabled);
+    assert_eq!(settings.follow_up_mode(), QueueMode::All);
+    assert_eq!(&*settings, &app.settings());
+    // The queue mode applies to the running agent at once.
+    assert_eq!(app.queue_modes(), (QueueMode::OneAtATime, QueueMode::All));
 }

@@ -12,6 +12,7 @@ use crate::modes::rpc_types::{
 use pi_ai::{ImageContent, ThinkingLevel};
 use pi_app::App;
 use pi_app::app::queue_mode;
+use pi_session::settings::Settings;
 use serde_json::{Value, json};
 use std::fmt::Display;
 use std::sync::Arc;
@@ -202,11 +203,15 @@ impl Server {
                 Ok(Some(json!({"levels": levels}).into()))
             }
             RpcCommand::SetSteeringMode { mode } => {
-                session.set_queue_modes(Some(queue_mode(check_mode(&mode)?)), None);
+                let mode = queue_mode(check_mode(&mode)?);
+                session.set_queue_modes(Some(mode), None);
+                save_setting(session, "steeringMode", |s| s.steering_mode = Some(mode));
                 Ok(None)
             }
             RpcCommand::SetFollowUpMode { mode } => {
-                session.set_queue_modes(None, Some(queue_mode(check_mode(&mode)?)));
+                let mode = queue_mode(check_mode(&mode)?);
+                session.set_queue_modes(None, Some(mode));
+                save_setting(session, "followUpMode", |s| s.follow_up_mode = Some(mode));
                 Ok(None)
             }
             RpcCommand::Compact {
@@ -217,11 +222,15 @@ impl Server {
                 .map(|result| Some(json!(result).into()))
                 .map_err(fail),
             RpcCommand::SetAutoCompaction { enabled } => {
-                session.set_setting("compaction.enabled", enabled);
+                save_setting(session, "compaction.enabled", |s| {
+                    s.compaction_mut().enabled = Some(enabled)
+                });
                 Ok(None)
             }
             RpcCommand::SetAutoRetry { enabled } => {
-                session.set_setting("retry.enabled", enabled);
+                save_setting(session, "retry.enabled", |s| {
+                    s.retry_mut().enabled = Some(enabled)
+                });
                 Ok(None)
             }
             RpcCommand::AbortRetry => {
@@ -366,6 +375,15 @@ fn runs_in_background(command: &RpcCommand) -> bool {
         command,
         RpcCommand::Bash { .. } | RpcCommand::Compact { .. }
     )
+}
+
+/// Changes a setting and saves it in the global settings file, as pi's RPC commands do. As in
+/// pi, a failed save does not fail the command: the change applies to this process and the
+/// failure is logged.
+fn save_setting(app: &App, key: &str, change: impl FnOnce(&mut Settings)) {
+    if let Err(error) = app.update_settings(change) {
+        tracing::warn!("cannot save setting {key}: {error}");
+    }
 }
 
 fn check_mode(mode: &str) -> Result<&str, String> {

@@ -119,7 +119,7 @@ fn project_skills_templates_and_settings_linking_out_are_refused() {
         &p.proj.join(".pi/settings.json"),
     );
     let settings = SettingsManager::load(&p.agent, &p.proj, true);
-    assert!(settings.get("theme").is_none());
+    assert!(settings.theme.is_none());
     let errors: Vec<String> = settings.errors().iter().map(ToString::to_string).collect();
     assert!(
         errors[0].contains("is a link out of the project's .pi directory"),

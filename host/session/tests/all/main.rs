@@ -15,6 +15,7 @@ mod message_builders;
 mod messages;
 mod sessions;
 mod settings;
+mod settings_typed;
 mod skills;
 mod summaries;
 mod system_prompt;

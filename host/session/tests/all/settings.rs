@@ -3,6 +3,7 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use pi_agent::QueueMode;
 use pi_session::settings::{DefaultProjectTrust, SettingsError, SettingsManager};
 use pi_session::trust::{TrustDecision, TrustStore, resolve_trust};
 use serde_json::{Value, json};
@@ -48,7 +49,7 @@ fn defaults_match_pi() {
     assert_eq!(r.provider.timeout_ms, None);
     assert_eq!(s.default_provider(), None);
     assert_eq!(s.default_thinking_level(), None);
-    assert_eq!(s.steering_mode(), "one-at-a-time");
+    assert_eq!(s.steering_mode(), QueueMode::OneAtATime);
     assert_eq!(s.http_idle_timeout_ms(), Some(300_000));
     assert_eq!(s.theme(), "dark");
     assert!(s.enabled_models().is_empty());
@@ -197,9 +198,8 @@ fn invalid_json_names_file_line_and_column_and_is_never_overwritten() {
     assert!(message.contains("settings.json:3:3"), "{message}");
     // Defaults still apply, and saving refuses to replace the broken file.
     assert!(s.compaction().enabled);
-    s.set("defaultModel", json!("y"));
     assert!(matches!(
-        s.save(),
+        s.update(|s| s.default_model = Some("y".into())),
         Err(SettingsError::RefuseOverwrite { .. })
     ));
     assert_eq!(
@@ -213,10 +213,12 @@ fn save_keeps_unknown_keys_and_is_atomic() {
     let global = json!({"someFutureKey": {"nested": [1, 2]}, "theme": "light"});
     let d = dirs(Some(&global.to_string()), Some(r#"{"theme": "project"}"#));
     let mut s = SettingsManager::load(&d.agent, &d.cwd, true);
-    s.set("compaction.enabled", json!(false));
-    s.set("defaultModel", json!("m"));
+    s.update(|s| {
+        s.compaction_mut().enabled = Some(false);
+        s.default_model = Some("m".into());
+    })
+    .unwrap();
     assert!(!s.compaction().enabled);
-    s.save().unwrap();
     let path = d.agent.join("settings.json");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(saved["someFutureKey"], json!({"nested": [1, 2]}));
@@ -245,8 +247,10 @@ fn concurrent_saves_from_several_managers_keep_every_key() {
             std::thread::spawn(move || {
                 for round in 0..10 {
                     let mut s = SettingsManager::load(&agent, &cwd, false);
-                    s.set(&format!("key{i}"), json!(round));
-                    s.save().unwrap();
+                    s.update(|s| {
+                        s.extra.insert(format!("key{i}"), json!(round));
+                    })
+                    .unwrap();
                 }
             })
         })
@@ -269,13 +273,14 @@ fn legacy_keys_are_migrated() {
                "skills": {"enableSkillCommands": false, "customDirectories": ["~/s"]}}),
         Value::Null,
     );
-    assert_eq!(s.steering_mode(), "all");
+    assert_eq!(s.steering_mode(), QueueMode::All);
     // This build speaks SSE only: `websockets` is left as it is, never turned into a
     // `transport` nothing reads.
-    assert_eq!(s.get("transport"), None);
+    assert_eq!(s.transport, None);
+    assert_eq!(s.extra.get("websockets"), Some(&json!(true)));
     assert_eq!(s.retry().provider.max_retry_delay_ms, 5);
     assert!(!s.enable_skill_commands());
-    assert_eq!(s.get("skills"), Some(&json!(["~/s"])));
+    assert_eq!(s.skills, Some(vec!["~/s".to_owned()]));
 }
 
 #[test]

@@ -212,6 +212,30 @@ fn the_settings_editor() {
 }
 
 #[test]
+fn the_settings_editor_lists_the_tables_choices_and_changes_one() {
+    use pi_session::settings::SETTINGS_TABLE;
+    let app = app();
+    let mut ui = ui(&app);
+    command(&mut ui, &app, "/settings");
+    let screen = render(&ui, 100, 24);
+    let editable: Vec<_> = SETTINGS_TABLE
+        .iter()
+        .filter(|info| info.choice.is_some())
+        .collect();
+    assert!(!editable.is_empty());
+    for info in &editable {
+        let line = format!("{}: {}", info.key, info.default);
+        assert!(screen.contains(&line), "{line} missing:\n{screen}");
+        assert!(screen.contains(info.description), "{}", info.description);
+    }
+    // Enter on the first entry (the theme) moves it to its next value, in the settings and
+    // on the screen.
+    key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(app.settings().theme.as_deref(), Some("light"));
+    assert!(render(&ui, 100, 24).contains("theme: light"));
+}
+
+#[test]
 fn session_hotkeys_and_an_unknown_command() {
     let app = app();
     let mut ui = ui(&app);
