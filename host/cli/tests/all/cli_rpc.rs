@@ -352,6 +352,36 @@ fn rpc_auto_compaction_and_retry_switches_persist_in_settings() {
 }
 
 #[test]
+fn rpc_queue_modes_apply_at_once_and_persist_in_settings() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.settings(json!({"followUpMode": "all", "later": true}));
+    let settings_file = pi.agent_dir().join("settings.json");
+    let mut rpc = RpcClient::start(&pi);
+    let state = rpc.call(json!({"id": 1, "type": "get_state"}));
+    assert_eq!(ok(&state)["steeringMode"], "one-at-a-time");
+    assert_eq!(ok(&state)["followUpMode"], "all");
+    ok(&rpc.call(json!({"id": 2, "type": "set_steering_mode", "mode": "all"})));
+    ok(&rpc.call(json!({"id": 3, "type": "set_follow_up_mode", "mode": "one-at-a-time"})));
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    assert_eq!(
+        saved,
+        json!({"followUpMode": "one-at-a-time", "later": true, "steeringMode": "all"})
+    );
+    let state = rpc.call(json!({"id": 4, "type": "get_state"}));
+    assert_eq!(ok(&state)["steeringMode"], "all");
+    assert_eq!(ok(&state)["followUpMode"], "one-at-a-time");
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+
+    let mut rpc = RpcClient::start(&pi);
+    let state = rpc.call(json!({"id": 1, "type": "get_state"}));
+    assert_eq!(ok(&state)["steeringMode"], "all");
+    drop(rpc.stdin.take());
+    assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
 fn rpc_long_bash_and_compaction_leave_the_input_open_and_can_be_aborted() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.settings(json!({"compaction": {"keepRecentTokens": 1}}));
