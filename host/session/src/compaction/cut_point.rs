@@ -4,10 +4,11 @@
 
 use super::file_ops::FileOps;
 use super::tokens::{estimate_context_tokens, estimate_tokens};
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use crate::session::context::entry_message;
 use crate::session::{EntryKind, SessionEntry, build_session_context};
 use crate::settings::CompactionSettings;
+use pi_ai::Message;
 
 /// Where to cut a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,19 +43,20 @@ fn is_valid_cut(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| !matches!(m, AgentMessage::ToolResult(_)))
+    entry_message(entry).is_some_and(|m| m.as_tool_result().is_none())
 }
 
-/// A message that starts a turn: anything the user side adds (not assistant or tool result).
+/// A message that starts a turn: anything the user side adds (not assistant or tool result,
+/// nor the recorded system prompt or a role this version does not know).
 fn is_turn_start(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| {
-        !matches!(
-            m,
-            AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) | AgentMessage::Unknown(_)
-        )
+    entry_message(entry).is_some_and(|m| match &m {
+        AgentMessage::Llm(llm) => matches!(**llm, Message::User(_)),
+        AgentMessage::Host(host) => {
+            !matches!(**host, HostMessage::System(_) | HostMessage::Unknown { .. })
+        }
     })
 }
 

@@ -16,6 +16,8 @@ mod messages;
 mod sessions;
 mod settings;
 mod skills;
+mod start_settings;
 mod summaries;
+mod system_messages;
 mod system_prompt;
 mod templates;
