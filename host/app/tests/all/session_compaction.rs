@@ -82,6 +82,8 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
                 "message:assistant",
                 "message:user",
                 "message:assistant",
+                // The seeded history had no recorded prompt: the first request records it.
+                "message:system",
                 "message:user",
                 "message:assistant",
                 "compaction",
