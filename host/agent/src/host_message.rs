@@ -258,7 +258,7 @@ fn with_role<S: Serializer, T: Serialize>(
     role: &'static str,
     message: &T,
 ) -> Result<S::Ok, S::Error> {
-    crate::message::WithRole { role, message }.serialize(serializer)
+    WithRole { role, message }.serialize(serializer)
 }
 
 impl<'de> Deserialize<'de> for HostMessage {
@@ -272,4 +272,12 @@ impl<'de> Deserialize<'de> for HostMessage {
         };
         Ok(HostMessage::from_fields(role, fields))
     }
+}
+
+/// Serializes a typed message with its `role` first, without cloning it into a [`Message`].
+#[derive(Serialize)]
+pub(crate) struct WithRole<'a, T: Serialize> {
+    pub role: &'static str,
+    #[serde(flatten)]
+    pub message: &'a T,
 }

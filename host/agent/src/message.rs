@@ -23,8 +23,8 @@ pub enum AgentMessage {
     /// so a long history is in memory once.
     Llm(Arc<Message>),
     /// Any other role (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`,
-    /// `system`, or one this version does not know). Boxed: such messages are few, and inline they would make every entry of a long
-    /// history six times the size of the shared pointer.
+    /// `system`, or one this version does not know). Boxed: such messages are few, and inline
+    /// they would make every entry of a long history many times the size of the pointer.
     Host(Box<HostMessage>),
 }
 
@@ -181,14 +181,6 @@ impl<'de> Deserialize<'de> for AgentMessage {
             .map(AgentMessage::from)
             .map_err(D::Error::custom)
     }
-}
-
-/// Serializes a typed message with its `role` first, without cloning it into a [`Message`].
-#[derive(Serialize)]
-pub(crate) struct WithRole<'a, T: Serialize> {
-    pub role: &'static str,
-    #[serde(flatten)]
-    pub message: &'a T,
 }
 
 /// The default `convert_to_llm`: keeps the three model roles, drops everything else.

@@ -43,7 +43,10 @@ async fn the_first_request_records_the_prompt_and_tools_then_a_tools_change_a_pa
     assert_eq!(full.tools_added[0].description, "answers ok");
     // Sent as the request's system prompt, never as a message.
     let request = rig.request_text(0);
-    assert!(!request.contains("\"role\":\"system\",\"content\":\"\""), "{request}");
+    assert!(
+        !request.contains("\"role\":\"system\",\"content\":\"\""),
+        "{request}"
+    );
 
     // The same prompt and tools: nothing new is recorded.
     rig.mock.push(Turn::text("two"));
