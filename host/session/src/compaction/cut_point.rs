@@ -11,6 +11,14 @@ use crate::settings::CompactionSettings;
 use pi_ai::Message;
 
 /// Where to cut a branch.
+
+/// The message an entry adds to the conversation compaction works on. The recorded system
+/// prompt is prompt state, not conversation (pi 1.6 leaves it out of cut points and summaries
+/// the same way).
+fn conversation_message(entry: &SessionEntry) -> Option<AgentMessage> {
+    entry_message(entry).filter(|m| !matches!(m.as_host(), Some(HostMessage::System(_))))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CutPoint {
     /// Index of the first kept entry (after extending over adjacent metadata entries).
@@ -43,16 +51,16 @@ fn is_valid_cut(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| m.as_tool_result().is_none())
+    conversation_message(entry).is_some_and(|m| m.as_tool_result().is_none())
 }
 
 /// A message that starts a turn: anything the user side adds (not assistant or tool result,
-/// nor the recorded system prompt or a role this version does not know).
+/// nor a role this version does not know).
 fn is_turn_start(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| match &m {
+    conversation_message(entry).is_some_and(|m| match &m {
         AgentMessage::Llm(llm) => matches!(**llm, Message::User(_)),
         AgentMessage::Host(host) => {
             !matches!(**host, HostMessage::System(_) | HostMessage::Unknown { .. })
@@ -64,7 +72,7 @@ fn entry_tokens(entry: &SessionEntry) -> u64 {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return 0;
     }
-    entry_message(entry).map_or(0, |m| estimate_tokens(&m))
+    conversation_message(entry).map_or(0, |m| estimate_tokens(&m))
 }
 
 /// Finds the cut in `entries[start..end]` keeping about `keep_recent_tokens`.
@@ -112,7 +120,9 @@ pub fn find_cut_point(
 fn extend_over_metadata(entries: &[SessionEntry], start: usize, mut cut: usize) -> usize {
     while cut > start {
         let previous = &entries[cut - 1];
-        if matches!(previous.kind, EntryKind::Compaction(_)) || entry_message(previous).is_some() {
+        if matches!(previous.kind, EntryKind::Compaction(_))
+            || conversation_message(previous).is_some()
+        {
             break;
         }
         cut -= 1;
@@ -124,7 +134,7 @@ fn messages_of(entries: &[SessionEntry]) -> Vec<AgentMessage> {
     entries
         .iter()
         .filter(|e| !matches!(e.kind, EntryKind::Compaction(_)))
-        .filter_map(entry_message)
+        .filter_map(conversation_message)
         .collect()
 }
 

@@ -136,3 +136,46 @@ fn stored_message_json_round_trips() {
     assert!(message.as_assistant().is_some());
     assert_eq!(to_json(&message, &extra), raw);
 }
+
+/// The model's view shares the stored model messages (no copy of a long history per request)
+/// and leaves out the recorded system prompt and roles this version does not know.
+#[test]
+fn conversion_shares_model_messages_and_drops_system_and_unknown_roles() {
+    let user = AgentMessage::from(pi_ai::UserMessage::text("hi"));
+    let system = AgentMessage::from(pi_session::messages::SystemMessage {
+        content: String::new(),
+        sections: pi_session::messages::PromptSections(vec![(
+            "preamble".into(),
+            Some("You are pi.".into()),
+        )]),
+        ..Default::default()
+    });
+    let unknown: AgentMessage =
+        serde_json::from_value(serde_json::json!({"role": "mystery", "x": 1})).unwrap();
+    let llm = convert_to_llm(&[system, user.clone(), unknown]);
+    assert_eq!(llm.len(), 1);
+    let AgentMessage::Llm(stored) = &user else {
+        panic!("a user message is a model message")
+    };
+    assert!(std::sync::Arc::ptr_eq(stored, &llm[0]));
+}
+
+/// A stored system message goes through the session's reader and writer unchanged, with a
+/// field a newer pi adds kept aside and written back.
+#[test]
+fn a_stored_system_message_round_trips_with_unknown_fields() {
+    let raw = serde_json::json!({
+        "role": "system", "content": "",
+        "sections": {"preamble": "You are pi.", "skills": null},
+        "toolsAdded": [{"name": "read", "description": "Read a file",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}],
+        "timestamp": 9, "futureField": [1]
+    });
+    let (message, extra) = from_json(raw.clone());
+    assert!(matches!(
+        message.as_host(),
+        Some(pi_session::messages::HostMessage::System(_))
+    ));
+    assert_eq!(extra.len(), 1);
+    assert_eq!(to_json(&message, &extra), raw);
+}

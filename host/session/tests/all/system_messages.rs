@@ -125,3 +125,59 @@ fn an_older_conversation_without_one_gets_the_full_message() {
         Some(HostMessage::System(_))
     ));
 }
+
+/// The recorded prompt is prompt state, not conversation: a compaction neither summarises it
+/// nor cuts at it (pi 1.6 leaves it out the same way).
+#[test]
+fn compaction_leaves_the_recorded_prompt_out_of_its_summaries() {
+    use pi_session::compaction::prepare_compaction;
+    use pi_session::settings::CompactionSettings;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = pi_session::session::SessionManager::create(dir.path(), dir.path());
+    let full = system_message_update(&[], &prompt("/p"), &[tool("read", "r")], 1).unwrap();
+    s.append_message(system(full)).unwrap();
+    for i in 0..4 {
+        s.append_message(user(&"question ".repeat(200))).unwrap();
+        s.append_message(crate::sessions::assistant(&format!("answer {i}")))
+            .unwrap();
+    }
+    let path: Vec<_> = s.get_branch(None).into_iter().cloned().collect();
+    let settings = CompactionSettings {
+        enabled: true,
+        reserve_tokens: 16_384,
+        keep_recent_tokens: 1,
+    };
+    let prep = prepare_compaction(&path, &settings).unwrap();
+    let summarised = prep
+        .messages_to_summarize
+        .iter()
+        .chain(&prep.turn_prefix_messages);
+    assert!(summarised.clone().count() > 0);
+    assert!(summarised.clone().all(|m| m.role() != "system"));
+}
+
+/// A run's first exchange, past the threshold: only the cut-off turn is summarised (the
+/// recorded prompt before it is not history to summarise).
+#[test]
+fn the_first_exchange_compacts_as_a_split_turn_only() {
+    use pi_session::compaction::prepare_compaction;
+    use pi_session::settings::CompactionSettings;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = pi_session::session::SessionManager::create(dir.path(), dir.path());
+    s.record_start_settings("mock", "m", "off").unwrap();
+    let full = system_message_update(&[], &prompt("/p"), &[tool("read", "r")], 1).unwrap();
+    s.append_message(system(full)).unwrap();
+    s.append_message(user("question")).unwrap();
+    s.append_message(crate::sessions::assistant("answer"))
+        .unwrap();
+    let path: Vec<_> = s.get_branch(None).into_iter().cloned().collect();
+    let settings = CompactionSettings {
+        enabled: true,
+        reserve_tokens: 16_384,
+        keep_recent_tokens: 1,
+    };
+    let prep = prepare_compaction(&path, &settings).unwrap();
+    let roles = |m: &[AgentMessage]| m.iter().map(|m| m.role().to_owned()).collect::<Vec<_>>();
+    assert_eq!(roles(&prep.messages_to_summarize), Vec::<String>::new());
+    assert_eq!(roles(&prep.turn_prefix_messages), ["user"]);
+}
