@@ -75,7 +75,7 @@ impl AgentSession {
         let usable = has_valid_usage(last)
             || (allow_aborted && last.stop_reason == StopReason::Aborted && usage_tokens(last) > 0);
         if !usable {
-            return estimate_context_tokens(&messages).tokens;
+            return estimate_context_tokens(messages).tokens;
         }
         let after = messages
             .iter()

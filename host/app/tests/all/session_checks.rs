@@ -9,7 +9,6 @@ use pi_agent::{AgentEvent, BoxFuture};
 use pi_app::agent_session::{AgentSession, AgentSessionEvent, NavigateOptions, SessionEvent};
 use pi_ext_api::{CompactionDecision, CompactionOverride, CompactionRequest, ExtensionFailure};
 use pi_mock_llm::{Api, Turn};
-use pi_session::messages::AgentMessage;
 use pi_session::session::EntryKind;
 use serde_json::json;
 use std::sync::Arc;

@@ -10,8 +10,6 @@ use crate::session::{EntryKind, SessionEntry, build_session_context};
 use crate::settings::CompactionSettings;
 use pi_ai::Message;
 
-/// Where to cut a branch.
-
 /// The message an entry adds to the conversation compaction works on. The recorded system
 /// prompt is prompt state, not conversation (pi 1.6 leaves it out of cut points and summaries
 /// the same way).
@@ -19,6 +17,7 @@ fn conversation_message(entry: &SessionEntry) -> Option<AgentMessage> {
     entry_message(entry).filter(|m| !matches!(m.as_host(), Some(HostMessage::System(_))))
 }
 
+/// Where to cut a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CutPoint {
     /// Index of the first kept entry (after extending over adjacent metadata entries).
