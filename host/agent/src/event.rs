@@ -8,7 +8,8 @@
 //! cumulative message is an [`Arc`]; since the `Agent` state keeps the latest one as its
 //! streaming message, the loop copies the partial once per delta (pi's `{...partial}`).
 
-use crate::message::{AgentMessage, WithRole};
+use crate::host_message::WithRole;
+use crate::message::AgentMessage;
 use crate::queue::QueuedMessages;
 use crate::tool::ToolOutput;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, ToolResultMessage};

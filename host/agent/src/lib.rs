@@ -10,6 +10,7 @@ pub mod agent;
 pub mod config;
 pub mod event;
 mod exec;
+pub mod host_message;
 pub mod message;
 pub mod queue;
 pub mod run;
@@ -23,7 +24,11 @@ pub use config::{
     TurnInfo, default_stream_fn,
 };
 pub use event::{AgentEvent, Emit};
-pub use message::{AgentMessage, HostMessage, default_convert_to_llm};
+pub use host_message::{
+    BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
+    DeclaredTool, HostMessage, PromptSections, RemovedTool, SystemMessage,
+};
+pub use message::{AgentMessage, default_convert_to_llm};
 pub use queue::{MessageQueue, QueueMode, QueuedMessages};
 pub use run::{LoopError, run_agent_loop, run_agent_loop_continue};
 pub use tool::{

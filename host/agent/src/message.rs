@@ -1,12 +1,17 @@
-//! `AgentMessage`: what the Runtime's message list holds. The three model-call messages plus
-//! message kinds owned by the layers above (bash executions, extension messages, summaries),
-//! which the loop carries without interpreting them.
+//! `AgentMessage`: what the Runtime's message list holds, and the one message type of the
+//! whole host (the session file, the application and the UI use it too). The three model-call
+//! messages plus the message kinds owned by the layers above ([`HostMessage`]: bash executions,
+//! extension messages, summaries, the recorded system prompt), which the loop carries without
+//! interpreting them.
 
+use crate::host_message::{
+    BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
+    HostMessage, SystemMessage,
+};
 use pi_ai::{AssistantMessage, Message, ToolResultMessage, UserMessage};
 use serde::de::Error as _;
-use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// One entry of the Runtime's message list. Serializes flat, as pi does: the message object
@@ -17,29 +22,10 @@ pub enum AgentMessage {
     /// copy of the history and each request hold the very messages the agent's state holds,
     /// so a long history is in memory once.
     Llm(Arc<Message>),
-    /// Any other role (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`, …).
-    /// Boxed: such messages are few, and inline they would make every entry of a long
-    /// history six times the size of the shared pointer.
+    /// Any other role (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`,
+    /// `system`, or one this version does not know). Boxed: such messages are few, and inline
+    /// they would make every entry of a long history many times the size of the pointer.
     Host(Box<HostMessage>),
-}
-
-/// A message of a role the loop does not know. `fields` holds everything but `role` and
-/// `timestamp`, in their original order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostMessage {
-    pub role: String,
-    pub timestamp: i64,
-    pub fields: Map<String, Value>,
-}
-
-impl HostMessage {
-    pub fn new(role: impl Into<String>, fields: Map<String, Value>) -> Self {
-        HostMessage {
-            role: role.into(),
-            timestamp: pi_ai::now_ms(),
-            fields,
-        }
-    }
 }
 
 const LLM_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
@@ -57,7 +43,7 @@ impl AgentMessage {
                 Message::Assistant(_) => "assistant",
                 Message::ToolResult(_) => "toolResult",
             },
-            AgentMessage::Host(host) => &host.role,
+            AgentMessage::Host(host) => host.role(),
         }
     }
 
@@ -68,7 +54,7 @@ impl AgentMessage {
                 Message::Assistant(m) => m.timestamp,
                 Message::ToolResult(m) => m.timestamp,
             },
-            AgentMessage::Host(host) => host.timestamp,
+            AgentMessage::Host(host) => host.timestamp(),
         }
     }
 
@@ -79,10 +65,35 @@ impl AgentMessage {
         }
     }
 
+    pub fn as_host(&self) -> Option<&HostMessage> {
+        match self {
+            AgentMessage::Host(host) => Some(host),
+            AgentMessage::Llm(_) => None,
+        }
+    }
+
+    pub fn as_user(&self) -> Option<&UserMessage> {
+        match self.as_llm()? {
+            Message::User(m) => Some(m),
+            _ => None,
+        }
+    }
+
     pub fn as_assistant(&self) -> Option<&AssistantMessage> {
         match self.as_llm()? {
             Message::Assistant(m) => Some(m),
             _ => None,
+        }
+    }
+
+    /// The assistant reply this is, to change (copied first if the message is shared).
+    pub fn as_assistant_mut(&mut self) -> Option<&mut AssistantMessage> {
+        match self {
+            AgentMessage::Llm(message) => match Arc::make_mut(message) {
+                Message::Assistant(m) => Some(m),
+                _ => None,
+            },
+            AgentMessage::Host(_) => None,
         }
     }
 
@@ -130,6 +141,24 @@ impl From<HostMessage> for AgentMessage {
     }
 }
 
+macro_rules! from_host {
+    ($($variant:ident($ty:ty)),*) => {$(
+        impl From<$ty> for AgentMessage {
+            fn from(message: $ty) -> Self {
+                AgentMessage::from(HostMessage::$variant(message))
+            }
+        }
+    )*};
+}
+
+from_host!(
+    BashExecution(BashExecutionMessage),
+    Custom(CustomMessage),
+    BranchSummary(BranchSummaryMessage),
+    CompactionSummary(CompactionSummaryMessage),
+    System(SystemMessage)
+);
+
 impl Serialize for AgentMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -139,55 +168,19 @@ impl Serialize for AgentMessage {
     }
 }
 
-impl Serialize for HostMessage {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.fields.len() + 2))?;
-        map.serialize_entry("role", &self.role)?;
-        for (key, value) in &self.fields {
-            if key != "role" && key != "timestamp" {
-                map.serialize_entry(key, value)?;
-            }
-        }
-        map.serialize_entry("timestamp", &self.timestamp)?;
-        map.end()
-    }
-}
-
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        let role = value
-            .get("role")
-            .and_then(Value::as_str)
-            .ok_or_else(|| D::Error::custom("message without a string `role`"))?
-            .to_owned();
-        if LLM_ROLES.contains(&role.as_str()) {
+        let role = value.get("role").and_then(Value::as_str);
+        if role.is_some_and(|role| LLM_ROLES.contains(&role)) {
             return Message::deserialize(value)
                 .map(AgentMessage::from)
                 .map_err(D::Error::custom);
         }
-        let Value::Object(mut fields) = value else {
-            return Err(D::Error::custom("message is not an object"));
-        };
-        fields.shift_remove("role");
-        let timestamp = fields
-            .shift_remove("timestamp")
-            .and_then(|t| t.as_i64().or_else(|| t.as_f64().map(|f| f as i64)))
-            .unwrap_or(0);
-        Ok(AgentMessage::from(HostMessage {
-            role,
-            timestamp,
-            fields,
-        }))
+        HostMessage::deserialize(value)
+            .map(AgentMessage::from)
+            .map_err(D::Error::custom)
     }
-}
-
-/// Serializes a typed message with its `role` first, without cloning it into a [`Message`].
-#[derive(Serialize)]
-pub(crate) struct WithRole<'a, T: Serialize> {
-    pub role: &'static str,
-    #[serde(flatten)]
-    pub message: &'a T,
 }
 
 /// The default `convert_to_llm`: keeps the three model roles, drops everything else.

@@ -257,18 +257,7 @@ impl App {
     /// last recorded (pi writes both when a session starts).
     fn record_model_and_thinking(&self, model: &Model, thinking: ThinkingLevel) {
         self.session.with_session_mut(|session| {
-            let recorded = session.branch_settings();
-            let same_model = recorded
-                .model
-                .as_ref()
-                .is_some_and(|m| m.provider == model.provider && m.model_id == model.id);
-            if !same_model {
-                log_error(session.append_model_change(&model.provider, &model.id));
-            }
-            let recorded_level = recorded.thinking_level.as_deref().unwrap_or("off");
-            if recorded_level != thinking.as_str() || session.is_empty() {
-                log_error(session.append_thinking_level_change(thinking.as_str()));
-            }
+            log_error(session.record_start_settings(&model.provider, &model.id, thinking.as_str()));
         });
         self.shared.report_entries(&self.session);
     }
@@ -439,6 +428,11 @@ impl App {
 
     pub fn model(&self) -> Model {
         self.session.model()
+    }
+    /// Replaces the tools the model may call. The next request records the change in the
+    /// session (pi 1.6's system-message patch), so a resumed session knows which tools it had.
+    pub fn set_tools(&self, tools: Vec<Arc<dyn pi_agent::AgentTool>>) {
+        self.session.agent().set_tools(tools);
     }
 
     pub fn thinking_level(&self) -> ThinkingLevel {

@@ -17,7 +17,7 @@ use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
 use pi_session::session::{SessionError, SessionManager, find_session_by_id, is_session_path};
 use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
-use pi_session::system_prompt::{PromptSources, SystemPromptOptions, render};
+use pi_session::system_prompt::{PromptSection, PromptSources, SystemPromptOptions, sections};
 use pi_session::trust::{TrustStore, resolve_trust};
 use std::path::{Path, PathBuf};
 
@@ -276,7 +276,7 @@ pub struct Prepared {
     /// that extension's tool (it overrides a built-in of the same name), else a built-in.
     pub tool_names: Vec<String>,
     pub prompt_options: SystemPromptOptions,
-    pub system_prompt: String,
+    pub system_prompt: Vec<PromptSection>,
     /// How to find the skills, templates and context files again (`/reload`).
     pub resource_search: ResourceSearch,
     /// Whether the chosen model takes images, shared by the `read` tool and the session.
@@ -819,7 +819,7 @@ pub struct Resources {
     pub skills: SkillRegistry,
     pub templates: PromptTemplates,
     pub prompt_options: SystemPromptOptions,
-    pub system_prompt: String,
+    pub system_prompt: Vec<PromptSection>,
     /// The files the prompt and the templates may come from (rule files, `SYSTEM.md` and
     /// `APPEND_SYSTEM.md`, skills, templates).
     pub prompt_files: Vec<PathBuf>,
@@ -928,7 +928,7 @@ impl ResourceSearch {
             options.docs = docs.paths.clone();
         }
         let sources = PromptSources::load(&options);
-        let system_prompt = render(&options, &sources);
+        let system_prompt = sections(&options, &sources);
         let mut prompt_files: Vec<PathBuf> =
             sources.context_files.into_iter().map(|f| f.path).collect();
         for name in ["SYSTEM.md", "APPEND_SYSTEM.md"] {

@@ -53,10 +53,10 @@ fn text_block(text: String) -> UserBlock {
 fn turn(i: usize, filler: &str) -> Vec<AgentMessage> {
     let now = pi_ai::now_ms();
     vec![
-        AgentMessage::User(UserMessage::text(format!(
+        AgentMessage::from(UserMessage::text(format!(
             "step {i}: please look at src/file_{i}.rs"
         ))),
-        AgentMessage::Assistant(AssistantMessage {
+        AgentMessage::from(AssistantMessage {
             content: vec![
                 AssistantBlock::Text(TextContent {
                     text: format!("Reading file {i} to \"check\" it.\n"),
@@ -82,7 +82,7 @@ fn turn(i: usize, filler: &str) -> Vec<AgentMessage> {
             timestamp: now,
             ..Default::default()
         }),
-        AgentMessage::ToolResult(ToolResultMessage {
+        AgentMessage::from(ToolResultMessage {
             tool_call_id: format!("toolu_{i:08}"),
             tool_name: "read".into(),
             content: vec![text_block(filler.to_owned())],
@@ -136,7 +136,7 @@ fn time_appends(session: &mut SessionManager, n: usize) -> f64 {
     let start = Instant::now();
     for i in 0..n {
         session
-            .append_message(AgentMessage::User(UserMessage::text(format!("append {i}"))))
+            .append_message(AgentMessage::from(UserMessage::text(format!("append {i}"))))
             .unwrap();
     }
     start.elapsed().as_secs_f64()

@@ -2,10 +2,10 @@
 //! self-contained page, no scripts at all. Every piece of session text is HTML-escaped, and a
 //! Content-Security-Policy forbids scripts, so nothing stored in a session can run in a browser.
 
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use crate::session::file;
 use crate::session::{EntryKind, SessionEntry, SessionError, SessionHeader, tree};
-use pi_ai::{AssistantBlock, UserBlock, UserContent};
+use pi_ai::{AssistantBlock, Message, UserBlock, UserContent};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -114,7 +114,14 @@ fn render_entry(out: &mut String, entry: &SessionEntry) {
 
 fn render_message(out: &mut String, message: &AgentMessage) {
     match message {
-        AgentMessage::User(user) => {
+        AgentMessage::Llm(llm) => render_model_message(out, llm),
+        AgentMessage::Host(host) => render_host_message(out, host),
+    }
+}
+
+fn render_model_message(out: &mut String, message: &Message) {
+    match message {
+        Message::User(user) => {
             let _ = write!(
                 out,
                 "<section class=\"entry user\"><div class=\"role\">User</div>"
@@ -122,7 +129,7 @@ fn render_message(out: &mut String, message: &AgentMessage) {
             user_content(out, &user.content);
             out.push_str("</section>\n");
         }
-        AgentMessage::Assistant(assistant) => {
+        Message::Assistant(assistant) => {
             let class = match &assistant.error_message {
                 Some(_) => "entry assistant error",
                 None => "entry assistant",
@@ -146,7 +153,7 @@ fn render_message(out: &mut String, message: &AgentMessage) {
             }
             out.push_str("</section>\n");
         }
-        AgentMessage::ToolResult(result) => {
+        Message::ToolResult(result) => {
             let class = if result.is_error {
                 "entry toolResult error"
             } else {
@@ -160,17 +167,24 @@ fn render_message(out: &mut String, message: &AgentMessage) {
             blocks(out, &result.content);
             out.push_str("</section>\n");
         }
-        AgentMessage::BashExecution(bash) => {
+    }
+}
+
+/// The coding agent's roles; the recorded system prompt is not a chat message and roles this
+/// version does not know are not drawn.
+fn render_host_message(out: &mut String, message: &HostMessage) {
+    match message {
+        HostMessage::BashExecution(bash) => {
             block(out, "bash", &format!("$ {}", bash.command), &bash.output)
         }
-        AgentMessage::Custom(custom) if custom.display => block(
+        HostMessage::Custom(custom) if custom.display => block(
             out,
             "custom",
             &custom.custom_type,
             &content_text(&custom.content),
         ),
-        AgentMessage::BranchSummary(b) => block(out, "branchSummary", "Branch summary", &b.summary),
-        AgentMessage::CompactionSummary(c) => {
+        HostMessage::BranchSummary(b) => block(out, "branchSummary", "Branch summary", &b.summary),
+        HostMessage::CompactionSummary(c) => {
             block(out, "compaction", "Compaction summary", &c.summary)
         }
         _ => {}

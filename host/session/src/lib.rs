@@ -18,5 +18,6 @@ pub mod retry;
 pub mod session;
 pub mod settings;
 pub mod skills;
+pub mod system_message;
 pub mod system_prompt;
 pub mod trust;

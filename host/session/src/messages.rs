@@ -1,87 +1,22 @@
-//! The coding agent's message union (`AgentMessage`) and its conversion to model messages.
+//! The coding agent's messages as a session stores them, and their conversion to model
+//! messages.
 //!
-//! A session stores pi-ai's three messages plus the coding agent's own roles (`bashExecution`,
-//! `custom`, `branchSummary`, `compactionSummary`). Roles we do not know are kept as raw JSON so
-//! a file written by a newer pi round-trips unchanged.
+//! The message type is pi-agent's [`AgentMessage`]: pi-ai's three model messages (shared by
+//! `Arc`) plus the coding agent's own roles ([`HostMessage`]: `bashExecution`, `custom`,
+//! `branchSummary`, `compactionSummary`, `system`). This module reads and writes them as a
+//! session file holds them: fields this version does not model are kept aside so a file
+//! written by a newer pi round-trips unchanged, and roles it does not know stay `Unknown`.
 
+pub use pi_agent::{
+    AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
+    CustomMessage, DeclaredTool, HostMessage, PromptSections, RemovedTool, SystemMessage,
+};
 use pi_ai::{
     AssistantMessage, Message, TextContent, ToolResultMessage, UserBlock, UserContent, UserMessage,
 };
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
-
-/// A command the user ran with `!` / `!!`, and its output.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BashExecutionMessage {
-    pub command: String,
-    #[serde(default)]
-    pub output: String,
-    /// `None` when the process did not exit normally (pi's `undefined`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i64>,
-    #[serde(default)]
-    pub cancelled: bool,
-    #[serde(default)]
-    pub truncated: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_output_path: Option<String>,
-    /// `!!` commands: shown to the user, never sent to the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exclude_from_context: Option<bool>,
-    #[serde(default)]
-    pub timestamp: i64,
-}
-
-/// A message sent by an extension.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CustomMessage {
-    pub custom_type: String,
-    pub content: UserContent,
-    #[serde(default)]
-    pub display: bool,
-    /// Extension-only data; never sent to the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-    #[serde(default)]
-    pub timestamp: i64,
-}
-
-/// The summary of a branch the conversation came back from.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BranchSummaryMessage {
-    pub summary: String,
-    pub from_id: String,
-    #[serde(default)]
-    pub timestamp: i64,
-}
-
-/// The summary that replaces compacted history.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompactionSummaryMessage {
-    pub summary: String,
-    #[serde(default)]
-    pub tokens_before: u64,
-    #[serde(default)]
-    pub timestamp: i64,
-}
-
-/// Every message a session can hold.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AgentMessage {
-    User(UserMessage),
-    Assistant(AssistantMessage),
-    ToolResult(ToolResultMessage),
-    BashExecution(BashExecutionMessage),
-    Custom(CustomMessage),
-    BranchSummary(BranchSummaryMessage),
-    CompactionSummary(CompactionSummaryMessage),
-    /// A role this version does not know (or a known role we could not read): kept verbatim.
-    Unknown(Value),
-}
+use std::sync::Arc;
 
 /// Field names each known role uses; anything else on a stored message is kept aside so it can
 /// be written back unchanged.
@@ -133,109 +68,74 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
         ],
         "branchSummary" => &["role", "summary", "fromId", "timestamp"],
         "compactionSummary" => &["role", "summary", "tokensBefore", "timestamp"],
+        "system" => &[
+            "role",
+            "content",
+            "sections",
+            "toolsAdded",
+            "toolsRemoved",
+            "timestamp",
+        ],
         _ => return None,
     })
 }
 
-impl AgentMessage {
-    /// The `role` string pi writes for this message.
-    pub fn role(&self) -> &str {
-        match self {
-            AgentMessage::User(_) => "user",
-            AgentMessage::Assistant(_) => "assistant",
-            AgentMessage::ToolResult(_) => "toolResult",
-            AgentMessage::BashExecution(_) => "bashExecution",
-            AgentMessage::Custom(_) => "custom",
-            AgentMessage::BranchSummary(_) => "branchSummary",
-            AgentMessage::CompactionSummary(_) => "compactionSummary",
-            AgentMessage::Unknown(raw) => raw.get("role").and_then(Value::as_str).unwrap_or(""),
-        }
-    }
-
-    /// Reads a stored message. Returns the message and the fields it carried that this version
-    /// does not model (kept so they can be written back). A known role whose fields do not
-    /// parse is kept as `Unknown`.
-    pub fn from_json(value: Value) -> (AgentMessage, Map<String, Value>) {
-        let (role, value, extra) = match split_known(value) {
-            Ok(parts) => parts,
-            Err(unknown) => return (AgentMessage::Unknown(unknown), Map::new()),
-        };
-        match parse_known(&role, &value) {
-            Ok(message) => (message, extra),
-            Err(err) => {
-                tracing::warn!(role, %err, "stored message kept verbatim: fields did not parse");
-                let Value::Object(mut map) = value else {
-                    return (AgentMessage::Unknown(value), Map::new());
-                };
-                map.extend(extra);
-                (AgentMessage::Unknown(Value::Object(map)), Map::new())
-            }
-        }
-    }
-
-    /// Like [`from_json`](Self::from_json) but moves the strings out of `value` instead of
-    /// copying them (the session loader's fast path). `None` when a known role's fields do not
-    /// parse: `value` is then gone and the caller reads its text again with `from_json`.
-    pub fn from_json_owned(value: Value) -> Option<(AgentMessage, Map<String, Value>)> {
-        match split_known(value) {
-            Ok((role, value, extra)) => parse_known(&role, value).ok().map(|m| (m, extra)),
-            Err(unknown) => Some((AgentMessage::Unknown(unknown), Map::new())),
-        }
-    }
-
-    /// The message as pi stores it (with `role`), followed by `extra` fields.
-    pub fn to_json(&self, extra: &Map<String, Value>) -> Value {
-        let body = match self {
-            AgentMessage::User(m) => serde_json::to_value(m),
-            AgentMessage::Assistant(m) => serde_json::to_value(m),
-            AgentMessage::ToolResult(m) => serde_json::to_value(m),
-            AgentMessage::BashExecution(m) => serde_json::to_value(m),
-            AgentMessage::Custom(m) => serde_json::to_value(m),
-            AgentMessage::BranchSummary(m) => serde_json::to_value(m),
-            AgentMessage::CompactionSummary(m) => serde_json::to_value(m),
-            AgentMessage::Unknown(raw) => return with_extra(raw.clone(), extra),
-        };
-        let mut out = Map::new();
-        out.insert("role".into(), Value::String(self.role().to_owned()));
-        if let Ok(Value::Object(fields)) = body {
-            out.extend(fields);
-        }
-        with_extra(Value::Object(out), extra)
-    }
-
-    /// The pi-ai message this stands for, if it is one of the three model roles.
-    pub fn as_llm(&self) -> Option<Message> {
-        match self {
-            AgentMessage::User(m) => Some(Message::User(m.clone())),
-            AgentMessage::Assistant(m) => Some(Message::from(m.clone())),
-            AgentMessage::ToolResult(m) => Some(Message::ToolResult(m.clone())),
-            _ => None,
-        }
-    }
-
-    /// Milliseconds timestamp of the message (0 when unknown).
-    pub fn timestamp(&self) -> i64 {
-        match self {
-            AgentMessage::User(m) => m.timestamp,
-            AgentMessage::Assistant(m) => m.timestamp,
-            AgentMessage::ToolResult(m) => m.timestamp,
-            AgentMessage::BashExecution(m) => m.timestamp,
-            AgentMessage::Custom(m) => m.timestamp,
-            AgentMessage::BranchSummary(m) => m.timestamp,
-            AgentMessage::CompactionSummary(m) => m.timestamp,
-            AgentMessage::Unknown(raw) => raw.get("timestamp").and_then(Value::as_i64).unwrap_or(0),
+/// Reads a stored message. Returns the message and the fields it carried that this version
+/// does not model (kept so they can be written back). A known role whose fields do not parse
+/// is kept as `Unknown`.
+pub fn from_json(value: Value) -> (AgentMessage, Map<String, Value>) {
+    let (role, value, extra) = match split_known(value) {
+        Ok(parts) => parts,
+        Err(unknown) => return (unknown_message(unknown), Map::new()),
+    };
+    match parse_known(&role, &value) {
+        Ok(message) => (message, extra),
+        Err(err) => {
+            tracing::warn!(role, %err, "stored message kept verbatim: fields did not parse");
+            let Value::Object(mut map) = value else {
+                return (unknown_message(value), Map::new());
+            };
+            map.extend(extra);
+            (unknown_message(Value::Object(map)), Map::new())
         }
     }
 }
 
-impl From<Message> for AgentMessage {
-    fn from(message: Message) -> Self {
-        match message {
-            Message::User(m) => AgentMessage::User(m),
-            Message::Assistant(m) => AgentMessage::Assistant(*m),
-            Message::ToolResult(m) => AgentMessage::ToolResult(m),
-        }
+/// Like [`from_json`] but moves the strings out of `value` instead of copying them (the
+/// session loader's fast path). `None` when a known role's fields do not parse: `value` is
+/// then gone and the caller reads its text again with `from_json`.
+pub fn from_json_owned(value: Value) -> Option<(AgentMessage, Map<String, Value>)> {
+    match split_known(value) {
+        Ok((role, value, extra)) => parse_known(&role, value).ok().map(|m| (m, extra)),
+        Err(unknown) => Some((unknown_message(unknown), Map::new())),
     }
+}
+
+/// The message as pi stores it (with `role`), followed by `extra` fields.
+pub fn to_json(message: &AgentMessage, extra: &Map<String, Value>) -> Value {
+    let value = serde_json::to_value(message).unwrap_or(Value::Null);
+    with_extra(value, extra)
+}
+
+/// A message of a role this version does not know, kept whole. (A stored message that is not
+/// even an object has nothing to keep but its absence.)
+fn unknown_message(value: Value) -> AgentMessage {
+    let Value::Object(mut fields) = value else {
+        tracing::warn!("stored message is not an object: dropped");
+        return AgentMessage::from(HostMessage::Unknown {
+            role: String::new(),
+            fields: Map::new(),
+        });
+    };
+    let role = match fields.shift_remove("role") {
+        Some(Value::String(role)) => role,
+        Some(other) => {
+            fields.insert("role".into(), other);
+            String::new()
+        }
+        None => String::new(),
+    };
+    AgentMessage::from(HostMessage::Unknown { role, fields })
 }
 
 /// Splits a stored message into its role, the fields its type models, and the rest. `Err` for
@@ -285,13 +185,14 @@ pub(crate) fn parse_known<'de, D: Deserializer<'de>>(
     value: D,
 ) -> Result<AgentMessage, D::Error> {
     Ok(match role {
-        "user" => AgentMessage::User(UserMessage::deserialize(value)?),
-        "assistant" => AgentMessage::Assistant(AssistantMessage::deserialize(value)?),
-        "toolResult" => AgentMessage::ToolResult(ToolResultMessage::deserialize(value)?),
-        "bashExecution" => AgentMessage::BashExecution(BashExecutionMessage::deserialize(value)?),
-        "custom" => AgentMessage::Custom(CustomMessage::deserialize(value)?),
-        "branchSummary" => AgentMessage::BranchSummary(BranchSummaryMessage::deserialize(value)?),
-        _ => AgentMessage::CompactionSummary(CompactionSummaryMessage::deserialize(value)?),
+        "user" => AgentMessage::from(UserMessage::deserialize(value)?),
+        "assistant" => AgentMessage::from(AssistantMessage::deserialize(value)?),
+        "toolResult" => AgentMessage::from(ToolResultMessage::deserialize(value)?),
+        "bashExecution" => AgentMessage::from(BashExecutionMessage::deserialize(value)?),
+        "custom" => AgentMessage::from(CustomMessage::deserialize(value)?),
+        "branchSummary" => AgentMessage::from(BranchSummaryMessage::deserialize(value)?),
+        "system" => AgentMessage::from(SystemMessage::deserialize(value)?),
+        _ => AgentMessage::from(CompactionSummaryMessage::deserialize(value)?),
     })
 }
 
@@ -352,19 +253,6 @@ fn merge_missing(map: &mut Map<String, Value>, extra: &Map<String, Value>) {
     }
 }
 
-impl Serialize for AgentMessage {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json(&Map::new()).serialize(serializer)
-    }
-}
-
-/// Note: fields this version does not model are dropped here; session entries keep them.
-impl<'de> Deserialize<'de> for AgentMessage {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(AgentMessage::from_json(Value::deserialize(deserializer)?).0)
-    }
-}
-
 /// Text pi shows the model for a compaction summary.
 pub fn compaction_summary_text(summary: &str) -> String {
     format!(
@@ -410,32 +298,89 @@ fn user_text(text: String, timestamp: i64) -> Message {
     })
 }
 
-/// pi's `convertToLlm`: the messages as the model sees them. Stored messages are not changed.
-pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
-    messages.iter().filter_map(convert_one).collect()
+/// pi's `convertToLlm`: the messages as the model sees them. The model roles are shared, not
+/// copied (a copy of the whole history per request was the cost otherwise); host roles become
+/// user messages, except the recorded system prompt (sent as the request's system prompt,
+/// never as a message) and roles this version does not know. Stored messages are not changed.
+pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Arc<Message>> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            AgentMessage::Llm(llm) => Some(llm.clone()),
+            AgentMessage::Host(host) => convert_host(host).map(Arc::new),
+        })
+        .collect()
 }
 
-fn convert_one(message: &AgentMessage) -> Option<Message> {
+fn convert_host(message: &HostMessage) -> Option<Message> {
     match message {
-        AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
-            message.as_llm()
-        }
-        AgentMessage::BashExecution(bash) => {
+        HostMessage::BashExecution(bash) => {
             if bash.exclude_from_context == Some(true) {
                 return None;
             }
             Some(user_text(bash_execution_text(bash), bash.timestamp))
         }
-        AgentMessage::Custom(custom) => Some(Message::User(UserMessage {
+        HostMessage::Custom(custom) => Some(Message::User(UserMessage {
             content: UserContent::Blocks(custom.content.to_blocks()),
             timestamp: custom.timestamp,
         })),
-        AgentMessage::BranchSummary(b) => {
+        HostMessage::BranchSummary(b) => {
             Some(user_text(branch_summary_text(&b.summary), b.timestamp))
         }
-        AgentMessage::CompactionSummary(c) => {
+        HostMessage::CompactionSummary(c) => {
             Some(user_text(compaction_summary_text(&c.summary), c.timestamp))
         }
-        AgentMessage::Unknown(_) => None,
+        HostMessage::System(_) | HostMessage::Unknown { .. } => None,
     }
+}
+
+/// Shown to the model where `images.blockImages` took an image out.
+pub const BLOCKED_IMAGE: &str =
+    "(image omitted: images are blocked by the images.blockImages setting)";
+
+/// `messages` with every image of user messages and tool results replaced by a note
+/// (`images.blockImages`): nothing of an image reaches any provider.
+pub fn block_images(messages: Vec<Arc<Message>>) -> Vec<Arc<Message>> {
+    let is_image = |block: &UserBlock| matches!(block, UserBlock::Image(_));
+    let has_image = |message: &Message| match message {
+        Message::User(user) => {
+            matches!(&user.content, UserContent::Blocks(blocks) if blocks.iter().any(is_image))
+        }
+        Message::ToolResult(result) => result.content.iter().any(is_image),
+        Message::Assistant(_) => false,
+    };
+    let strip = |blocks: Vec<UserBlock>| -> Vec<UserBlock> {
+        blocks
+            .into_iter()
+            .map(|block| match block {
+                UserBlock::Image(_) => UserBlock::Text(TextContent {
+                    text: BLOCKED_IMAGE.to_owned(),
+                    text_signature: None,
+                }),
+                text => text,
+            })
+            .collect()
+    };
+    // Only the messages that carry an image are copied; the rest stay shared.
+    messages
+        .into_iter()
+        .map(|message| {
+            if !has_image(&message) {
+                return message;
+            }
+            Arc::new(match Arc::unwrap_or_clone(message) {
+                Message::User(mut user) => {
+                    if let UserContent::Blocks(blocks) = user.content {
+                        user.content = UserContent::Blocks(strip(blocks));
+                    }
+                    Message::User(user)
+                }
+                Message::ToolResult(mut result) => {
+                    result.content = strip(result.content);
+                    Message::ToolResult(result)
+                }
+                assistant => assistant,
+            })
+        })
+        .collect()
 }

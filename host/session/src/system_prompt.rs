@@ -1,11 +1,14 @@
 //! System prompt composition.
 //!
-//! Parts, in order: the base prompt (a custom one, or the built-in template with the tool list
-//! and guidelines), appended content, project rules (`<project_context>`), the skill list (only
-//! with the `read` tool), an optional date line, and the working directory.
+//! The prompt is built as pi 1.6's named sections, in its order: `preamble` (a custom base
+//! prompt, or the built-in template's opening), `tools`, `rules` and `docs` (the built-in
+//! template's rest; a custom base drops them), `addendum` (appended content), `project_context`
+//! (project rules), `skills` (only with the `read` tool) and `cwd` (an optional date line and
+//! the working directory). The sections are what the session records (`role: "system"`
+//! messages); their join is the prompt sent.
 //!
-//! [`PromptSources::load`] does the file lookups; [`render`] is pure, so the same inputs always
-//! give the same text.
+//! [`PromptSources::load`] does the file lookups; [`sections`] and [`render`] are pure, so the
+//! same inputs always give the same text.
 
 use std::path::{Path, PathBuf};
 
@@ -119,26 +122,86 @@ pub fn build_system_prompt(options: &SystemPromptOptions) -> String {
     render(options, &PromptSources::load(options))
 }
 
-/// Assembles the prompt from already-loaded sources.
+/// Assembles the prompt from already-loaded sources: the join of its [`sections`].
 pub fn render(options: &SystemPromptOptions, sources: &PromptSources) -> String {
-    let mut out = match &sources.custom_base {
-        Some(custom) => custom.clone(),
-        None => builtin_base(options),
+    join(&sections(options, sources))
+}
+
+/// One named part of the system prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptSection {
+    /// pi 1.6's section name (`preamble`, `tools`, `rules`, …).
+    pub name: &'static str,
+    /// What joins it to the section before (`""` for the first).
+    separator: &'static str,
+    pub text: String,
+}
+
+impl PromptSection {
+    /// A section from a piece of the prompt: the blank line or line break the piece starts
+    /// with becomes its separator, so the section's text is the part itself.
+    fn from_piece(name: &'static str, piece: String) -> Self {
+        let (separator, text) = if let Some(rest) = piece.strip_prefix("\n\n") {
+            ("\n\n", rest.to_owned())
+        } else if let Some(rest) = piece.strip_prefix('\n') {
+            ("\n", rest.to_owned())
+        } else {
+            ("", piece)
+        };
+        PromptSection {
+            name,
+            separator,
+            text,
+        }
+    }
+}
+
+/// The prompt's sections in pi 1.6's order; empty parts are left out.
+pub fn sections(options: &SystemPromptOptions, sources: &PromptSources) -> Vec<PromptSection> {
+    let mut pieces: Vec<(&'static str, String)> = match &sources.custom_base {
+        Some(custom) => vec![("preamble", custom.clone())],
+        None => builtin_parts(options).to_vec(),
     };
     if let Some(append) = &sources.append {
-        out.push_str("\n\n");
-        out.push_str(append);
+        pieces.push(("addendum", format!("\n\n{append}")));
     }
-    out.push_str(&project_context(&sources.context_files));
+    pieces.push(("project_context", project_context(&sources.context_files)));
     if options.has_tool("read") {
-        out.push_str(&format_skills_for_prompt(&options.skills));
+        pieces.push(("skills", format_skills_for_prompt(&options.skills)));
     }
+    let mut cwd = String::new();
     if let Some(date) = &options.date {
-        out.push_str("\nCurrent date: ");
-        out.push_str(date);
+        cwd.push_str("\nCurrent date: ");
+        cwd.push_str(date);
     }
-    out.push_str("\nCurrent working directory: ");
-    out.push_str(&options.cwd.to_string_lossy().replace('\\', "/"));
+    cwd.push_str("\nCurrent working directory: ");
+    cwd.push_str(&options.cwd.to_string_lossy().replace('\\', "/"));
+    pieces.push(("cwd", cwd));
+    pieces
+        .into_iter()
+        .filter(|(_, piece)| !piece.is_empty())
+        .enumerate()
+        .map(|(i, (name, piece))| match i {
+            // The first section is the prompt's start, kept whole.
+            0 => PromptSection {
+                name,
+                separator: "",
+                text: piece,
+            },
+            _ => PromptSection::from_piece(name, piece),
+        })
+        .collect()
+}
+
+/// The prompt text of `sections`.
+pub fn join(sections: &[PromptSection]) -> String {
+    let mut out = String::new();
+    for (i, section) in sections.iter().enumerate() {
+        if i > 0 {
+            out.push_str(section.separator);
+        }
+        out.push_str(&section.text);
+    }
     out
 }
 
@@ -160,8 +223,9 @@ pub fn project_context(files: &[ContextFile]) -> String {
     out
 }
 
-/// The built-in base prompt for the enabled tools.
-pub fn builtin_base(options: &SystemPromptOptions) -> String {
+/// The built-in template as pi 1.6's `preamble`, `tools`, `rules` and `docs` sections (each
+/// after the first starting with the blank line that joins it).
+fn builtin_parts(options: &SystemPromptOptions) -> [(&'static str, String); 4] {
     let tools: Vec<String> = options
         .tools
         .iter()
@@ -179,22 +243,23 @@ pub fn builtin_base(options: &SystemPromptOptions) -> String {
         .iter()
         .map(|g| format!("- {g}"))
         .collect();
-    format!(
-        "You are an expert coding assistant working inside pi, a coding agent harness. You help users by \
-reading files, running commands, editing code and writing new files.
-
-Available tools:
-{tools}
-
-Besides the tools above, the project may provide further custom tools.
-
-Guidelines:
-{guidelines}
-
-{docs}",
-        guidelines = guidelines.join("\n"),
-        docs = docs_section(&options.docs),
-    )
+    [
+        (
+            "preamble",
+            "You are an expert coding assistant working inside pi, a coding agent harness. You help \
+users by reading files, running commands, editing code and writing new files."
+                .to_owned(),
+        ),
+        (
+            "tools",
+            format!(
+                "\n\nAvailable tools:\n{tools}\n\nBesides the tools above, the project may provide \
+further custom tools."
+            ),
+        ),
+        ("rules", format!("\n\nGuidelines:\n{}", guidelines.join("\n"))),
+        ("docs", format!("\n\n{}", docs_section(&options.docs))),
+    ]
 }
 
 /// Where pi's documentation is, with the topic pages it ships; a short note when it is not on

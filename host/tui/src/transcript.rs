@@ -2,8 +2,8 @@
 //! assistant answers (streaming until `message_end`), tool calls with their results, and
 //! notices (retries, compaction, errors). Pure state: drawing lives in `view`.
 
-use pi_agent::{AgentEvent, AgentMessage, ToolOutput};
-use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock};
+use pi_agent::{AgentEvent, AgentMessage, HostMessage, ToolOutput};
+use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock, UserContent};
 use pi_app::AppEvent;
 use pi_app::SessionEvent;
 use serde_json::Value;
@@ -296,53 +296,39 @@ impl Transcript {
         }
     }
 
-    /// Messages of roles the model does not see that still belong on screen.
+    /// Messages of roles the model does not see that still belong on screen: `!` commands and
+    /// extension messages meant to be displayed. (The recorded system prompt is never a chat
+    /// message, as in pi 1.6; summaries have their own events.)
     fn push_host_message(&mut self, message: &AgentMessage) {
-        let AgentMessage::Host(host) = message else {
-            return;
-        };
-        if host.role == "bashExecution" {
-            let field = |name: &str| host.fields.get(name);
-            self.push(Item::Bash(BashRun {
-                command: field("command")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                output: field("output")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned(),
-                exit_code: field("exitCode").and_then(Value::as_i64),
-                cancelled: field("cancelled").and_then(Value::as_bool).unwrap_or(false),
-                excluded: field("excludeFromContext")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
+        match message.as_host() {
+            Some(HostMessage::BashExecution(bash)) => self.push(Item::Bash(BashRun {
+                command: bash.command.clone(),
+                output: bash.output.clone(),
+                exit_code: bash.exit_code,
+                cancelled: bash.cancelled,
+                excluded: bash.exclude_from_context == Some(true),
                 done: true,
-            }));
-            return;
+            })),
+            Some(HostMessage::Custom(custom)) if custom.display => {
+                let text = match &custom.content {
+                    UserContent::Text(text) => text.clone(),
+                    UserContent::Blocks(blocks) => blocks
+                        .iter()
+                        .filter_map(|b| match b {
+                            UserBlock::Text(t) => Some(t.text.as_str()),
+                            UserBlock::Image(_) => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                };
+                self.push(Item::Custom {
+                    custom_type: custom.custom_type.clone(),
+                    text,
+                    details: custom.details.clone().unwrap_or(Value::Null),
+                });
+            }
+            _ => {}
         }
-        if host.role != "custom" || host.fields.get("display") == Some(&Value::Bool(false)) {
-            return;
-        }
-        let text = match host.fields.get("content") {
-            Some(Value::String(text)) => text.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        };
-        self.push(Item::Custom {
-            custom_type: host
-                .fields
-                .get("customType")
-                .and_then(Value::as_str)
-                .unwrap_or("custom")
-                .to_owned(),
-            text,
-            details: host.fields.get("details").cloned().unwrap_or(Value::Null),
-        });
     }
 
     fn push_failure(&mut self, assistant: &AssistantMessage) {

@@ -2,7 +2,8 @@
 
 use crate::support::*;
 use pi_agent::{
-    AgentError, AgentEvent, AgentMessage, HostMessage, NextTurnUpdate, ToolError, ToolOutput,
+    AgentError, AgentEvent, AgentMessage, BranchSummaryMessage, HostMessage, NextTurnUpdate,
+    ToolError, ToolOutput,
 };
 use pi_ai::{Message, StopReason, UserBlock, UserContent, UserMessage};
 use pi_mock_llm::{Reply, Turn};
@@ -580,9 +581,12 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
     let mut hooks = rig.hooks();
     hooks.transform_context = Some(Arc::new(|mut messages, _cancel| {
         Box::pin(async move {
-            let mut fields = serde_json::Map::new();
-            fields.insert("note".into(), json!("injected"));
-            messages.insert(0, HostMessage::new("memo", fields).into());
+            let note = BranchSummaryMessage {
+                summary: "injected".into(),
+                from_id: "e1".into(),
+                timestamp: 7,
+            };
+            messages.insert(0, note.into());
             Ok(messages)
         })
     }));
@@ -590,14 +594,15 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
         messages
             .iter()
             .map(|m| match m {
-                AgentMessage::Host(h) => Arc::new(Message::User(UserMessage {
-                    content: UserContent::Text(format!(
-                        "[{}] {}",
-                        h.role,
-                        h.fields["note"].as_str().unwrap_or("")
-                    )),
-                    timestamp: h.timestamp,
-                })),
+                AgentMessage::Host(h) => {
+                    let HostMessage::BranchSummary(note) = &**h else {
+                        unreachable!("only the injected summary is a host message")
+                    };
+                    Arc::new(Message::User(UserMessage {
+                        content: UserContent::Text(format!("[{}] {}", h.role(), note.summary)),
+                        timestamp: h.timestamp(),
+                    }))
+                }
                 AgentMessage::Llm(m) => m.clone(),
             })
             .collect()
@@ -612,7 +617,10 @@ async fn transform_context_and_convert_to_llm_shape_the_request() {
     let Message::User(first) = &*request.messages[0] else {
         panic!("expected user")
     };
-    assert_eq!(first.content, UserContent::Text("[memo] injected".into()));
+    assert_eq!(
+        first.content,
+        UserContent::Text("[branchSummary] injected".into())
+    );
     // The transformation is for the request only.
     assert_eq!(agent.messages().len(), 2);
     assert!(agent.messages().iter().all(|m| m.as_llm().is_some()));

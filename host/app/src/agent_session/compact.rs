@@ -1,7 +1,6 @@
 //! Compaction as the session runs it: prepare the cut, ask the registered compactors, summarise,
 //! save the `compaction` entry, rebuild the agent's messages, and report it all as events.
 
-use super::bridge;
 use super::events::{CompactionResult, SessionEvent, SummarizationSource};
 use super::{AgentSession, lock};
 use pi_agent::NextTurnUpdate;
@@ -192,7 +191,7 @@ impl AgentSession {
             session
                 .append_compaction(entry)
                 .map_err(|e| CompactFailure::Failed(e.to_string()))?;
-            session.build_session_context_with(bridge::into_runtime)
+            session.build_session_context()
         };
         self.inner.agent.replace_messages(context.messages);
         Ok(CompactionResult {
@@ -263,7 +262,7 @@ impl AgentSession {
         messages: Vec<pi_agent::AgentMessage>,
     ) -> Option<NextTurnUpdate> {
         let settings = self.compaction_settings();
-        let tokens = estimate_context_tokens(&bridge::estimated(&messages)).tokens;
+        let tokens = estimate_context_tokens(&messages).tokens;
         if !should_compact(tokens, self.model().context_window, &settings) {
             return None;
         }
@@ -283,12 +282,21 @@ fn seam_preparation(
     focus: Option<&str>,
 ) -> CompactionPreparation {
     CompactionPreparation {
-        messages_to_summarize: convert_to_llm(&prep.messages_to_summarize),
-        turn_prefix_messages: convert_to_llm(&prep.turn_prefix_messages),
+        messages_to_summarize: owned_llm(&prep.messages_to_summarize),
+        turn_prefix_messages: owned_llm(&prep.turn_prefix_messages),
         previous_summary: prep.previous_summary.clone(),
         first_kept_entry_id: prep.first_kept_entry_id.clone(),
         tokens_before: prep.tokens_before,
         is_split_turn: prep.is_split_turn,
         custom_instructions: focus.map(str::to_owned),
     }
+}
+
+/// The model's view of `messages` as owned messages, for an extension's compactor (it gets a
+/// copy of its own; the agent's history is shared, not handed out).
+fn owned_llm(messages: &[pi_agent::AgentMessage]) -> Vec<pi_ai::Message> {
+    convert_to_llm(messages)
+        .into_iter()
+        .map(Arc::unwrap_or_clone)
+        .collect()
 }

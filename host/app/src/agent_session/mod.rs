@@ -13,12 +13,12 @@
 //! [`AgentEvent::QueueChanged`] and leave as [`SessionEvent::QueueUpdate`], so no layer keeps a
 //! copy of the queues.
 
-pub mod bridge;
 mod compact;
 pub mod events;
 mod model_access;
 mod navigate;
 mod recovery;
+mod system_record;
 
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
 pub(crate) use model_access::WeakAgentSession;
@@ -33,8 +33,10 @@ use pi_ai::{
     UserContent, UserMessage,
 };
 use pi_ext_api::CompactionOverride;
+use pi_session::messages;
 use pi_session::session::{SessionError, SessionManager};
 use pi_session::settings::SettingsManager;
+use pi_session::system_prompt::{self, PromptSection};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -71,7 +73,8 @@ pub struct AgentSessionOptions {
     pub settings: SettingsManager,
     pub model: Model,
     pub thinking_level: ThinkingLevel,
-    pub system_prompt: String,
+    /// The system prompt as pi 1.6's named sections (sent joined, recorded as sections).
+    pub system_prompt: Vec<PromptSection>,
     pub tools: Vec<Arc<dyn AgentTool>>,
     /// Credentials (`auth.json`).
     pub auth: Arc<AuthStorage>,
@@ -101,7 +104,7 @@ impl AgentSessionOptions {
             settings,
             model,
             thinking_level: ThinkingLevel::Off,
-            system_prompt: String::new(),
+            system_prompt: Vec::new(),
             tools: Vec::new(),
             auth: Arc::new(AuthStorage::in_memory()),
             api_key: None,
@@ -152,6 +155,8 @@ struct Inner {
     /// Cancels a retry wait or a running compaction (`abort`).
     cancel: Mutex<CancellationToken>,
     model_images: Arc<std::sync::atomic::AtomicBool>,
+    /// The sections of the prompt the agent sends, recorded before requests.
+    prompt_sections: Mutex<Vec<PromptSection>>,
 }
 
 use pi_ai::lock;
@@ -223,12 +228,10 @@ impl AgentSession {
                 ..AgentOptions::default()
             },
         );
-        agent.set_system_prompt(options.system_prompt);
+        agent.set_system_prompt(system_prompt::join(&options.system_prompt));
         agent.set_thinking_level(options.thinking_level);
         agent.set_tools(options.tools);
-        let context = options
-            .session
-            .build_session_context_with(bridge::into_runtime);
+        let context = options.session.build_session_context();
         agent.replace_messages(context.messages);
         let inner = Arc::new(Inner {
             agent,
@@ -244,6 +247,7 @@ impl AgentSession {
             run: Mutex::new(RunState::default()),
             cancel: Mutex::new(CancellationToken::new()),
             model_images: options.model_images,
+            prompt_sections: Mutex::new(options.system_prompt),
         });
         let session = AgentSession { inner };
         session.install_hooks();
@@ -275,11 +279,11 @@ impl AgentSession {
         });
         let convert_weak = weak.clone();
         let convert_to_llm: pi_agent::ConvertToLlmFn = Arc::new(move |messages| {
-            let converted = bridge::convert_to_llm(messages);
+            let converted = messages::convert_to_llm(messages);
             let blocked = AgentSession::from_weak(&convert_weak)
                 .is_some_and(|s| lock(&s.inner.settings).images_block());
             if blocked {
-                bridge::block_images(converted)
+                messages::block_images(converted)
             } else {
                 converted
             }
@@ -332,8 +336,7 @@ impl AgentSession {
     }
 
     fn persist(&self, message: &AgentMessage) {
-        let message = bridge::to_coding(message);
-        if let Err(error) = lock(&self.inner.session).append_message(message) {
+        if let Err(error) = lock(&self.inner.session).append_message(message.clone()) {
             tracing::warn!(%error, "message not saved to the session file");
         }
     }
@@ -363,6 +366,7 @@ impl AgentSession {
             run.retry_attempt = 0;
         }
         self.check_before_prompt().await;
+        self.record_system_prompt();
         self.inner
             .agent
             .prompt(PromptInput::Messages(messages))

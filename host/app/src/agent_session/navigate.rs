@@ -1,13 +1,12 @@
 //! `/tree` navigation: move the leaf to another entry, optionally leaving a summary of the
 //! branch being abandoned.
 
-use super::{AgentSession, AgentSessionError, SummarizationSource, bridge, lock};
+use super::{AgentSession, AgentSessionError, SummarizationSource, lock};
 use pi_session::compaction::branch_summary::{
     DEFAULT_CONTEXT_WINDOW, collect_entries_for_branch_summary, generate_branch_summary,
     prepare_branch_entries,
 };
 use pi_session::compaction::summarize::SummaryError;
-use pi_session::messages::AgentMessage as CodingMessage;
 use pi_session::session::EntryKind;
 
 /// How to leave the current branch.
@@ -52,7 +51,7 @@ impl AgentSession {
                 pi_session::session::SessionError::UnknownEntry(target_id.to_owned())
             })?;
             let editor_text = match &entry.kind {
-                EntryKind::Message(CodingMessage::User(u)) => Some(u.content.text()),
+                EntryKind::Message(m) => m.as_user().map(|u| u.content.text()),
                 EntryKind::CustomMessage(c) => Some(c.content.text()),
                 _ => None,
             };
@@ -106,7 +105,7 @@ impl AgentSession {
             if let Some(label) = options.label.clone() {
                 session.append_label(target_id, Some(label))?;
             }
-            session.build_session_context_with(bridge::into_runtime)
+            session.build_session_context()
         };
         self.inner.agent.replace_messages(context.messages);
         Ok(result)

@@ -2,11 +2,10 @@
 //! transient failure, then overflow / length recovery (one compaction and one more run, never
 //! more per prompt), then the threshold check. Also the check before a new prompt.
 
-use super::bridge;
 use super::events::SessionEvent;
 use super::{AgentSession, lock};
 use pi_ai::{AssistantMessage, Model, StopReason, is_context_overflow};
-use pi_session::compaction::tokens::{Estimable, has_valid_usage, usage_tokens};
+use pi_session::compaction::tokens::{estimate_tokens, has_valid_usage, usage_tokens};
 use pi_session::compaction::{CompactionReason, estimate_context_tokens, should_compact};
 use pi_session::retry::{is_retryable_run, sleep_or_cancel};
 
@@ -72,21 +71,16 @@ impl AgentSession {
     /// after it, or the estimate when that usage is not usable.
     fn tokens_at_check(&self, last: &AssistantMessage, allow_aborted: bool) -> u64 {
         let history = self.inner.agent.messages();
-        let messages = bridge::estimated(&history);
+        let messages = &history[..];
         let usable = has_valid_usage(last)
             || (allow_aborted && last.stop_reason == StopReason::Aborted && usage_tokens(last) > 0);
         if !usable {
-            return estimate_context_tokens(&messages).tokens;
+            return estimate_context_tokens(messages).tokens;
         }
         let after = messages
             .iter()
             .rposition(|m| m.as_assistant() == Some(last))
-            .map_or(0, |i| {
-                messages[i + 1..]
-                    .iter()
-                    .map(Estimable::estimate_tokens)
-                    .sum()
-            });
+            .map_or(0, |i| messages[i + 1..].iter().map(estimate_tokens).sum());
         usage_tokens(last) + after
     }
 

@@ -3,9 +3,9 @@
 //! pi's response data, so the field order here is the wire order.
 
 use super::{App, queue_mode_name};
-use pi_ai::Model;
 use pi_ai::lock;
-use pi_session::messages::AgentMessage as SessionMessage;
+use pi_ai::{Message, Model};
+use pi_session::messages::{AgentMessage, HostMessage};
 use pi_session::session::{EntryKind, SessionEntry, SessionManager, SessionTree};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -229,9 +229,7 @@ impl App {
             s.get_branch(None)
                 .iter()
                 .filter_map(|e| match &e.kind {
-                    EntryKind::Message(SessionMessage::User(u)) => {
-                        Some((e.id.clone(), u.content.text()))
-                    }
+                    EntryKind::Message(m) => Some((e.id.clone(), m.as_user()?.content.text())),
                     _ => None,
                 })
                 .collect()
@@ -250,8 +248,33 @@ fn row_text(kind: &EntryKind) -> (TreeRowKind, String) {
             .collect()
     };
     match kind {
-        EntryKind::Message(SessionMessage::User(u)) => (TreeRowKind::User, first(u.content.text())),
-        EntryKind::Message(SessionMessage::Assistant(a)) => {
+        EntryKind::Message(AgentMessage::Llm(llm)) => model_row_text(llm, first),
+        EntryKind::Message(AgentMessage::Host(host)) => match &**host {
+            HostMessage::BashExecution(b) => (TreeRowKind::Other, format!("$ {}", b.command)),
+            HostMessage::System(_) => (TreeRowKind::Other, "[system prompt]".to_owned()),
+            other => (TreeRowKind::Other, format!("[{}]", other.role())),
+        },
+        EntryKind::Compaction(_) => (TreeRowKind::Other, "[compaction]".to_owned()),
+        EntryKind::BranchSummary(b) => (
+            TreeRowKind::Other,
+            format!("[branch summary] {}", first(b.summary.clone())),
+        ),
+        EntryKind::ModelChange { provider, model_id } => {
+            (TreeRowKind::Other, format!("[model] {provider}/{model_id}"))
+        }
+        EntryKind::ThinkingLevelChange { thinking_level } => {
+            (TreeRowKind::Other, format!("[thinking] {thinking_level}"))
+        }
+        other => (TreeRowKind::Other, format!("[{}]", other.type_name())),
+    }
+}
+
+/// The row of a model message: the user's text, the reply's text (else its tool calls, else
+/// its error), the tool result's text.
+fn model_row_text(message: &Message, first: impl Fn(String) -> String) -> (TreeRowKind, String) {
+    match message {
+        Message::User(u) => (TreeRowKind::User, first(u.content.text())),
+        Message::Assistant(a) => {
             let text = a.text();
             let names: Vec<&str> = a.tool_calls().map(|c| c.name.as_str()).collect();
             if !text.trim().is_empty() {
@@ -271,25 +294,10 @@ fn row_text(kind: &EntryKind) -> (TreeRowKind, String) {
                 (TreeRowKind::Assistant, "(empty)".to_owned())
             }
         }
-        EntryKind::Message(SessionMessage::ToolResult(r)) => (
+        Message::ToolResult(r) => (
             TreeRowKind::ToolResult,
             format!("{}: {}", r.tool_name, first(r.text())),
         ),
-        EntryKind::Message(SessionMessage::BashExecution(b)) => {
-            (TreeRowKind::Other, format!("$ {}", b.command))
-        }
-        EntryKind::Compaction(_) => (TreeRowKind::Other, "[compaction]".to_owned()),
-        EntryKind::BranchSummary(b) => (
-            TreeRowKind::Other,
-            format!("[branch summary] {}", first(b.summary.clone())),
-        ),
-        EntryKind::ModelChange { provider, model_id } => {
-            (TreeRowKind::Other, format!("[model] {provider}/{model_id}"))
-        }
-        EntryKind::ThinkingLevelChange { thinking_level } => {
-            (TreeRowKind::Other, format!("[thinking] {thinking_level}"))
-        }
-        other => (TreeRowKind::Other, format!("[{}]", other.type_name())),
     }
 }
 
@@ -321,7 +329,7 @@ fn session_stats(session: &SessionManager) -> SessionStats {
     session.for_each_on_branch(
         |head| head.assistant,
         |entry| {
-            let EntryKind::Message(SessionMessage::Assistant(m)) = &entry.kind else {
+            let Some(m) = entry.message().and_then(AgentMessage::as_assistant) else {
                 return;
             };
             assistant += 1;
@@ -362,7 +370,7 @@ mod tests {
                 }));
         }
         message.error_message = error.map(str::to_owned);
-        EntryKind::Message(SessionMessage::Assistant(message))
+        EntryKind::Message(AgentMessage::from(message))
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl App {
         report.templates = found.templates.templates.len();
         *lock(&self.skills) = found.skills;
         *lock(&self.templates) = found.templates;
-        self.session.agent().set_system_prompt(found.system_prompt);
+        self.session.set_system_prompt(found.system_prompt);
         Some(report)
     }
 

@@ -3,11 +3,10 @@
 //! commands and export. Each refuses while the agent runs where pi does.
 
 use super::{App, AppError, log_error};
-use crate::agent_session::bridge;
 use crate::agent_session::{AgentSessionError, NavigateOptions, NavigateResult, SessionEvent};
 use pi_ai::lock;
-use pi_session::messages::{AgentMessage as SessionMessage, BashExecutionMessage};
-use pi_session::session::{EntryKind, SessionManager};
+use pi_session::messages::{AgentMessage, BashExecutionMessage};
+use pi_session::session::SessionManager;
 use std::path::{Path, PathBuf};
 
 impl App {
@@ -43,7 +42,7 @@ impl App {
     fn reload_messages(&self) {
         let messages = self
             .session
-            .with_session(|s| s.build_session_context_with(bridge::into_runtime).messages);
+            .with_session(|s| s.build_session_context().messages);
         self.session.agent().replace_messages(messages);
         if self.session.agent().has_queued_messages() {
             self.session.clear_queues();
@@ -89,7 +88,7 @@ impl App {
                 .entry(entry_id)
                 .cloned()
                 .ok_or_else(|| AppError::EntryNotFound(entry_id.to_owned()))?;
-            let EntryKind::Message(SessionMessage::User(user)) = &entry.kind else {
+            let Some(user) = entry.message().and_then(AgentMessage::as_user) else {
                 return Err(AppError::NotAUserMessage(entry_id.to_owned()));
             };
             match &entry.parent_id {
@@ -139,10 +138,8 @@ impl App {
 
     /// Records a user shell command in the session and the conversation.
     pub fn record_bash(&self, bash: BashExecutionMessage) {
-        let message = SessionMessage::BashExecution(bash);
-        self.session
-            .agent()
-            .append_message(bridge::to_runtime(&message));
+        let message = AgentMessage::from(bash);
+        self.session.agent().append_message(message.clone());
         log_error(self.session.with_session_mut(|s| s.append_message(message)));
         self.shared.report_entries(&self.session);
     }

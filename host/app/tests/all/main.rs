@@ -13,4 +13,5 @@ mod session_extension_llm;
 mod session_retry;
 mod session_settings;
 mod session_support;
+mod system_record;
 mod typed_api;

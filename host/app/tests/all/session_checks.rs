@@ -9,7 +9,6 @@ use pi_agent::{AgentEvent, BoxFuture};
 use pi_app::{App, AppEvent, NavigateOptions, SessionEvent};
 use pi_ext_api::{CompactionDecision, CompactionOverride, CompactionRequest, ExtensionFailure};
 use pi_mock_llm::{Api, Turn};
-use pi_session::messages::AgentMessage;
 use pi_session::session::EntryKind;
 use serde_json::json;
 use std::sync::Arc;
@@ -134,7 +133,7 @@ async fn a_reply_from_another_model_is_not_measured_before_a_prompt() {
             s.append_message(user_n(10)).unwrap();
             // Far over the threshold, but counted by another model's tokenizer and window.
             let mut other = assistant_n(10, 5_000, 6);
-            if let AgentMessage::Assistant(a) = &mut other {
+            if let Some(a) = other.as_assistant_mut() {
                 a.model = "other-model".into();
             }
             s.append_message(other).unwrap();

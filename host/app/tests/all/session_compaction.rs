@@ -70,9 +70,10 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
         let retried = rig.request_text(2);
         assert!(retried.contains("MOCK SUMMARY"), "{api}");
         assert!(retried.contains("second question"), "{api}");
+        // The recorded system prompt right before the kept prompt is kept with it.
         assert_eq!(
             rig.roles(),
-            strs(&["compactionSummary", "user", "assistant"]),
+            strs(&["compactionSummary", "system", "user", "assistant"]),
             "{api}"
         );
         assert_eq!(
@@ -82,6 +83,8 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
                 "message:assistant",
                 "message:user",
                 "message:assistant",
+                // The seeded history had no recorded prompt: the first request records it.
+                "message:system",
                 "message:user",
                 "message:assistant",
                 "compaction",

@@ -54,7 +54,7 @@ async fn transient_failures_are_retried_with_2_4_8_second_waits() {
     assert_eq!(retry_end(&rig), Some((true, 3, None)));
     assert_eq!(rig.mock.requests().len(), 4);
     // The failed replies left the agent's context but stay in the file.
-    assert_eq!(rig.roles(), strs(&["user", "assistant"]));
+    assert_eq!(rig.roles(), strs(&["system", "user", "assistant"]));
     let file = rig.file_entries();
     assert_eq!(file.iter().filter(|e| *e == "message:assistant").count(), 4);
     // Every failed run's agent_end said it would retry; the last did not.
@@ -103,7 +103,7 @@ async fn gives_up_after_three_retries() {
     assert_eq!(attempt, 3);
     assert!(error.unwrap().contains("502"));
     // The last failure stays in the context (it is what the user sees).
-    assert_eq!(rig.roles(), strs(&["user", "assistant"]));
+    assert_eq!(rig.roles(), strs(&["system", "user", "assistant"]));
 }
 
 #[tokio::test]

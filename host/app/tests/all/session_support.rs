@@ -52,6 +52,7 @@ pub struct RigBuilder {
     pub real_clock: bool,
     pub seed: Option<Seed>,
     pub tools: Vec<Arc<dyn pi_agent::AgentTool>>,
+    pub system_prompt: Vec<pi_session::system_prompt::PromptSection>,
 }
 
 impl RigBuilder {
@@ -64,6 +65,7 @@ impl RigBuilder {
             real_clock: false,
             seed: None,
             tools: Vec::new(),
+            system_prompt: Vec::new(),
         }
     }
 
@@ -89,6 +91,15 @@ impl RigBuilder {
 
     pub fn tool(mut self, tool: Arc<dyn pi_agent::AgentTool>) -> Self {
         self.tools.push(tool);
+        self
+    }
+
+    /// The system prompt, as named sections.
+    pub fn system_prompt(
+        mut self,
+        sections: Vec<pi_session::system_prompt::PromptSection>,
+    ) -> Self {
+        self.system_prompt = sections;
         self
     }
 
@@ -128,6 +139,7 @@ impl RigBuilder {
         let mut options = AgentSessionOptions::new(session, settings, model);
         options.auth = Arc::clone(&auth);
         options.tools = self.tools.clone();
+        options.system_prompt = self.system_prompt.clone();
         if !self.real_clock {
             options.sleeper = Some(sleeper.clone());
         }

@@ -205,7 +205,11 @@ fn rpc_session_prompt_steer_abort_state_compact_fork() {
     let state = rpc.call(json!({"id": "s3", "type": "get_state"}));
     let data = ok(&state);
     assert_ne!(data["sessionFile"].as_str().unwrap(), file_before);
-    assert_eq!(data["messageCount"], 2, "first question + first answer");
+    // pi 1.6's count: the recorded system prompt, the first question and its answer.
+    assert_eq!(
+        data["messageCount"], 3,
+        "system + first question + first answer"
+    );
 
     // Bad input never kills the process.
     rpc.send_raw("{this is not json");
@@ -224,7 +228,11 @@ fn rpc_session_prompt_steer_abort_state_compact_fork() {
     assert_eq!(status.code(), Some(0));
     let original = read_jsonl(std::path::Path::new(&file_before));
     assert_complete_session(&original);
-    assert_eq!(messages_of(&original), 8, "3 prompts + 1 steer, 4 answers");
+    assert_eq!(
+        messages_of(&original),
+        9,
+        "the recorded system prompt, 3 prompts + 1 steer, 4 answers"
+    );
 }
 
 fn messages_of(lines: &[Value]) -> usize {
@@ -290,8 +298,8 @@ fn rpc_new_session_records_parent_session() {
     assert_ne!(child, parent);
     assert_eq!(
         ok(&state)["messageCount"],
-        2,
-        "the new session starts empty"
+        3,
+        "the new session starts empty: its recorded system prompt, one exchange"
     );
 
     // Without parentSession the header has none.
@@ -414,8 +422,9 @@ fn rpc_long_bash_and_compaction_leave_the_input_open_and_can_be_aborted() {
     assert_eq!(compact["success"], false, "{compact}");
     let state = rpc.call(json!({"id": "s2", "type": "get_state"}));
     assert_eq!(ok(&state)["isCompacting"], false, "{state}");
-    // Nothing was compacted: the two bash runs, the question and its answer.
-    assert_eq!(ok(&state)["messageCount"], 4);
+    // Nothing was compacted: the two bash runs, the recorded system prompt, the question and
+    // its answer.
+    assert_eq!(ok(&state)["messageCount"], 5);
 }
 
 #[test]

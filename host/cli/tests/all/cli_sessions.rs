@@ -30,7 +30,8 @@ fn continue_resumes_the_latest_session_of_the_directory() {
     );
     let lines = pi.session_lines();
     assert_complete_session(&lines);
-    assert_eq!(messages(&lines).len(), 4);
+    // The recorded system prompt (once: the second run's prompt is the same), two exchanges.
+    assert_eq!(messages(&lines).len(), 5);
     assert!(
         lines
             .iter()
@@ -64,7 +65,7 @@ fn session_id_and_session_path_and_fork() {
     let original = read_jsonl(std::path::Path::new(&path));
     assert_eq!(
         messages(&original).len(),
-        4,
+        5,
         "the original is untouched by the fork"
     );
 

@@ -6,7 +6,7 @@ use super::file_ops::{FileOps, append_file_lists, details_value};
 use super::prompts;
 use super::summarize::{SummaryError, SummaryOutput, SummaryRequester, serialize_messages};
 use super::tokens::estimate_tokens;
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use crate::session::context::entry_message;
 use crate::session::{EntryKind, SessionEntry, SessionManager};
 use pi_ai::Usage;
@@ -68,15 +68,15 @@ pub fn prepare_branch_entries(
         let Some(message) = entry_message(entry) else {
             continue;
         };
-        if matches!(message, AgentMessage::ToolResult(_)) {
+        if message.as_tool_result().is_some() {
             continue;
         }
         file_ops.collect_from(std::slice::from_ref(&message));
         let tokens = estimate_tokens(&message);
         if budget > 0 && total + tokens > budget {
             let is_summary = matches!(
-                message,
-                AgentMessage::BranchSummary(_) | AgentMessage::CompactionSummary(_)
+                message.as_host(),
+                Some(HostMessage::BranchSummary(_) | HostMessage::CompactionSummary(_))
             );
             if is_summary && (total as f64) < 0.9 * budget as f64 {
                 picked.push(message);

@@ -4,10 +4,18 @@
 
 use super::file_ops::FileOps;
 use super::tokens::{estimate_context_tokens, estimate_tokens};
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use crate::session::context::entry_message;
 use crate::session::{EntryKind, SessionEntry, build_session_context};
 use crate::settings::CompactionSettings;
+use pi_ai::Message;
+
+/// The message an entry adds to the conversation compaction works on. The recorded system
+/// prompt is prompt state, not conversation (pi 1.6 leaves it out of cut points and summaries
+/// the same way).
+fn conversation_message(entry: &SessionEntry) -> Option<AgentMessage> {
+    entry_message(entry).filter(|m| !matches!(m.as_host(), Some(HostMessage::System(_))))
+}
 
 /// Where to cut a branch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,19 +50,20 @@ fn is_valid_cut(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| !matches!(m, AgentMessage::ToolResult(_)))
+    conversation_message(entry).is_some_and(|m| m.as_tool_result().is_none())
 }
 
-/// A message that starts a turn: anything the user side adds (not assistant or tool result).
+/// A message that starts a turn: anything the user side adds (not assistant or tool result,
+/// nor a role this version does not know).
 fn is_turn_start(entry: &SessionEntry) -> bool {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return false;
     }
-    entry_message(entry).is_some_and(|m| {
-        !matches!(
-            m,
-            AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) | AgentMessage::Unknown(_)
-        )
+    conversation_message(entry).is_some_and(|m| match &m {
+        AgentMessage::Llm(llm) => matches!(**llm, Message::User(_)),
+        AgentMessage::Host(host) => {
+            !matches!(**host, HostMessage::System(_) | HostMessage::Unknown { .. })
+        }
     })
 }
 
@@ -62,7 +71,7 @@ fn entry_tokens(entry: &SessionEntry) -> u64 {
     if matches!(entry.kind, EntryKind::Compaction(_)) {
         return 0;
     }
-    entry_message(entry).map_or(0, |m| estimate_tokens(&m))
+    conversation_message(entry).map_or(0, |m| estimate_tokens(&m))
 }
 
 /// Finds the cut in `entries[start..end]` keeping about `keep_recent_tokens`.
@@ -110,7 +119,9 @@ pub fn find_cut_point(
 fn extend_over_metadata(entries: &[SessionEntry], start: usize, mut cut: usize) -> usize {
     while cut > start {
         let previous = &entries[cut - 1];
-        if matches!(previous.kind, EntryKind::Compaction(_)) || entry_message(previous).is_some() {
+        if matches!(previous.kind, EntryKind::Compaction(_))
+            || conversation_message(previous).is_some()
+        {
             break;
         }
         cut -= 1;
@@ -122,7 +133,7 @@ fn messages_of(entries: &[SessionEntry]) -> Vec<AgentMessage> {
     entries
         .iter()
         .filter(|e| !matches!(e.kind, EntryKind::Compaction(_)))
-        .filter_map(entry_message)
+        .filter_map(conversation_message)
         .collect()
 }
 

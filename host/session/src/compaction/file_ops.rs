@@ -19,7 +19,7 @@ impl FileOps {
     /// Adds the paths of the `read`, `write` and `edit` calls in `messages`.
     pub fn collect_from(&mut self, messages: &[AgentMessage]) {
         for message in messages {
-            let AgentMessage::Assistant(assistant) = message else {
+            let Some(assistant) = message.as_assistant() else {
                 continue;
             };
             for block in &assistant.content {

@@ -147,10 +147,10 @@ fn tool_call_text(name: &str, arguments: &Value) -> String {
 
 /// The conversation as plain text: `[User]:`, `[Assistant thinking]:`, `[Assistant]:`,
 /// `[Assistant tool calls]:`, `[Tool result]:` blocks separated by blank lines.
-pub fn serialize_conversation(messages: &[Message]) -> String {
+pub fn serialize_conversation(messages: &[Arc<Message>]) -> String {
     let mut parts = Vec::new();
     for message in messages {
-        match message {
+        match &**message {
             Message::User(m) => {
                 let text = user_text(&m.content);
                 if !text.is_empty() {

@@ -4,7 +4,7 @@
 //! Lengths are counted in UTF-16 code units, as pi (JavaScript) counts them, so the estimate
 //! matches pi's for non-ASCII text too.
 
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use crate::settings::CompactionSettings;
 use pi_ai::{AssistantBlock, AssistantMessage, Message, StopReason, UserBlock, UserContent};
 
@@ -50,20 +50,19 @@ fn assistant_chars(message: &AssistantMessage) -> u64 {
 /// Characters counted for one message (text, thinking, tool names + argument JSON, images).
 pub fn message_chars(message: &AgentMessage) -> u64 {
     match message {
-        AgentMessage::User(m) => user_content_chars(&m.content),
-        AgentMessage::Assistant(m) => assistant_chars(m),
-        AgentMessage::ToolResult(m) => user_blocks_chars(&m.content),
-        AgentMessage::BashExecution(b) => len(&b.command) + len(&b.output),
-        AgentMessage::Custom(c) => user_content_chars(&c.content),
-        AgentMessage::BranchSummary(b) => len(&b.summary),
-        AgentMessage::CompactionSummary(c) => len(&c.summary),
-        AgentMessage::Unknown(_) => 0,
+        AgentMessage::Llm(llm) => model_message_chars(llm),
+        AgentMessage::Host(host) => match &**host {
+            HostMessage::BashExecution(b) => len(&b.command) + len(&b.output),
+            HostMessage::Custom(c) => user_content_chars(&c.content),
+            HostMessage::BranchSummary(b) => len(&b.summary),
+            HostMessage::CompactionSummary(c) => len(&c.summary),
+            HostMessage::System(_) | HostMessage::Unknown { .. } => 0,
+        },
     }
 }
 
-/// [`message_chars`] of a model message, read where it is (a history shared with the agent is
-/// estimated without a copy).
-pub fn model_message_chars(message: &Message) -> u64 {
+/// [`message_chars`] of a model message.
+fn model_message_chars(message: &Message) -> u64 {
     match message {
         Message::User(m) => user_content_chars(&m.content),
         Message::Assistant(m) => assistant_chars(m),
@@ -71,34 +70,11 @@ pub fn model_message_chars(message: &Message) -> u64 {
     }
 }
 
-/// What the context estimate reads of a message, so a caller's own form of the history (the
-/// agent's shared messages) is estimated in place rather than converted whole first.
-pub trait Estimable {
-    /// The assistant reply this message is, if it is one.
-    fn as_assistant(&self) -> Option<&AssistantMessage>;
-    /// The time of the compaction summary this message is, if it is one.
-    fn compaction_summary_time(&self) -> Option<i64>;
-    /// `E(message)`.
-    fn estimate_tokens(&self) -> u64;
-}
-
-impl Estimable for AgentMessage {
-    fn as_assistant(&self) -> Option<&AssistantMessage> {
-        match self {
-            AgentMessage::Assistant(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    fn compaction_summary_time(&self) -> Option<i64> {
-        match self {
-            AgentMessage::CompactionSummary(c) => Some(c.timestamp),
-            _ => None,
-        }
-    }
-
-    fn estimate_tokens(&self) -> u64 {
-        estimate_tokens(self)
+/// The time of the compaction summary `message` is, if it is one.
+fn compaction_summary_time(message: &AgentMessage) -> Option<i64> {
+    match message.as_host()? {
+        HostMessage::CompactionSummary(c) => Some(c.timestamp),
+        _ => None,
     }
 }
 
@@ -134,16 +110,13 @@ pub struct ContextEstimate {
 
 /// The newest timestamp of a summary that replaced history: usage reported before it was
 /// measured on a context that no longer exists.
-fn stale_before<M: Estimable>(messages: &[M]) -> Option<i64> {
-    messages
-        .iter()
-        .filter_map(Estimable::compaction_summary_time)
-        .max()
+fn stale_before(messages: &[AgentMessage]) -> Option<i64> {
+    messages.iter().filter_map(compaction_summary_time).max()
 }
 
 /// `T = U + ΣE` over the messages after the newest valid usage; `ΣE` over all messages when
 /// there is none. Usage older than the newest compaction summary in the list is ignored.
-pub fn estimate_context_tokens<M: Estimable>(messages: &[M]) -> ContextEstimate {
+pub fn estimate_context_tokens(messages: &[AgentMessage]) -> ContextEstimate {
     let stale = stale_before(messages);
     let source = messages.iter().enumerate().rev().find_map(|(i, m)| {
         m.as_assistant()
@@ -154,10 +127,7 @@ pub fn estimate_context_tokens<M: Estimable>(messages: &[M]) -> ContextEstimate 
         Some((i, u)) => (i + 1, u, Some(i)),
         None => (0, 0, None),
     };
-    let trailing: u64 = messages[start..]
-        .iter()
-        .map(Estimable::estimate_tokens)
-        .sum();
+    let trailing: u64 = messages[start..].iter().map(estimate_tokens).sum();
     ContextEstimate {
         tokens: usage + trailing,
         usage_tokens: usage,

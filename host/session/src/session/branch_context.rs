@@ -1,7 +1,6 @@
 //! The context of a branch built from the index: only the entries it needs are parsed (from
 //! the latest compaction's first kept entry on, the last assistant reply for the model, the
-//! small entries), each message is read on a worker thread straight into the form the caller
-//! keeps, and nothing parsed for it is kept.
+//! small entries), each message is read on a worker thread, and nothing parsed for it is kept.
 
 use super::context::{self, Plan, SessionContext};
 use super::entry::SessionEntry;
@@ -10,12 +9,8 @@ use crate::messages::AgentMessage;
 use std::collections::HashMap;
 use std::fs::File;
 
-/// The context of `path` (root → leaf) with each message turned into `T` as it is read.
-pub(super) fn build<T: Send>(
-    source: Option<&File>,
-    path: &[&Slot],
-    convert: impl Fn(AgentMessage) -> T + Sync,
-) -> SessionContext<T> {
+/// The context of `path` (root → leaf).
+pub(super) fn build(source: Option<&File>, path: &[&Slot]) -> SessionContext {
     let needed = needed_slots(path);
     let last_assistant = needed.iter().rposition(|s| s.assistant);
     // What planning reads beyond the small entries (parsed at load): the last assistant reply
@@ -36,7 +31,7 @@ pub(super) fn build<T: Send>(
     };
     let Plan { settings, selected } = context::plan(needed.len(), entry_at, |i| &*needed[i].id);
     let edits = context::context_edits((0..needed.len()).filter_map(entry_at));
-    let message_at = |&i: &usize| -> Option<T> {
+    let message_at = |&i: &usize| -> Option<AgentMessage> {
         let slot = needed[i];
         let message = match entry_at(i) {
             Some(entry) => context::entry_message(entry)?,
@@ -45,7 +40,7 @@ pub(super) fn build<T: Send>(
             }
             None => return None,
         };
-        context::edited(message, edits.get(&*slot.id).copied()).map(&convert)
+        context::edited(message, edits.get(&*slot.id).copied())
     };
     let messages = index::par_filter_map(&selected, message_at);
     context::context_of(settings, messages)

@@ -3,11 +3,12 @@
 use super::entry::{EntryKind, SessionEntry};
 use super::ids::parse_iso_ms;
 use crate::messages::{
-    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage,
+    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, HostMessage,
 };
-use pi_ai::{AssistantBlock, TextContent, UserBlock, UserContent};
+use pi_ai::{AssistantBlock, Message, TextContent, UserBlock, UserContent};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The model a branch last used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,11 +17,10 @@ pub struct ModelRef {
     pub model_id: String,
 }
 
-/// What a branch gives the agent when it is opened: its messages (as `M`, the session's own
-/// union unless a caller converts them as they are read), thinking level and model.
+/// What a branch gives the agent when it is opened: its messages, thinking level and model.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionContext<M = AgentMessage> {
-    pub messages: Vec<M>,
+pub struct SessionContext {
+    pub messages: Vec<AgentMessage>,
     /// The last `thinking_level_change` on the path, else `"off"`.
     pub thinking_level: String,
     /// The later of the last `model_change` and the last assistant message's model.
@@ -62,19 +62,40 @@ fn replaced(message: AgentMessage, content: &Value) -> AgentMessage {
         }
     };
     match message {
-        AgentMessage::User(mut user) => {
+        AgentMessage::Llm(llm) => {
+            AgentMessage::from(replaced_model(Arc::unwrap_or_clone(llm), content, blocks))
+        }
+        AgentMessage::Host(host) => match *host {
+            HostMessage::Custom(mut custom) => {
+                if let Ok(content) = serde_json::from_value::<UserContent>(content.clone()) {
+                    custom.content = content;
+                }
+                AgentMessage::from(custom)
+            }
+            other => AgentMessage::from(other),
+        },
+    }
+}
+
+fn replaced_model(
+    message: Message,
+    content: &Value,
+    blocks: impl Fn() -> Option<Vec<UserBlock>>,
+) -> Message {
+    match message {
+        Message::User(mut user) => {
             if let Ok(content) = serde_json::from_value::<UserContent>(content.clone()) {
                 user.content = content;
             }
-            AgentMessage::User(user)
+            Message::User(user)
         }
-        AgentMessage::ToolResult(mut result) => {
+        Message::ToolResult(mut result) => {
             if let Some(blocks) = blocks() {
                 result.content = blocks;
             }
-            AgentMessage::ToolResult(result)
+            Message::ToolResult(result)
         }
-        AgentMessage::Assistant(mut assistant) => {
+        Message::Assistant(mut assistant) => {
             let content = match content {
                 Value::String(text) => Some(vec![AssistantBlock::Text(TextContent {
                     text: text.clone(),
@@ -85,15 +106,8 @@ fn replaced(message: AgentMessage, content: &Value) -> AgentMessage {
             if let Some(content) = content {
                 assistant.content = content;
             }
-            AgentMessage::Assistant(assistant)
+            Message::Assistant(assistant)
         }
-        AgentMessage::Custom(mut custom) => {
-            if let Ok(content) = serde_json::from_value::<UserContent>(content.clone()) {
-                custom.content = content;
-            }
-            AgentMessage::Custom(custom)
-        }
-        other => other,
     }
 }
 
@@ -138,11 +152,13 @@ pub(super) fn plan<'a>(
                     model_id: model_id.clone(),
                 });
             }
-            Some(EntryKind::Message(AgentMessage::Assistant(a))) => {
-                settings.model = Some(ModelRef {
-                    provider: a.provider.clone(),
-                    model_id: a.model.clone(),
-                });
+            Some(EntryKind::Message(message)) if message.as_assistant().is_some() => {
+                if let Some(a) = message.as_assistant() {
+                    settings.model = Some(ModelRef {
+                        provider: a.provider.clone(),
+                        model_id: a.model.clone(),
+                    });
+                }
             }
             Some(EntryKind::Compaction(c)) => compaction_at = Some((i, c)),
             _ => {}
@@ -180,7 +196,7 @@ pub(super) fn edited(message: AgentMessage, edit: Option<Option<&Value>>) -> Opt
     }
 }
 
-pub(super) fn context_of<M>(settings: BranchSettings, messages: Vec<M>) -> SessionContext<M> {
+pub(super) fn context_of(settings: BranchSettings, messages: Vec<AgentMessage>) -> SessionContext {
     SessionContext {
         messages,
         thinking_level: settings.thinking_level.unwrap_or_else(|| "off".to_owned()),
@@ -219,7 +235,7 @@ pub fn into_entry_message(entry: SessionEntry) -> Option<AgentMessage> {
     let timestamp = || parse_iso_ms(&entry.timestamp).unwrap_or(0);
     match entry.kind {
         EntryKind::Message(message) => Some(message),
-        EntryKind::CustomMessage(c) => Some(AgentMessage::Custom(CustomMessage {
+        EntryKind::CustomMessage(c) => Some(AgentMessage::from(CustomMessage {
             custom_type: c.custom_type,
             content: c.content,
             display: c.display,
@@ -227,19 +243,17 @@ pub fn into_entry_message(entry: SessionEntry) -> Option<AgentMessage> {
             timestamp: timestamp(),
         })),
         EntryKind::BranchSummary(b) if !b.summary.is_empty() => {
-            Some(AgentMessage::BranchSummary(BranchSummaryMessage {
+            Some(AgentMessage::from(BranchSummaryMessage {
                 summary: b.summary,
                 from_id: b.from_id,
                 timestamp: timestamp(),
             }))
         }
-        EntryKind::Compaction(c) => {
-            Some(AgentMessage::CompactionSummary(CompactionSummaryMessage {
-                summary: c.summary,
-                tokens_before: c.tokens_before,
-                timestamp: timestamp(),
-            }))
-        }
+        EntryKind::Compaction(c) => Some(AgentMessage::from(CompactionSummaryMessage {
+            summary: c.summary,
+            tokens_before: c.tokens_before,
+            timestamp: timestamp(),
+        })),
         _ => None,
     }
 }

@@ -3,7 +3,7 @@
 //! Every entry keeps the fields this version does not model in `extra`, and entry types we do
 //! not know are kept whole, so a file round-trips unchanged.
 
-use crate::messages::AgentMessage;
+use crate::messages::{self, AgentMessage};
 use pi_ai::{Usage, UserContent};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -315,7 +315,10 @@ impl SessionEntry {
         map.insert("timestamp".into(), timestamp);
         match &self.kind {
             EntryKind::Message(message) => {
-                map.insert("message".into(), message.to_json(&self.message_extra));
+                map.insert(
+                    "message".into(),
+                    messages::to_json(message, &self.message_extra),
+                );
             }
             EntryKind::ModelChange { provider, model_id } => {
                 map.insert("provider".into(), provider.clone().into());
@@ -366,7 +369,7 @@ impl SessionEntry {
     }
 
     pub fn is_assistant_message(&self) -> bool {
-        matches!(self.kind, EntryKind::Message(AgentMessage::Assistant(_)))
+        matches!(&self.kind, EntryKind::Message(m) if m.as_assistant().is_some())
     }
 }
 
@@ -396,9 +399,9 @@ fn parse_kind(
         "message" => {
             let value = fields.shift_remove("message").unwrap_or(Value::Null);
             let (message, message_extra) = if owned {
-                AgentMessage::from_json_owned(value).ok_or(EntryError::Retry)?
+                messages::from_json_owned(value).ok_or(EntryError::Retry)?
             } else {
-                AgentMessage::from_json(value)
+                messages::from_json(value)
             };
             return Ok((EntryKind::Message(message), extra, message_extra));
         }

@@ -28,13 +28,20 @@ pub(crate) fn message_of_line(text: &[u8], role: &'static str, id: &str) -> Opti
 /// leave each cut-off tail as a fragment; the read's buffer freed whole is reused by the next
 /// message's read.)
 fn fit_content(message: &mut AgentMessage) {
-    match message {
-        AgentMessage::User(user) => {
+    // Just read: the message is not shared yet.
+    let AgentMessage::Llm(llm) = message else {
+        return;
+    };
+    let Some(llm) = std::sync::Arc::get_mut(llm) else {
+        return;
+    };
+    match llm {
+        pi_ai::Message::User(user) => {
             if let pi_ai::UserContent::Blocks(blocks) = &mut user.content {
                 fit(blocks);
             }
         }
-        AgentMessage::Assistant(assistant) => {
+        pi_ai::Message::Assistant(assistant) => {
             fit(&mut assistant.content);
             for block in &mut assistant.content {
                 if let pi_ai::AssistantBlock::ToolCall(call) = block {
@@ -42,13 +49,12 @@ fn fit_content(message: &mut AgentMessage) {
                 }
             }
         }
-        AgentMessage::ToolResult(result) => {
+        pi_ai::Message::ToolResult(result) => {
             fit(&mut result.content);
             if let Some(details) = &mut result.details {
                 fit_value(details);
             }
         }
-        _ => {}
     }
 }
 
@@ -204,8 +210,8 @@ mod tests {
             assert_eq!(typed, full, "{line}");
             // Objects compare without their order; what is sent and written keeps it.
             assert_eq!(
-                serde_json::to_string(&typed.to_json(&Map::new())).ok(),
-                serde_json::to_string(&full.to_json(&Map::new())).ok(),
+                serde_json::to_string(&crate::messages::to_json(&typed, &Map::new())).ok(),
+                serde_json::to_string(&crate::messages::to_json(&full, &Map::new())).ok(),
                 "{line}"
             );
         }

@@ -25,7 +25,7 @@ pub use open::{
 };
 pub use tree::{Label, SessionTree};
 
-use crate::messages::AgentMessage;
+use crate::messages::{AgentMessage, HostMessage};
 use file::SessionWriter;
 use index::Slot;
 use pi_ai::{Usage, UserContent};
@@ -414,19 +414,10 @@ impl SessionManager {
     /// Context of the current branch: only the entries it needs are parsed (from the latest
     /// compaction's first kept entry on, the last assistant reply for the model, and the small
     /// entries already parsed), and nothing parsed for it is kept.
+    /// The messages are the agent's own type, so they go to the agent as they are read.
     pub fn build_session_context(&self) -> SessionContext {
-        self.build_session_context_with(|message| message)
-    }
-
-    /// [`build_session_context`](Self::build_session_context) with each message turned into
-    /// `T` as it is read (on the reading threads), so a long branch is never held in two forms
-    /// at once.
-    pub fn build_session_context_with<T: Send>(
-        &self,
-        convert: impl Fn(AgentMessage) -> T + Sync,
-    ) -> SessionContext<T> {
         let path = tree::branch(&self.slots, &self.slots, self.leaf.as_deref());
-        branch_context::build(self.source.as_deref(), &path, convert)
+        branch_context::build(self.source.as_deref(), &path)
     }
 
     /// The thinking level and model the current branch last recorded, parsing at most one
@@ -484,8 +475,8 @@ impl SessionManager {
     /// Appends a message. Summaries must use their own entry types.
     pub fn append_message(&mut self, message: AgentMessage) -> Result<String, SessionError> {
         if matches!(
-            message,
-            AgentMessage::BranchSummary(_) | AgentMessage::CompactionSummary(_)
+            message.as_host(),
+            Some(HostMessage::BranchSummary(_) | HostMessage::CompactionSummary(_))
         ) {
             return Err(SessionError::InvalidRole(message.role().to_owned()));
         }
@@ -510,6 +501,30 @@ impl SessionManager {
         self.append(EntryKind::ThinkingLevelChange {
             thinking_level: level.into(),
         })
+    }
+
+    /// Records the model and thinking level a run starts with, as pi 1.6 does: a new session
+    /// gets a `model_change` then a `thinking_level_change`; a branch that recorded neither or
+    /// something else gets the one that differs, and a branch without any
+    /// `thinking_level_change` (an older session) gets one even when the level is `off`.
+    pub fn record_start_settings(
+        &mut self,
+        provider: &str,
+        model_id: &str,
+        thinking_level: &str,
+    ) -> Result<(), SessionError> {
+        let recorded = self.branch_settings();
+        let same_model = recorded
+            .model
+            .as_ref()
+            .is_some_and(|m| m.provider == provider && m.model_id == model_id);
+        if !same_model {
+            self.append_model_change(provider, model_id)?;
+        }
+        if recorded.thinking_level.as_deref() != Some(thinking_level) {
+            self.append_thinking_level_change(thinking_level)?;
+        }
+        Ok(())
     }
 
     pub fn append_compaction(

@@ -132,7 +132,7 @@ fn user_text(content: &pi_ai::UserContent) -> String {
 /// Summarises one session file (loading it fully, as pi does).
 pub fn session_info(path: &Path) -> Result<SessionInfo, SessionError> {
     use super::entry::EntryKind;
-    use crate::messages::AgentMessage;
+    use pi_ai::Message;
     let loaded = super::file::load(path)?;
     let mtime = std::fs::metadata(path)
         .and_then(|m| m.modified())
@@ -159,13 +159,13 @@ pub fn session_info(path: &Path) -> Result<SessionInfo, SessionError> {
             }
             EntryKind::Message(message) => {
                 info.message_count += 1;
-                let text = match message {
-                    AgentMessage::User(u) => user_text(&u.content),
-                    AgentMessage::Assistant(a) => a.text(),
+                let text = match message.as_llm() {
+                    Some(Message::User(u)) => user_text(&u.content),
+                    Some(Message::Assistant(a)) => a.text(),
                     _ => continue,
                 };
                 info.modified = info.modified.max(message.timestamp());
-                if info.first_message.is_empty() && matches!(message, AgentMessage::User(_)) {
+                if info.first_message.is_empty() && message.as_user().is_some() {
                     info.first_message = text.clone();
                 }
                 texts.push(text);

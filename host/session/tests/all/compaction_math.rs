@@ -15,7 +15,7 @@ use std::path::Path;
 pub use crate::message_builders::{assistant_n, chars, user_n};
 
 pub fn tool_result_n(tokens: u64) -> AgentMessage {
-    AgentMessage::ToolResult(ToolResultMessage {
+    AgentMessage::from(ToolResultMessage {
         tool_call_id: "c".into(),
         tool_name: "read".into(),
         content: vec![UserBlock::Text(TextContent {
@@ -44,12 +44,12 @@ fn branch(session: &SessionManager) -> Vec<SessionEntry> {
 fn estimate_counts_text_thinking_tool_calls_and_images() {
     assert_eq!(estimate_tokens(&user_n(7)), 7);
     // 5 chars → ceil(5/4) = 2.
-    let five = AgentMessage::User(UserMessage {
+    let five = AgentMessage::from(UserMessage {
         content: UserContent::Text("hello".into()),
         timestamp: 0,
     });
     assert_eq!(estimate_tokens(&five), 2);
-    let call = AgentMessage::Assistant(AssistantMessage {
+    let call = AgentMessage::from(AssistantMessage {
         content: vec![
             AssistantBlock::Thinking(pi_ai::ThinkingContent {
                 thinking: "abcd".into(),
@@ -66,7 +66,7 @@ fn estimate_counts_text_thinking_tool_calls_and_images() {
     });
     // 4 thinking + 4 name + len(`{"path":"a.rs"}`) = 15 → 23 chars → 6 tokens.
     assert_eq!(estimate_tokens(&call), 6);
-    let image = AgentMessage::User(UserMessage {
+    let image = AgentMessage::from(UserMessage {
         content: UserContent::Blocks(vec![UserBlock::Image(ImageContent {
             data: "AAAA".into(),
             mime_type: "image/png".into(),
@@ -79,7 +79,7 @@ fn estimate_counts_text_thinking_tool_calls_and_images() {
 #[test]
 fn context_total_is_last_valid_usage_plus_later_estimates() {
     let mut error = assistant_n(0, 999_999, 5);
-    if let AgentMessage::Assistant(a) = &mut error {
+    if let Some(a) = error.as_assistant_mut() {
         a.stop_reason = StopReason::Error;
     }
     let messages = vec![
@@ -99,7 +99,7 @@ fn context_total_is_last_valid_usage_plus_later_estimates() {
 #[test]
 fn usage_parts_are_summed_when_total_is_missing_and_zero_usage_is_ignored() {
     let mut parts = assistant_n(0, 0, 2);
-    if let AgentMessage::Assistant(a) = &mut parts {
+    if let Some(a) = parts.as_assistant_mut() {
         a.usage.input = 100;
         a.usage.output = 20;
         a.usage.cache_read = 3;
@@ -113,7 +113,7 @@ fn usage_parts_are_summed_when_total_is_missing_and_zero_usage_is_ignored() {
 
 #[test]
 fn usage_older_than_the_compaction_summary_is_ignored() {
-    let summary = AgentMessage::CompactionSummary(CompactionSummaryMessage {
+    let summary = AgentMessage::from(CompactionSummaryMessage {
         summary: chars(50),
         tokens_before: 100_000,
         timestamp: 100,

@@ -17,6 +17,8 @@ mod sessions;
 mod settings;
 mod settings_typed;
 mod skills;
+mod start_settings;
 mod summaries;
+mod system_messages;
 mod system_prompt;
 mod templates;

@@ -11,14 +11,14 @@ pub fn chars(tokens: u64) -> String {
 }
 
 pub fn user_n(tokens: u64) -> AgentMessage {
-    AgentMessage::User(UserMessage {
+    AgentMessage::from(UserMessage {
         content: UserContent::Text(chars(tokens)),
         timestamp: 1,
     })
 }
 
 pub fn assistant_n(tokens: u64, usage_total: u64, timestamp: i64) -> AgentMessage {
-    AgentMessage::Assistant(AssistantMessage {
+    AgentMessage::from(AssistantMessage {
         content: vec![AssistantBlock::Text(TextContent {
             text: chars(tokens),
             text_signature: None,

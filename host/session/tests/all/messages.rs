@@ -6,7 +6,7 @@
 use pi_ai::{ImageContent, Message, UserBlock, UserContent};
 use pi_session::messages::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
-    CustomMessage, convert_to_llm,
+    CustomMessage, convert_to_llm, from_json, to_json,
 };
 
 fn only_text(message: &Message) -> String {
@@ -57,37 +57,37 @@ fn bash_execution_formats() {
         ),
     ];
     for (message, expected) in cases {
-        let llm = convert_to_llm(&[AgentMessage::BashExecution(message)]);
+        let llm = convert_to_llm(&[AgentMessage::from(message)]);
         assert_eq!(only_text(&llm[0]), expected);
     }
     let excluded = BashExecutionMessage {
         exclude_from_context: Some(true),
         ..bash("x", Some(0))
     };
-    assert!(convert_to_llm(&[AgentMessage::BashExecution(excluded)]).is_empty());
+    assert!(convert_to_llm(&[AgentMessage::from(excluded)]).is_empty());
 }
 
 #[test]
 fn summaries_and_custom_messages() {
     let messages = vec![
-        AgentMessage::CompactionSummary(CompactionSummaryMessage {
+        AgentMessage::from(CompactionSummaryMessage {
             summary: "S1".into(),
             tokens_before: 99,
             timestamp: 1,
         }),
-        AgentMessage::BranchSummary(BranchSummaryMessage {
+        AgentMessage::from(BranchSummaryMessage {
             summary: "S2".into(),
             from_id: "abc".into(),
             timestamp: 2,
         }),
-        AgentMessage::Custom(CustomMessage {
+        AgentMessage::from(CustomMessage {
             custom_type: "x".into(),
             content: UserContent::Text("hello".into()),
             display: false,
             details: Some(serde_json::json!({"secret": 1})),
             timestamp: 3,
         }),
-        AgentMessage::Custom(CustomMessage {
+        AgentMessage::from(CustomMessage {
             custom_type: "img".into(),
             content: UserContent::Blocks(vec![UserBlock::Image(ImageContent {
                 data: "AAAA".into(),
@@ -97,7 +97,7 @@ fn summaries_and_custom_messages() {
             details: None,
             timestamp: 4,
         }),
-        AgentMessage::Unknown(serde_json::json!({"role": "mystery"})),
+        serde_json::from_value(serde_json::json!({"role": "mystery"})).unwrap(),
     ];
     let before = messages.clone();
     let llm = convert_to_llm(&messages);
@@ -115,7 +115,7 @@ fn summaries_and_custom_messages() {
         "The following is a summary of a branch that this conversation came back from:\n\n<summary>\nS2</summary>"
     );
     assert_eq!(only_text(&llm[2]), "hello");
-    let Message::User(image) = &llm[3] else {
+    let Message::User(image) = &*llm[3] else {
         panic!()
     };
     assert!(matches!(image.content.to_blocks()[0], UserBlock::Image(_)));
@@ -132,7 +132,50 @@ fn stored_message_json_round_trips() {
                   "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}},
         "stopReason": "stop", "timestamp": 5, "diagnostics": {"note": "kept"}
     });
-    let (message, extra) = AgentMessage::from_json(raw.clone());
-    assert!(matches!(message, AgentMessage::Assistant(_)));
-    assert_eq!(message.to_json(&extra), raw);
+    let (message, extra) = from_json(raw.clone());
+    assert!(message.as_assistant().is_some());
+    assert_eq!(to_json(&message, &extra), raw);
+}
+
+/// The model's view shares the stored model messages (no copy of a long history per request)
+/// and leaves out the recorded system prompt and roles this version does not know.
+#[test]
+fn conversion_shares_model_messages_and_drops_system_and_unknown_roles() {
+    let user = AgentMessage::from(pi_ai::UserMessage::text("hi"));
+    let system = AgentMessage::from(pi_session::messages::SystemMessage {
+        content: String::new(),
+        sections: pi_session::messages::PromptSections(vec![(
+            "preamble".into(),
+            Some("You are pi.".into()),
+        )]),
+        ..Default::default()
+    });
+    let unknown: AgentMessage =
+        serde_json::from_value(serde_json::json!({"role": "mystery", "x": 1})).unwrap();
+    let llm = convert_to_llm(&[system, user.clone(), unknown]);
+    assert_eq!(llm.len(), 1);
+    let AgentMessage::Llm(stored) = &user else {
+        panic!("a user message is a model message")
+    };
+    assert!(std::sync::Arc::ptr_eq(stored, &llm[0]));
+}
+
+/// A stored system message goes through the session's reader and writer unchanged, with a
+/// field a newer pi adds kept aside and written back.
+#[test]
+fn a_stored_system_message_round_trips_with_unknown_fields() {
+    let raw = serde_json::json!({
+        "role": "system", "content": "",
+        "sections": {"preamble": "You are pi.", "skills": null},
+        "toolsAdded": [{"name": "read", "description": "Read a file",
+            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}],
+        "timestamp": 9, "futureField": [1]
+    });
+    let (message, extra) = from_json(raw.clone());
+    assert!(matches!(
+        message.as_host(),
+        Some(pi_session::messages::HostMessage::System(_))
+    ));
+    assert_eq!(extra.len(), 1);
+    assert_eq!(to_json(&message, &extra), raw);
 }

@@ -7,7 +7,10 @@ use pi_ai::{
     AssistantBlock, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall,
     ToolResultMessage, Usage, UserBlock, UserContent, UserMessage,
 };
-use pi_session::messages::{AgentMessage, BashExecutionMessage, CustomMessage, convert_to_llm};
+use pi_session::messages::{
+    AgentMessage, BashExecutionMessage, CompactionSummaryMessage, CustomMessage, HostMessage,
+    convert_to_llm,
+};
 use pi_session::paths;
 use pi_session::session::{
     CompactionEntry, EntryKind, SessionEntry, SessionManager, find_session_by_id,
@@ -16,11 +19,11 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 pub fn user(text: &str) -> AgentMessage {
-    AgentMessage::User(UserMessage::text(text))
+    AgentMessage::from(UserMessage::text(text))
 }
 
 pub fn assistant(text: &str) -> AgentMessage {
-    AgentMessage::Assistant(AssistantMessage {
+    AgentMessage::from(AssistantMessage {
         content: vec![AssistantBlock::Text(TextContent {
             text: text.into(),
             text_signature: None,
@@ -57,7 +60,7 @@ fn append_everything(s: &mut SessionManager) -> String {
     let first = s.append_message(user("hello")).unwrap();
     s.append_model_change("openai", "gpt-5").unwrap();
     s.append_thinking_level_change("high").unwrap();
-    s.append_message(AgentMessage::Assistant(AssistantMessage {
+    s.append_message(AgentMessage::from(AssistantMessage {
         content: vec![
             AssistantBlock::Thinking(ThinkingContent {
                 thinking: "hmm".into(),
@@ -79,7 +82,7 @@ fn append_everything(s: &mut SessionManager) -> String {
         ..Default::default()
     }))
     .unwrap();
-    s.append_message(AgentMessage::ToolResult(ToolResultMessage {
+    s.append_message(AgentMessage::from(ToolResultMessage {
         tool_call_id: "call_1".into(),
         tool_name: "read".into(),
         content: vec![UserBlock::Text(TextContent {
@@ -91,7 +94,7 @@ fn append_everything(s: &mut SessionManager) -> String {
         timestamp: 1_700_000_000_001,
     }))
     .unwrap();
-    s.append_message(AgentMessage::BashExecution(BashExecutionMessage {
+    s.append_message(AgentMessage::from(BashExecutionMessage {
         command: "false".into(),
         output: String::new(),
         exit_code: Some(1),
@@ -99,7 +102,7 @@ fn append_everything(s: &mut SessionManager) -> String {
         ..Default::default()
     }))
     .unwrap();
-    s.append_message(AgentMessage::Custom(CustomMessage {
+    s.append_message(AgentMessage::from(CustomMessage {
         custom_type: "note".into(),
         content: UserContent::Text("from an extension".into()),
         display: true,
@@ -107,9 +110,10 @@ fn append_everything(s: &mut SessionManager) -> String {
         timestamp: 1_700_000_000_003,
     }))
     .unwrap();
-    s.append_message(AgentMessage::Unknown(
-        json!({"role": "futureRole", "payload": [1, 2, 3], "timestamp": 5}),
-    ))
+    s.append_message(
+        serde_json::from_value(json!({"role": "futureRole", "payload": [1, 2, 3], "timestamp": 5}))
+            .unwrap(),
+    )
     .unwrap();
     s.append_custom("state", Some(json!({"k": "v"}))).unwrap();
     s.append_custom_message(
@@ -239,7 +243,7 @@ fn fixture_before_compaction_migrates_and_rebuilds() {
         s.entries()
             .into_iter()
             .filter_map(SessionEntry::message)
-            .all(|m| !matches!(m, AgentMessage::Unknown(_)))
+            .all(|m| !matches!(m.as_host(), Some(HostMessage::Unknown { .. })))
     );
 
     // The file was rewritten as v3 with a linear chain.
@@ -261,7 +265,7 @@ fn fixture_before_compaction_migrates_and_rebuilds() {
     // Oracle computed independently from the raw fixture (latest compaction at line 628,
     // firstKeptEntryIndex 551): summary + kept + later message entries.
     assert_eq!(context.messages.len(), 446);
-    let AgentMessage::CompactionSummary(summary) = &context.messages[0] else {
+    let Some(HostMessage::CompactionSummary(summary)) = context.messages[0].as_host() else {
         panic!("first message is {:?}", context.messages[0].role());
     };
     let last_compaction = original
@@ -302,7 +306,7 @@ fn fixture_large_session_loads() {
         "claude-sonnet-4-5"
     );
     // An empty assistant message without totalTokens still reads.
-    assert!(matches!(context.messages[1], AgentMessage::Assistant(_)));
+    assert!(context.messages[1].as_assistant().is_some());
 }
 
 #[test]
@@ -331,7 +335,7 @@ fn tree_with_three_branches() {
         assert_eq!(branch[0].id, root);
         s.branch(leaf).unwrap();
         let ctx = s.build_session_context();
-        let AgentMessage::Assistant(last) = ctx.messages.last().unwrap() else {
+        let Some(last) = ctx.messages.last().unwrap().as_assistant() else {
             panic!()
         };
         assert_eq!(last.text(), format!("reply {}", ["a", "b", "c"][i]));
@@ -433,7 +437,7 @@ fn nothing_is_written_before_the_first_assistant_message() {
 #[test]
 fn summaries_cannot_be_appended_as_messages() {
     let mut s = SessionManager::in_memory(Path::new("/p"));
-    let summary = AgentMessage::CompactionSummary(Default::default());
+    let summary = AgentMessage::from(CompactionSummaryMessage::default());
     assert!(s.append_message(summary).is_err());
 }
 
@@ -612,8 +616,8 @@ fn message_with_unreadable_fields_is_kept_verbatim() {
     let s = SessionManager::open(&path, Path::new("/p")).unwrap();
     assert!(s.warnings().is_empty());
     assert!(matches!(
-        s.entries()[0].message(),
-        Some(AgentMessage::Unknown(_))
+        s.entries()[0].message().and_then(AgentMessage::as_host),
+        Some(HostMessage::Unknown { .. })
     ));
     assert_eq!(s.entries()[0].to_json(), odd);
     assert!(convert_to_llm(&s.build_session_context().messages).is_empty());

@@ -12,7 +12,7 @@ use pi_ai::{
 use pi_session::compaction::branch_summary::prepare_branch_entries;
 use pi_session::compaction::file_ops::append_file_lists;
 use pi_session::compaction::{prepare_compaction, prompts, serialize_conversation};
-use pi_session::messages::{AgentMessage, convert_to_llm};
+use pi_session::messages::{AgentMessage, HostMessage, convert_to_llm};
 use pi_session::session::{CompactionEntry, SessionEntry, SessionManager};
 use pi_session::settings::CompactionSettings;
 use serde_json::{Value, json};
@@ -28,7 +28,7 @@ fn call(name: &str, arguments: Value) -> AssistantBlock {
 }
 
 fn assistant(content: Vec<AssistantBlock>) -> AgentMessage {
-    AgentMessage::Assistant(AssistantMessage {
+    AgentMessage::from(AssistantMessage {
         content,
         provider: "mock".into(),
         model: "mock-model".into(),
@@ -37,7 +37,7 @@ fn assistant(content: Vec<AssistantBlock>) -> AgentMessage {
 }
 
 fn tool_result(text: String) -> AgentMessage {
-    AgentMessage::ToolResult(ToolResultMessage {
+    AgentMessage::from(ToolResultMessage {
         tool_call_id: "c".into(),
         tool_name: "read".into(),
         content: vec![UserBlock::Text(TextContent {
@@ -58,7 +58,7 @@ fn branch(session: &SessionManager) -> Vec<SessionEntry> {
 fn conversation_text_labels_each_part_and_cuts_tool_results_at_2000_characters() {
     let long = format!("{}{}", "r".repeat(2_000), "s".repeat(500));
     let messages = [
-        AgentMessage::User(pi_ai::UserMessage {
+        AgentMessage::from(pi_ai::UserMessage {
             content: pi_ai::UserContent::Text("fix the parser".into()),
             timestamp: 1,
         }),
@@ -242,11 +242,11 @@ fn summary_prompts_ask_for_the_fixed_section_headings() {
 fn texts(messages: &[AgentMessage]) -> Vec<String> {
     messages
         .iter()
-        .map(|m| match m {
-            AgentMessage::User(u) => u.content.text(),
-            AgentMessage::Assistant(a) => a.text(),
-            AgentMessage::BranchSummary(b) => b.summary.clone(),
-            other => other.role().to_owned(),
+        .map(|m| match (m.as_user(), m.as_assistant(), m.as_host()) {
+            (Some(u), _, _) => u.content.text(),
+            (_, Some(a), _) => a.text(),
+            (_, _, Some(HostMessage::BranchSummary(b))) => b.summary.clone(),
+            _ => m.role().to_owned(),
         })
         .collect()
 }
@@ -276,7 +276,7 @@ fn branch_entries_leave_tool_results_out_and_stop_at_the_budget() {
     // No budget (a window no larger than the reserve) means no limit.
     let (all, _) = prepare_branch_entries(&entries, 0);
     assert_eq!(all.len(), 4);
-    assert!(!all.iter().any(|m| matches!(m, AgentMessage::ToolResult(_))));
+    assert!(!all.iter().any(|m| m.as_tool_result().is_some()));
 }
 
 #[test]

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use pi_ext_api::ToolDescription;
 use pi_session::skills::{SkillSearch, discover};
-use pi_session::system_prompt::{DocPaths, SystemPromptOptions, build_system_prompt};
+use pi_session::system_prompt::{
+    DocPaths, PromptSources, SystemPromptOptions, build_system_prompt, join, sections,
+};
 
 /// A tool as the system prompt sees it: a name, its one-line snippet and guidelines.
 fn prompt_tool(name: &str, snippet: Option<&str>, guidelines: &[&str]) -> ToolDescription {
@@ -349,4 +351,97 @@ mod context_files {
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].content, "Main checkout rules.");
     }
+}
+
+/// The prompt's sections, read from disk as `build_system_prompt` reads them, with the
+/// layout's root scrubbed: their names, and their join checked against a golden prompt
+/// written before the prompt was built from sections.
+fn sections_of(
+    layout: &Layout,
+    options: &SystemPromptOptions,
+    golden: &str,
+) -> Vec<(String, String)> {
+    let parts = sections(options, &PromptSources::load(options));
+    let root = layout.root.to_string_lossy().into_owned();
+    let expected = std::fs::read_to_string(golden_dir().join(format!("{golden}.txt"))).unwrap();
+    assert_eq!(join(&parts).replace(&root, "<ROOT>"), expected, "{golden}");
+    parts
+        .iter()
+        .map(|p| (p.name.to_owned(), p.text.replace(&root, "<ROOT>")))
+        .collect()
+}
+
+fn names(parts: &[(String, String)]) -> Vec<&str> {
+    parts.iter().map(|(name, _)| name.as_str()).collect()
+}
+
+#[test]
+fn the_built_in_prompt_is_pi_16s_sections_joined_to_the_same_text() {
+    let layout = Layout::new();
+    layout.write("agent/AGENTS.md", "Global rules.");
+    layout.write("work/CLAUDE.md", "Workspace rules (CLAUDE.md).");
+    layout.write("work/proj/AGENTS.md", "Project rules.\n");
+    layout.write("work/proj/CLAUDE.md", "Must not be loaded: AGENTS.md wins.");
+    layout.write("work/proj/sub/AGENTS.override.md", "Override rules.");
+    layout.write(
+        "work/proj/sub/AGENTS.md",
+        "Must not be loaded: the override wins.",
+    );
+    layout.write("agent/skills/lint/SKILL.md", &skill_md("lint", ""));
+    let mut options = layout.options("work/proj/sub");
+    options.skills = layout.skills("work/proj/sub", false);
+    let parts = sections_of(&layout, &options, "context_chain");
+    assert_eq!(
+        names(&parts),
+        [
+            "preamble",
+            "tools",
+            "rules",
+            "docs",
+            "project_context",
+            "skills",
+            "cwd"
+        ]
+    );
+    let text = |name: &str| &parts.iter().find(|(n, _)| n == name).unwrap().1;
+    assert!(text("preamble").starts_with("You are an expert coding assistant"));
+    assert!(text("tools").starts_with("Available tools:\n- read: "));
+    assert!(text("rules").starts_with("Guidelines:\n"));
+    assert!(text("docs").starts_with("Pi documentation"));
+    assert!(text("project_context").starts_with("<project_context>"));
+    assert!(text("skills").contains("<available_skills>"));
+    assert_eq!(
+        text("cwd"),
+        "Current working directory: <ROOT>/work/proj/sub"
+    );
+
+    let bare = Layout::new();
+    let parts = sections_of(&bare, &bare.options("work/proj"), "no_files");
+    assert_eq!(names(&parts), ["preamble", "tools", "rules", "docs", "cwd"]);
+}
+
+/// A custom prompt is the preamble and drops the template's tools, rules and docs (pi 1.6);
+/// appended text is the addendum; a date line shares the cwd section.
+#[test]
+fn a_custom_prompt_is_the_preamble_and_the_date_shares_the_cwd_section() {
+    let layout = Layout::new();
+    layout.write("work/proj/extra.md", "Appended from a file.\n");
+    layout.write("work/proj/AGENTS.md", "Project rules.");
+    layout.write("agent/skills/lint/SKILL.md", &skill_md("lint", ""));
+    let mut options = layout.options("work/proj");
+    options.system_prompt = Some("You are a terse reviewer.".into());
+    options.append_system_prompt = vec!["Appended text.".into(), "extra.md".into()];
+    options.skills = layout.skills("work/proj", false);
+    options.date = Some("2026-01-02".into());
+    let parts = sections_of(&layout, &options, "append_custom_system_prompt");
+    assert_eq!(
+        names(&parts),
+        ["preamble", "addendum", "project_context", "skills", "cwd"]
+    );
+    assert_eq!(parts[0].1, "You are a terse reviewer.");
+    assert_eq!(parts[1].1, "Appended text.\n\nAppended from a file.\n");
+    assert_eq!(
+        parts[4].1,
+        "Current date: 2026-01-02\nCurrent working directory: <ROOT>/work/proj"
+    );
 }

@@ -42,13 +42,13 @@ fn app() -> Arc<App> {
     let cwd = Path::new("/tmp/demo");
     let mut session = SessionManager::in_memory(cwd);
     let user = |text: &str| {
-        pi_session::messages::AgentMessage::User(pi_ai::UserMessage {
+        pi_session::messages::AgentMessage::from(pi_ai::UserMessage {
             content: pi_ai::UserContent::Text(text.into()),
             timestamp: 0,
         })
     };
     let answer = |text: &str| {
-        pi_session::messages::AgentMessage::Assistant(pi_ai::AssistantMessage {
+        pi_session::messages::AgentMessage::from(pi_ai::AssistantMessage {
             content: vec![pi_ai::AssistantBlock::Text(pi_ai::TextContent {
                 text: text.into(),
                 text_signature: None,
