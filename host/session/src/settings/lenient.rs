@@ -49,19 +49,20 @@ fn sift<T: DeserializeOwned>(
     for key in keys {
         path.push(key.clone());
         if let Some(reason) = misfit::<T>(path, &object[&key]) {
-            let mut kept = true;
-            if let Some(Value::Object(inner)) = object.get_mut(&key) {
-                sift::<T>(inner, path, rejected);
-                kept = misfit::<T>(path, &object[&key]).is_none();
-            }
-            if !kept || !object[&key].is_object() {
-                if let Some(value) = object.shift_remove(&key) {
-                    rejected.push(Rejected {
-                        path: path.clone(),
-                        value,
-                        reason,
-                    });
+            // An object is sifted key by key first; it goes whole only if it still misfits.
+            let still_misfits = match object.get_mut(&key) {
+                Some(Value::Object(inner)) => {
+                    sift::<T>(inner, path, rejected);
+                    misfit::<T>(path, &object[&key]).is_some()
                 }
+                _ => true,
+            };
+            if still_misfits && let Some(value) = object.shift_remove(&key) {
+                rejected.push(Rejected {
+                    path: path.clone(),
+                    value,
+                    reason,
+                });
             }
         }
         path.pop();
