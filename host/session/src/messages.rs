@@ -102,6 +102,8 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
             "refusal",
             "errorMessage",
             "timestamp",
+            "durationMs",
+            "thinkingLevel",
         ],
         "toolResult" => &[
             "role",
@@ -111,6 +113,7 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
             "details",
             "isError",
             "timestamp",
+            "durationMs",
         ],
         "bashExecution" => &[
             "role",
