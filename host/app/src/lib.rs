@@ -17,4 +17,4 @@ pub mod startup;
 pub mod tool_policy;
 pub mod tools;
 
-pub use app::{App, AppError, AppEvent, BashOutcome};
+pub use app::{App, AppError, AppEvent, BashOutcome, Disposition};

@@ -8,6 +8,7 @@ use pi_agent::NextTurnUpdate;
 use pi_ai::Usage;
 use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
 use pi_session::compaction::summarize::{RetryNotice, summarize_preparation};
+use pi_session::compaction::tokens::Estimable;
 use pi_session::compaction::{
     CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, prepare_compaction,
     should_compact,
@@ -194,11 +195,18 @@ impl AgentSession {
                 .map_err(|e| CompactFailure::Failed(e.to_string()))?;
             session.build_session_context_with(bridge::into_runtime)
         };
+        // pi 1.6: the estimate of every message the next request starts from (no usage).
+        let estimated_tokens_after = bridge::estimated(&context.messages)
+            .iter()
+            .map(Estimable::estimate_tokens)
+            .sum();
         self.inner.agent.replace_messages(context.messages);
         Ok(CompactionResult {
             summary: produced.summary,
             first_kept_entry_id: prep.first_kept_entry_id,
             tokens_before: prep.tokens_before,
+            estimated_tokens_after,
+            usage: produced.usage.map(Box::new),
             details: produced.details,
         })
     }
@@ -254,6 +262,19 @@ impl AgentSession {
             )),
             Err(error) => Err(CompactFailure::Failed(error.to_string())),
         }
+    }
+
+    /// The context's size as pi 1.6's `contextUsage` reports it: the last reply's usage plus
+    /// the estimate of what came after; `None` after a compaction until a reply measured the
+    /// compacted context.
+    pub fn context_tokens(&self) -> Option<u64> {
+        let history = self.inner.agent.messages();
+        let messages = bridge::estimated(&history);
+        let estimate = estimate_context_tokens(&messages);
+        let compacted = messages
+            .iter()
+            .any(|m| m.compaction_summary_time().is_some());
+        (!compacted || estimate.last_usage_index.is_some()).then_some(estimate.tokens)
     }
 
     /// The check before the next turn of a run: `T = U + ΣE` over the run's messages; compact
