@@ -66,6 +66,9 @@ pub enum AgentEvent {
         tool_name: String,
         result: ToolOutput,
         is_error: bool,
+        /// How long the tool ran (pi 1.6); `None` for a call answered without running.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// The steering or follow-up queue changed: a message was queued, queued messages are
     /// being delivered (sent just before their `message_start`), or the queues were cleared.

@@ -29,6 +29,11 @@ pub(crate) fn truncated_call_text(name: &str) -> String {
     )
 }
 
+/// Whole milliseconds since `start` (a monotonic clock), as pi 1.6 reports durations.
+pub(crate) fn elapsed_ms(start: std::time::Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 /// A call after preflight: either answered already (with an error) or ready to run.
 enum Prepared {
     Immediate(ToolOutput),
@@ -38,7 +43,9 @@ enum Prepared {
     },
 }
 
-type Outcome = (ToolOutput, bool);
+/// A call's result, whether it is an error, and how long it ran (`None`: answered without
+/// running, as pi 1.6 leaves `durationMs` out then).
+type Outcome = (ToolOutput, bool, Option<u64>);
 
 pub(crate) struct ToolRunner<'a> {
     pub tools: &'a [Arc<dyn AgentTool>],
@@ -71,7 +78,7 @@ impl ToolRunner<'_> {
             .iter()
             .map(|call| {
                 self.emit_start(call);
-                let outcome = (ToolOutput::text(text(call)), true);
+                let outcome = (ToolOutput::text(text(call)), true, None);
                 self.emit_end(call, &outcome);
                 self.emit_result(call, outcome)
             })
@@ -83,7 +90,7 @@ impl ToolRunner<'_> {
         for call in calls {
             self.emit_start(call);
             let outcome = match self.prepare(call) {
-                Prepared::Immediate(output) => (output, true),
+                Prepared::Immediate(output) => (output, true, None),
                 Prepared::Ready { tool, args } => self.run_one(tool.as_ref(), call, args).await,
             };
             self.emit_end(call, &outcome);
@@ -99,7 +106,7 @@ impl ToolRunner<'_> {
             self.emit_start(call);
             match self.prepare(call) {
                 Prepared::Immediate(output) => {
-                    let outcome = (output, true);
+                    let outcome = (output, true, None);
                     self.emit_end(call, &outcome);
                     outcomes[index] = Some(outcome);
                 }
@@ -119,7 +126,8 @@ impl ToolRunner<'_> {
             .iter()
             .zip(outcomes)
             .map(|(call, outcome)| {
-                let outcome = outcome.unwrap_or_else(|| (ToolOutput::text(ABORTED_TEXT), true));
+                let outcome =
+                    outcome.unwrap_or_else(|| (ToolOutput::text(ABORTED_TEXT), true, None));
                 self.emit_result(call, outcome)
             })
             .collect()
@@ -164,6 +172,7 @@ impl ToolRunner<'_> {
                 }
             })
         };
+        let started = std::time::Instant::now();
         let mut execution = tool.execute(&call.id, args, self.cancel.child_token(), on_update);
         let result = tokio::select! {
             biased;
@@ -175,10 +184,11 @@ impl ToolRunner<'_> {
                 }
             }
         };
+        let duration = Some(elapsed_ms(started));
         settled.store(true, Ordering::Release);
         match result {
-            Ok(output) => (output, false),
-            Err(error) => (error.into_output(), true),
+            Ok(output) => (output, false, duration),
+            Err(error) => (error.into_output(), true, duration),
         }
     }
 
@@ -190,17 +200,22 @@ impl ToolRunner<'_> {
         });
     }
 
-    fn emit_end(&self, call: &ToolCall, (output, is_error): &Outcome) {
+    fn emit_end(&self, call: &ToolCall, (output, is_error, duration_ms): &Outcome) {
         (self.emit)(AgentEvent::ToolExecutionEnd {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             result: output.clone(),
             is_error: *is_error,
+            duration_ms: *duration_ms,
         });
     }
 
     /// Builds the result message and emits its `message_start`/`message_end`.
-    fn emit_result(&self, call: &ToolCall, (output, is_error): Outcome) -> ToolResultMessage {
+    fn emit_result(
+        &self,
+        call: &ToolCall,
+        (output, is_error, duration_ms): Outcome,
+    ) -> ToolResultMessage {
         let message = ToolResultMessage {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
@@ -208,6 +223,7 @@ impl ToolRunner<'_> {
             details: Some(output.details),
             is_error,
             timestamp: pi_ai::now_ms(),
+            duration_ms,
         };
         (self.emit)(AgentEvent::MessageStart {
             message: message.clone().into(),

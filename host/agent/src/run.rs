@@ -7,7 +7,7 @@
 
 use crate::config::{AgentContext, LoopConfig, NextTurnUpdate, TurnInfo};
 use crate::event::{AgentEvent, Emit};
-use crate::exec::{ToolRunner, truncated_call_text};
+use crate::exec::{ToolRunner, elapsed_ms, truncated_call_text};
 use crate::message::AgentMessage;
 use crate::tool::to_llm_tool;
 use pi_ai::{
@@ -323,6 +323,7 @@ impl Run {
                 }
             }
         }
+        let started = std::time::Instant::now();
         let mut stream = (self.config.hooks.stream_fn)(&self.config.model, &request, options);
         drop(request);
         let mut partial: Option<Arc<AssistantMessage>> = None;
@@ -350,7 +351,12 @@ impl Run {
             }
         }
         // `next_event` always ends with a terminal event; the fallback only guards the types.
-        let message = last.unwrap_or_else(|| aborted_message(&self.config.model));
+        let mut message = last.unwrap_or_else(|| aborted_message(&self.config.model));
+        // pi 1.6 times the response from the request on, and records the level it asked for.
+        message
+            .duration_ms
+            .get_or_insert_with(|| elapsed_ms(started));
+        message.thinking_level = Some(self.config.thinking_level);
         Ok(self.announce(partial, message))
     }
 

@@ -32,6 +32,15 @@ pub struct ToolOutput {
     pub content: Vec<UserBlock>,
     #[serde(default)]
     pub details: Value,
+    /// The result as data for programs rather than the model (pi 1.6's `structuredContent`:
+    /// `bash`'s output, exit code and wall time; `read`'s text). Not sent to the model. Boxed:
+    /// most results have none, and every tool event carries an output.
+    #[serde(
+        default,
+        rename = "structuredContent",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub structured_content: Option<Box<Value>>,
 }
 
 impl ToolOutput {
@@ -43,6 +52,7 @@ impl ToolOutput {
                 text_signature: None,
             })],
             details: Value::Object(Default::default()),
+            structured_content: None,
         }
     }
 
@@ -61,6 +71,8 @@ pub struct ToolError {
     /// What the failing call still reports for the UI and the session (e.g. `bash`'s
     /// `truncation` and `fullOutputPath` when a command with a huge output exits non-zero).
     pub details: Option<Value>,
+    /// The failing call's [`ToolOutput::structured_content`] (`bash` exiting non-zero).
+    pub structured_content: Option<Box<Value>>,
 }
 
 impl ToolError {
@@ -68,6 +80,7 @@ impl ToolError {
         ToolError {
             message: message.into(),
             details: None,
+            structured_content: None,
         }
     }
 
@@ -79,11 +92,12 @@ impl ToolError {
 
     /// The error result's output: the message as text, the details or `{}`.
     pub fn into_output(self) -> ToolOutput {
-        let output = ToolOutput::text(self.message);
-        match self.details {
-            Some(details) => output.with_details(details),
-            None => output,
+        let mut output = ToolOutput::text(self.message);
+        if let Some(details) = self.details {
+            output.details = details;
         }
+        output.structured_content = self.structured_content;
+        output
     }
 }
 

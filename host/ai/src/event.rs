@@ -45,10 +45,12 @@ pub enum AssistantMessageEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         thinking_signature: Option<String>,
     },
+    /// `toolName` on the wire (pi 1.6; pi 0.73 said `name`, which the JSON edge can restore).
     #[serde(rename = "toolcall_start", rename_all = "camelCase")]
     ToolCallStart {
         content_index: usize,
         id: String,
+        #[serde(rename = "toolName")]
         name: String,
     },
     /// `delta` is a raw fragment of the arguments JSON.

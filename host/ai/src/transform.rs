@@ -264,6 +264,7 @@ fn flush_orphans(
                 details: None,
                 is_error: true,
                 timestamp: now_ms(),
+                duration_ms: None,
             }));
         }
     }
@@ -374,6 +375,7 @@ mod tests {
             details: None,
             is_error: false,
             timestamp: 1,
+            duration_ms: None,
         })
     }
 
@@ -438,6 +440,7 @@ mod tests {
             details: None,
             is_error: false,
             timestamp: 1,
+            duration_ms: None,
         };
         let messages = vec![
             Message::from(assistant(&from, vec![call("c1", None)])),

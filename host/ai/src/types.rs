@@ -235,6 +235,27 @@ pub struct AssistantMessage {
     pub error_message: Option<String>,
     #[serde(default)]
     pub timestamp: i64,
+    /// Milliseconds from the request to the response's end (pi 1.6), measured by the agent
+    /// loop on a monotonic clock; absent in older files and for replies not streamed here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The thinking level the agent loop asked for (pi 1.6); absent in older files, and read
+    /// as absent when it names a level this version does not know.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "lenient_level"
+    )]
+    pub thinking_level: Option<ThinkingLevel>,
+}
+
+/// A thinking level, or `None` for any other value: a stored reply stays readable whatever
+/// a newer pi recorded there.
+fn lenient_level<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<ThinkingLevel>, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).ok())
 }
 
 impl AssistantMessage {
@@ -268,7 +289,7 @@ impl AssistantMessage {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     pub tool_call_id: String,
@@ -281,6 +302,10 @@ pub struct ToolResultMessage {
     pub is_error: bool,
     #[serde(default)]
     pub timestamp: i64,
+    /// Milliseconds the tool ran (pi 1.6), on a monotonic clock; absent in older files and
+    /// for calls answered without running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl ToolResultMessage {
@@ -520,5 +545,59 @@ mod tests {
         assert_eq!(blocks.text(), "look here");
         assert_eq!(UserContent::Text("plain".into()).text(), "plain");
         assert_eq!(UserContent::Blocks(vec![]).text(), "");
+    }
+
+    #[test]
+    fn assistant_duration_and_thinking_level_are_written_and_optional() {
+        let message = AssistantMessage {
+            duration_ms: Some(1500),
+            thinking_level: Some(ThinkingLevel::High),
+            ..AssistantMessage::default()
+        };
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(value["durationMs"], 1500);
+        assert_eq!(value["thinkingLevel"], "high");
+        let back: AssistantMessage = serde_json::from_value(value).unwrap();
+        assert_eq!(back, message);
+        // A pi 0.73 reply: neither field, and none written back.
+        let old: AssistantMessage = serde_json::from_value(serde_json::json!({
+            "content": [], "api": "a", "provider": "p", "model": "m", "stopReason": "stop"
+        }))
+        .unwrap();
+        assert_eq!((old.duration_ms, old.thinking_level), (None, None));
+        let future: AssistantMessage = serde_json::from_value(serde_json::json!({
+            "content": [], "api": "a", "provider": "p", "model": "m", "stopReason": "stop",
+            "thinkingLevel": "ultra"
+        }))
+        .unwrap();
+        assert_eq!(future.thinking_level, None);
+        let written = serde_json::to_value(&old).unwrap();
+        assert!(written.get("durationMs").is_none() && written.get("thinkingLevel").is_none());
+    }
+
+    #[test]
+    fn tool_result_duration_is_written_and_optional() {
+        let result = ToolResultMessage {
+            tool_call_id: "c1".into(),
+            duration_ms: Some(7),
+            ..ToolResultMessage::default()
+        };
+        let value = serde_json::to_value(&result).unwrap();
+        assert_eq!(value["durationMs"], 7);
+        assert_eq!(
+            serde_json::from_value::<ToolResultMessage>(value).unwrap(),
+            result
+        );
+        let old: ToolResultMessage = serde_json::from_value(serde_json::json!({
+            "toolCallId": "c1", "toolName": "read", "content": [], "isError": false
+        }))
+        .unwrap();
+        assert_eq!(old.duration_ms, None);
+        assert!(
+            serde_json::to_value(&old)
+                .unwrap()
+                .get("durationMs")
+                .is_none()
+        );
     }
 }

@@ -18,7 +18,8 @@ mod session_ops;
 
 pub use bash::BashOutcome;
 pub use queries::{
-    AppState, Command, CommandSource, SessionStats, TokenTotals, TreeNode, TreeRow, TreeRowKind,
+    AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
+    TreeRowKind,
 };
 
 use crate::agent_session::{
@@ -84,6 +85,17 @@ pub enum AppError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+}
+
+/// What became of a prompt, steer or follow-up (pi 1.6's `disposition`): a run started, the
+/// message was queued for the running one, or it was handled without a run (pi: an extension
+/// command or input hook; ours have neither yet, so no command answers `Handled` today).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Disposition {
+    Started,
+    Queued,
+    Handled,
 }
 
 /// One running session and the command line's view of models and commands. Cheap to share
@@ -317,8 +329,13 @@ impl App {
         Ok(lock(&self.templates).expand(text))
     }
 
-    /// Runs one prompt until the session is settled (retries, recovery, compaction).
-    pub async fn prompt(&self, text: String, images: Vec<ImageContent>) -> Result<(), AppError> {
+    /// Runs one prompt until the session is settled (retries, recovery, compaction); it
+    /// started a run (`Started`).
+    pub async fn prompt(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<Disposition, AppError> {
         let text = self.expand_input(&text)?;
         let mut blocks = vec![UserBlock::Text(TextContent {
             text,
@@ -330,17 +347,19 @@ impl App {
             timestamp: pi_ai::now_ms(),
         });
         self.session.prompt_messages(vec![message]).await?;
-        Ok(())
+        Ok(Disposition::Started)
     }
 
     /// Queues a message delivered after the current turn's tool calls.
-    pub fn steer(&self, text: String) {
+    pub fn steer(&self, text: String) -> Disposition {
         self.enqueue(text, true);
+        Disposition::Queued
     }
 
     /// Queues a message delivered when the agent would otherwise stop.
-    pub fn follow_up(&self, text: String) {
+    pub fn follow_up(&self, text: String) -> Disposition {
         self.enqueue(text, false);
+        Disposition::Queued
     }
 
     /// Queues through the agent, whose queues publish the change (`queue_update`).

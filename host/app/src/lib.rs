@@ -23,4 +23,4 @@ pub use agent_session::{
     AgentSessionError, AgentSessionEvent, AgentSessionOptions, CompactionResult, NavigateOptions,
     NavigateResult, SessionEvent, SummarizationSource,
 };
-pub use app::{App, AppError, AppEvent, BashOutcome};
+pub use app::{App, AppError, AppEvent, BashOutcome, Disposition};

@@ -51,6 +51,7 @@ const FILES: &[(&str, &str)] = &[
         "docs/prompt-templates.md",
         include_str!("../../../docs/prompt-templates.md"),
     ),
+    ("docs/rpc.md", include_str!("../../../docs/rpc.md")),
     (
         "docs/settings.md",
         include_str!("../../../docs/settings.md"),

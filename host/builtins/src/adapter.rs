@@ -131,6 +131,10 @@ impl AgentTool for BuiltinComponentTool {
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(self.run(call_id, args, cancel, on_update))
+        Box::pin(async move {
+            let started = std::time::Instant::now();
+            let result = self.run(call_id, args, cancel, on_update).await;
+            crate::structured::attach(self.tool.name, result, started.elapsed())
+        })
     }
 }

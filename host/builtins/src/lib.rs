@@ -24,6 +24,7 @@ mod adapter;
 mod context;
 mod locks;
 mod shard;
+mod structured;
 
 /// The component bytes, one static per tool (`READ`, `BASH`, …), built by `build.rs`.
 pub mod components {

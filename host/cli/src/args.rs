@@ -43,6 +43,11 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "MODE")]
     pub mode: Option<ModeArg>,
 
+    /// The RPC and JSON dialect: 1.6 (pi 1.6's, the default) or 0.73 (pi 0.73's: no
+    /// `disposition` in prompt/steer/follow_up responses, and its event fields).
+    #[arg(long, value_enum, value_name = "VERSION", default_value = "1.6")]
+    pub rpc_protocol: crate::modes::json::Protocol,
+
     /// Non-interactive: answer the messages, print the final text and exit.
     #[arg(short = 'p', long)]
     pub print: bool,

@@ -185,6 +185,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         print_startup(&prepared);
     }
     let tools = pi_app::tools::session_tools(&prepared);
+    let protocol = args.rpc_protocol;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -205,8 +206,11 @@ fn run(args: Args) -> Result<i32, RunError> {
         );
         let code = match mode {
             Mode::Print => print::run(&session, prompts, None).await,
-            Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout())).await,
-            Mode::Rpc => rpc::run(Arc::clone(&session), JsonLines::stdout(), shutdown).await,
+            Mode::Json => print::run(&session, prompts, Some(JsonLines::stdout(protocol))).await,
+            Mode::Rpc => {
+                let out = JsonLines::stdout(protocol);
+                rpc::run(Arc::clone(&session), out, shutdown).await
+            }
             Mode::Interactive => {
                 let mut options = ui.unwrap_or_default();
                 // The command line's messages, the first with the @file images.

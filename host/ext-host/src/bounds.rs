@@ -76,6 +76,7 @@ pub fn tool_output(result: wit::ToolResult, limits: &Limits) -> ToolOutput {
     ToolOutput {
         content,
         details: details(result.details, limits.details_bytes),
+        structured_content: None,
     }
 }
 

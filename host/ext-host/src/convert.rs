@@ -212,6 +212,7 @@ pub fn from_message(message: wit::Message) -> Message {
             details: None,
             is_error: r.is_error,
             timestamp: now,
+            duration_ms: None,
         }),
     }
 }

@@ -89,6 +89,7 @@ fn turn(i: usize, filler: &str) -> Vec<AgentMessage> {
             details: None,
             is_error: false,
             timestamp: now,
+            duration_ms: None,
         }),
     ]
 }

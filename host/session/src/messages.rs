@@ -37,6 +37,8 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
             "refusal",
             "errorMessage",
             "timestamp",
+            "durationMs",
+            "thinkingLevel",
         ],
         "toolResult" => &[
             "role",
@@ -46,6 +48,7 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
             "details",
             "isError",
             "timestamp",
+            "durationMs",
         ],
         "bashExecution" => &[
             "role",

@@ -54,6 +54,7 @@ fn long_transcript(exchanges: usize) -> Transcript {
             tool_name: "bash".into(),
             result: ToolOutput::text("12: fn next_token()\n40: let token = self.next_token();"),
             is_error: false,
+            duration_ms: None,
         }));
         t.apply(&AppEvent::Agent(AgentEvent::MessageEnd {
             message: AgentMessage::from(answer(&format!("{paragraph}\n\n{paragraph}"))),

@@ -749,8 +749,12 @@ impl Ui {
             return Action::Prompt(text);
         }
         match app.expand_input(&text) {
-            Ok(text) if follow_up => app.follow_up(text),
-            Ok(text) => app.steer(text),
+            Ok(text) if follow_up => {
+                app.follow_up(text);
+            }
+            Ok(text) => {
+                app.steer(text);
+            }
             Err(error) => self.notice(error.to_string()),
         }
         Action::None

@@ -463,7 +463,7 @@ impl Transcript {
 
     fn apply_session(&mut self, event: &SessionEvent) {
         match event {
-            SessionEvent::AgentSettled => {
+            SessionEvent::AgentSettled { .. } => {
                 self.working = false;
                 self.retry = None;
             }
@@ -571,6 +571,7 @@ mod tests {
             details: None,
             is_error: false,
             timestamp: 0,
+            duration_ms: None,
         }))
     }
 

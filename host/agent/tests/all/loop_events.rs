@@ -102,6 +102,58 @@ async fn one_tool_then_answer() {
 }
 
 #[tokio::test]
+async fn replies_and_tool_results_record_their_durations_and_the_thinking_level() {
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({"x": 1})),
+        Turn::text("done"),
+    ]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    rig.agent.prompt("go").await.unwrap();
+    let events = rig.rec.events();
+    let ends: Vec<&AgentEvent> = events
+        .iter()
+        .filter(|e| matches!(e, AgentEvent::ToolExecutionEnd { .. }))
+        .collect();
+    assert!(
+        matches!(
+            ends[..],
+            [AgentEvent::ToolExecutionEnd {
+                duration_ms: Some(_),
+                ..
+            }]
+        ),
+        "{ends:?}"
+    );
+    let messages = rig.agent.messages();
+    let replies: Vec<_> = messages.iter().filter_map(|m| m.as_assistant()).collect();
+    assert_eq!(replies.len(), 2);
+    for reply in replies {
+        assert!(reply.duration_ms.is_some(), "{reply:?}");
+        assert_eq!(reply.thinking_level, Some(pi_ai::ThinkingLevel::Off));
+    }
+    let result = messages.iter().find_map(AgentMessage::as_tool_result);
+    assert!(result.unwrap().duration_ms.is_some());
+}
+
+#[tokio::test]
+async fn a_call_answered_without_running_has_no_duration() {
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "missing", json!({})),
+        Turn::text("done"),
+    ]);
+    rig.agent.prompt("go").await.unwrap();
+    let events = rig.rec.events();
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::ToolExecutionEnd {
+            is_error: true,
+            duration_ms: None,
+            ..
+        }
+    )));
+}
+
+#[tokio::test]
 async fn unknown_tool_invalid_args_and_failing_tool_become_error_results() {
     let failing = FnTool::new("fail", |_, _, _| {
         Box::pin(async { Err(ToolError::new("disk on fire")) })

@@ -12,6 +12,7 @@ fn tool_execution_end_shape() {
         tool_name: "read".into(),
         result: ToolOutput::text("hi"),
         is_error: false,
+        duration_ms: Some(12),
     };
     assert_eq!(
         serde_json::to_value(&event).unwrap(),
@@ -20,7 +21,8 @@ fn tool_execution_end_shape() {
             "toolCallId": "c1",
             "toolName": "read",
             "result": {"content": [{"type": "text", "text": "hi"}], "details": {}},
-            "isError": false
+            "isError": false,
+            "durationMs": 12
         })
     );
 }
@@ -34,6 +36,7 @@ fn turn_end_and_update_shapes() {
         details: None,
         is_error: true,
         timestamp: 5,
+        duration_ms: None,
     };
     let assistant = AssistantMessage {
         api: "a".into(),

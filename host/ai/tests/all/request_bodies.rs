@@ -58,6 +58,7 @@ fn result(id: &str, name: &str, content: Vec<UserBlock>, is_error: bool) -> Mess
         details: None,
         is_error,
         timestamp: 0,
+        duration_ms: None,
     })
 }
 

@@ -8,8 +8,8 @@ use pi_ai::Usage;
 use pi_ext_api::{CompactionDecision, CompactionPreparation, CompactionRequest};
 use pi_session::compaction::summarize::{RetryNotice, summarize_preparation};
 use pi_session::compaction::{
-    CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, prepare_compaction,
-    should_compact,
+    CompactionReason, SummaryError, SummaryRequester, estimate_context_tokens, estimate_tokens,
+    prepare_compaction, should_compact,
 };
 use pi_session::messages::convert_to_llm;
 use pi_session::session::{CompactionEntry, EntryKind, SessionEntry};
@@ -193,11 +193,15 @@ impl AgentSession {
                 .map_err(|e| CompactFailure::Failed(e.to_string()))?;
             session.build_session_context()
         };
+        // pi 1.6: the estimate of every message the next request starts from (no usage).
+        let estimated_tokens_after = context.messages.iter().map(estimate_tokens).sum();
         self.inner.agent.replace_messages(context.messages);
         Ok(CompactionResult {
             summary: produced.summary,
             first_kept_entry_id: prep.first_kept_entry_id,
             tokens_before: prep.tokens_before,
+            estimated_tokens_after,
+            usage: produced.usage.map(Box::new),
             details: produced.details,
         })
     }
@@ -253,6 +257,21 @@ impl AgentSession {
             )),
             Err(error) => Err(CompactFailure::Failed(error.to_string())),
         }
+    }
+
+    /// The context's size as pi 1.6's `contextUsage` reports it: the last reply's usage plus
+    /// the estimate of what came after; `None` after a compaction until a reply measured the
+    /// compacted context.
+    pub fn context_tokens(&self) -> Option<u64> {
+        let messages = self.inner.agent.messages();
+        let estimate = estimate_context_tokens(&messages);
+        let compacted = messages.iter().any(|m| {
+            matches!(
+                m.as_host(),
+                Some(pi_agent::HostMessage::CompactionSummary(_))
+            )
+        });
+        (!compacted || estimate.last_usage_index.is_some()).then_some(estimate.tokens)
     }
 
     /// The check before the next turn of a run: `T = U + ΣE` over the run's messages; compact

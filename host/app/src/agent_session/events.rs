@@ -26,6 +26,12 @@ pub struct CompactionResult {
     pub summary: String,
     pub first_kept_entry_id: String,
     pub tokens_before: u64,
+    /// The estimated size of the context the compaction leaves (pi 1.6).
+    pub estimated_tokens_after: u64,
+    /// What the summary request cost (pi 1.6); `None` when no request was made. Boxed, so
+    /// `compaction_end` stays the size of the other session events.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Box<pi_ai::Usage>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
 }
@@ -49,7 +55,10 @@ pub enum SessionEvent {
         will_retry: bool,
     },
     /// The session is idle: retries, recovery and compaction after the run are done.
-    AgentSettled,
+    /// `aborted`: the user aborted this run (pi 1.6).
+    AgentSettled {
+        aborted: bool,
+    },
     CompactionStart {
         reason: CompactionReason,
     },
@@ -162,7 +171,7 @@ impl SessionEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             SessionEvent::AgentEnd { .. } => "agent_end",
-            SessionEvent::AgentSettled => "agent_settled",
+            SessionEvent::AgentSettled { .. } => "agent_settled",
             SessionEvent::CompactionStart { .. } => "compaction_start",
             SessionEvent::CompactionEnd { .. } => "compaction_end",
             SessionEvent::AutoRetryStart { .. } => "auto_retry_start",

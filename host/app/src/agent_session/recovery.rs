@@ -236,7 +236,9 @@ impl AgentSession {
                 break;
             }
         }
-        self.emit(SessionEvent::AgentSettled);
+        // The token is fresh at each prompt, so a cancelled one means this run was aborted.
+        let aborted = self.cancel_token().is_cancelled();
+        self.emit(SessionEvent::AgentSettled { aborted });
     }
 
     /// One session-level retry: report, drop the failed reply, wait, `continue()`. Returns

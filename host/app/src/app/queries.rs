@@ -2,7 +2,7 @@
 //! the slash commands on offer. Each answer is a typed value; the RPC face serialises it as
 //! pi's response data, so the field order here is the wire order.
 
-use super::{App, queue_mode_name};
+use super::{App, AppError, queue_mode_name};
 use pi_ai::lock;
 use pi_ai::{Message, Model};
 use pi_session::messages::{AgentMessage, HostMessage};
@@ -41,6 +41,19 @@ pub struct SessionStats {
     pub total_messages: u64,
     pub tokens: TokenTotals,
     pub cost: f64,
+    /// How full the model's context is (pi 1.6); absent when the model states no window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_usage: Option<ContextUsage>,
+}
+
+/// `contextUsage`: tokens and percent are `null` right after a compaction, until a reply
+/// measured the compacted context.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    pub tokens: Option<u64>,
+    pub context_window: u64,
+    pub percent: Option<f64>,
 }
 
 /// Token totals of a branch.
@@ -54,15 +67,24 @@ pub struct TokenTotals {
     pub total: u64,
 }
 
-/// One entry of the session tree with its children, oldest first.
+/// One entry of the session tree with its children, oldest first (pi 1.6's `get_tree` node:
+/// the entry as stored, its children, and its label when it has one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TreeNode {
-    pub id: String,
-    /// The entry's `type` (`message`, `compaction`, …).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    pub label: Option<String>,
+    #[serde(serialize_with = "serialize_entry")]
+    pub entry: SessionEntry,
     pub children: Vec<TreeNode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// When the label was set (ISO 8601, as the session file has it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_timestamp: Option<String>,
+}
+
+/// An entry in its session-file form.
+fn serialize_entry<S: serde::Serializer>(entry: &SessionEntry, s: S) -> Result<S::Ok, S::Error> {
+    entry.to_json().serialize(s)
 }
 
 /// One entry of the session tree as a navigator lists it: depth-first, a branch's entries after
@@ -138,18 +160,43 @@ impl App {
 
     /// Message counts, tokens and cost of the current branch.
     pub fn session_stats(&self) -> SessionStats {
-        self.session.with_session(session_stats)
+        let mut stats = self.session.with_session(session_stats);
+        stats.context_usage = self.context_usage();
+        stats
     }
 
-    /// Entries after `since` (all when `None` or unknown), and the leaf.
-    pub fn entries_since(&self, since: Option<&str>) -> (Vec<SessionEntry>, Option<String>) {
+    /// How full the current model's context is.
+    pub fn context_usage(&self) -> Option<ContextUsage> {
+        let context_window = self.model().context_window;
+        if context_window == 0 {
+            return None;
+        }
+        let tokens = self.session.context_tokens();
+        Some(ContextUsage {
+            tokens,
+            context_window,
+            percent: tokens.map(|t| t as f64 / context_window as f64 * 100.0),
+        })
+    }
+
+    /// Entries after `since` (all when `None`), and the leaf; an unknown `since` is an error.
+    pub fn entries_since(
+        &self,
+        since: Option<&str>,
+    ) -> Result<(Vec<SessionEntry>, Option<String>), AppError> {
         self.session.with_session(|session| {
-            let start = since
-                .and_then(|id| session.position(id))
-                .map_or(0, |i| i + 1);
+            let start = match since {
+                Some(id) => {
+                    session
+                        .position(id)
+                        .ok_or_else(|| AppError::EntryNotFound(id.to_owned()))?
+                        + 1
+                }
+                None => 0,
+            };
             let leaf = session.leaf_id().map(str::to_owned);
             let entries = session.entries_from(start).into_iter().cloned().collect();
-            (entries, leaf)
+            Ok((entries, leaf))
         })
     }
 
@@ -160,7 +207,7 @@ impl App {
             let roots = tree
                 .roots
                 .iter()
-                .map(|id| tree_node(session, &tree, id))
+                .filter_map(|id| tree_node(session, &tree, id))
                 .collect();
             (roots, session.leaf_id().map(str::to_owned))
         })
@@ -301,17 +348,19 @@ fn model_row_text(message: &Message, first: impl Fn(String) -> String) -> (TreeR
     }
 }
 
-fn tree_node(session: &SessionManager, tree: &SessionTree, id: &str) -> TreeNode {
-    TreeNode {
-        id: id.to_owned(),
-        kind: session.entry(id).map(|e| e.kind.type_name().to_owned()),
-        label: tree.labels.get(id).map(|l| l.label.clone()),
+/// The node of entry `id` and its subtree; `None` for an id the file does not hold.
+fn tree_node(session: &SessionManager, tree: &SessionTree, id: &str) -> Option<TreeNode> {
+    let label = tree.labels.get(id);
+    Some(TreeNode {
+        entry: session.entry(id)?.clone(),
         children: tree
             .children_of(id)
             .iter()
-            .map(|c| tree_node(session, tree, c))
+            .filter_map(|c| tree_node(session, tree, c))
             .collect(),
-    }
+        label: label.map(|l| l.label.clone()),
+        label_timestamp: label.map(|l| l.timestamp.clone()),
+    })
 }
 
 fn session_stats(session: &SessionManager) -> SessionStats {
@@ -352,6 +401,7 @@ fn session_stats(session: &SessionManager) -> SessionStats {
         total_messages: user + assistant + tool_results,
         tokens,
         cost,
+        context_usage: None,
     }
 }
 

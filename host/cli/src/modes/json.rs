@@ -1,23 +1,100 @@
 //! JSON mode (`--mode json`): the session header as the first line, then every session event
 //! as one JSON line, in pi's wire form. RPC mode writes its events with the same writer.
+//!
+//! The events' serde derives give pi 1.6's shapes; [`Protocol::V0_73`] (`--rpc-protocol 0.73`)
+//! takes the fields pi 0.73 did not have back out here, at the edge, so the core keeps one form.
 
 use pi_app::AppEvent;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+/// Which pi's RPC and JSON dialect to speak (`--rpc-protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Protocol {
+    /// pi 1.6: dispositions, `toolName`, durations, `usage` beside each delta, `aborted`.
+    #[default]
+    #[value(name = "1.6")]
+    V1_6,
+    /// pi 0.73: no `data` on prompt/steer/follow_up responses, and its event fields.
+    #[value(name = "0.73")]
+    V0_73,
+}
+
+/// Message fields pi 1.6 added, left out of pi 0.73's events.
+const NEW_MESSAGE_FIELDS: [&str; 2] = ["durationMs", "thinkingLevel"];
+
 /// pi's wire form of an event (`toJsonEvent`): `message_update` carries only the delta, so the
-/// cumulative `message` and the event's `partial` snapshot are dropped.
-pub fn to_wire(mut event: Value) -> Value {
-    if event.get("type").and_then(Value::as_str) == Some("message_update")
-        && let Some(map) = event.as_object_mut()
-    {
-        map.remove("message");
+/// cumulative `message` and the event's `partial` snapshot are dropped; pi 1.6 keeps the
+/// message's cumulative `usage` at the top level.
+pub fn to_wire(mut event: Value, protocol: Protocol) -> Value {
+    let Some(map) = event.as_object_mut() else {
+        return event;
+    };
+    if map.get("type").and_then(Value::as_str) == Some("message_update") {
+        let message = map.remove("message");
         if let Some(Value::Object(inner)) = map.get_mut("assistantMessageEvent") {
             inner.remove("partial");
         }
+        if protocol == Protocol::V1_6
+            && let Some(usage) = message.and_then(|mut m| m.get_mut("usage").map(Value::take))
+        {
+            map.insert("usage".into(), usage);
+        }
+    }
+    if protocol == Protocol::V0_73 {
+        to_0_73(map);
     }
     event
+}
+
+/// pi 0.73's fields of an event (or of a `compact` response's data).
+pub fn to_0_73(map: &mut Map<String, Value>) {
+    match map.get("type").and_then(Value::as_str) {
+        Some("agent_settled") => {
+            map.remove("aborted");
+        }
+        Some("tool_execution_end") => {
+            map.remove("durationMs");
+            if let Some(Value::Object(result)) = map.get_mut("result") {
+                result.remove("structuredContent");
+            }
+        }
+        Some("compaction_end") => {
+            if let Some(Value::Object(result)) = map.get_mut("result") {
+                old_compaction_result(result);
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::Object(inner)) = map.get_mut("assistantMessageEvent") {
+        if let Some(name) = inner.remove("toolName") {
+            inner.insert("name".into(), name);
+        }
+        for key in ["message", "error", "partial"] {
+            inner.get_mut(key).into_iter().for_each(old_message);
+        }
+    }
+    map.get_mut("message").into_iter().for_each(old_message);
+    for key in ["messages", "toolResults"] {
+        if let Some(Value::Array(messages)) = map.get_mut(key) {
+            messages.iter_mut().for_each(old_message);
+        }
+    }
+}
+
+/// A compaction result without pi 1.6's `estimatedTokensAfter` and `usage`.
+pub fn old_compaction_result(result: &mut Map<String, Value>) {
+    result.remove("estimatedTokensAfter");
+    result.remove("usage");
+}
+
+fn old_message(message: &mut Value) {
+    if let Some(map) = message.as_object_mut() {
+        for key in NEW_MESSAGE_FIELDS {
+            map.remove(key);
+        }
+    }
 }
 
 /// Writes JSON values as LF-terminated lines, flushing after each one so a reader sees every
@@ -25,18 +102,25 @@ pub fn to_wire(mut event: Value) -> Value {
 #[derive(Clone)]
 pub struct JsonLines {
     out: Arc<Mutex<Box<dyn Write + Send>>>,
+    protocol: Protocol,
 }
 
 impl JsonLines {
-    pub fn new(out: Box<dyn Write + Send>) -> Self {
+    pub fn new(out: Box<dyn Write + Send>, protocol: Protocol) -> Self {
         JsonLines {
             out: Arc::new(Mutex::new(out)),
+            protocol,
         }
     }
 
     /// Standard output.
-    pub fn stdout() -> Self {
-        JsonLines::new(Box::new(std::io::stdout()))
+    pub fn stdout(protocol: Protocol) -> Self {
+        JsonLines::new(Box::new(std::io::stdout()), protocol)
+    }
+
+    /// The dialect events and responses are written in.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
     }
 
     /// Writes one value. A closed output (reader gone) is ignored: there is nobody to tell.
@@ -68,7 +152,7 @@ impl JsonLines {
             return;
         }
         match serde_json::to_value(event) {
-            Ok(value) => self.write_value(&to_wire(value)),
+            Ok(value) => self.write_value(&to_wire(value, self.protocol)),
             Err(error) => tracing::warn!("event not serializable: {error}"),
         }
     }
@@ -80,18 +164,61 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn message_update_is_delta_only() {
-        let wire = to_wire(json!({
+    fn message_update_is_delta_only_with_the_cumulative_usage() {
+        let event = json!({
             "type": "message_update",
-            "message": {"role": "assistant"},
+            "message": {"role": "assistant", "usage": {"input": 3, "output": 1}},
             "assistantMessageEvent": {"type": "text_delta", "delta": "hi", "partial": {}}
-        }));
+        });
         assert_eq!(
-            wire,
+            to_wire(event.clone(), Protocol::V1_6),
+            json!({"type": "message_update",
+                   "assistantMessageEvent": {"type": "text_delta", "delta": "hi"},
+                   "usage": {"input": 3, "output": 1}})
+        );
+        assert_eq!(
+            to_wire(event, Protocol::V0_73),
             json!({"type": "message_update",
                    "assistantMessageEvent": {"type": "text_delta", "delta": "hi"}})
         );
         let other = json!({"type": "message_end", "message": {"role": "assistant"}});
-        assert_eq!(to_wire(other.clone()), other);
+        assert_eq!(to_wire(other.clone(), Protocol::V1_6), other);
+    }
+
+    #[test]
+    fn pi_0_73_events_lose_the_fields_pi_1_6_added() {
+        let start = json!({"type": "message_update", "assistantMessageEvent":
+            {"type": "toolcall_start", "contentIndex": 0, "id": "c1", "toolName": "bash"}});
+        assert_eq!(
+            to_wire(start.clone(), Protocol::V1_6)["assistantMessageEvent"]["toolName"],
+            "bash"
+        );
+        let old = to_wire(start, Protocol::V0_73);
+        assert_eq!(old["assistantMessageEvent"]["name"], "bash");
+        assert!(old["assistantMessageEvent"].get("toolName").is_none());
+
+        let end = json!({"type": "tool_execution_end", "durationMs": 5,
+                         "result": {"content": [], "structuredContent": "x"}});
+        assert_eq!(
+            to_wire(end, Protocol::V0_73),
+            json!({"type": "tool_execution_end", "result": {"content": []}})
+        );
+        let settled = json!({"type": "agent_settled", "aborted": true});
+        assert_eq!(
+            to_wire(settled, Protocol::V0_73),
+            json!({"type": "agent_settled"})
+        );
+        let message = json!({"type": "message_end", "message":
+            {"role": "assistant", "durationMs": 9, "thinkingLevel": "off"}});
+        assert_eq!(
+            to_wire(message, Protocol::V0_73),
+            json!({"type": "message_end", "message": {"role": "assistant"}})
+        );
+        let compaction = json!({"type": "compaction_end", "result":
+            {"summary": "s", "estimatedTokensAfter": 10, "usage": {}}});
+        assert_eq!(
+            to_wire(compaction, Protocol::V0_73),
+            json!({"type": "compaction_end", "result": {"summary": "s"}})
+        );
     }
 }

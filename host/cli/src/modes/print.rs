@@ -10,7 +10,7 @@
 use crate::modes::json::JsonLines;
 use pi_ai::terminal_text::{Keep, terminal_safe};
 use pi_ai::{AssistantBlock, ImageContent, StopReason};
-use pi_app::{App, AppError, AppEvent};
+use pi_app::{App, AppError, AppEvent, Disposition};
 use std::io::Write;
 use std::pin::pin;
 
@@ -48,7 +48,7 @@ async fn stream_events(
     images: Vec<ImageContent>,
     events: &mut tokio::sync::mpsc::UnboundedReceiver<AppEvent>,
     out: &JsonLines,
-) -> Result<(), AppError> {
+) -> Result<Disposition, AppError> {
     let mut run = pin!(session.prompt(text, images));
     let result = loop {
         tokio::select! {

@@ -4,14 +4,14 @@
 //! `abort_bash`, `abort` and queries are served). A malformed line gets an error response;
 //! nothing on stdin ends the process except its end.
 
-use crate::modes::json::JsonLines;
+use crate::modes::json::{JsonLines, Protocol, old_compaction_result};
 use crate::modes::rpc_types::{
     Incoming, RpcCommand, RpcRequest, StreamingBehavior, Success, error_response, parse_line,
     success_response,
 };
 use pi_ai::{ImageContent, ThinkingLevel};
-use pi_app::App;
 use pi_app::app::queue_mode;
+use pi_app::{App, Disposition};
 use pi_session::settings::Settings;
 use serde_json::{Value, json};
 use std::fmt::Display;
@@ -150,12 +150,12 @@ impl Server {
                 streaming_behavior,
             } => self.prompt(message, images, streaming_behavior),
             RpcCommand::Steer { message, .. } => {
-                session.steer(session.expand_input(&message).map_err(fail)?);
-                Ok(None)
+                let text = session.expand_input(&message).map_err(fail)?;
+                Ok(self.disposition(session.steer(text)))
             }
             RpcCommand::FollowUp { message, .. } => {
-                session.follow_up(session.expand_input(&message).map_err(fail)?);
-                Ok(None)
+                let text = session.expand_input(&message).map_err(fail)?;
+                Ok(self.disposition(session.follow_up(text)))
             }
             RpcCommand::Abort => {
                 session.abort();
@@ -216,11 +216,17 @@ impl Server {
             }
             RpcCommand::Compact {
                 custom_instructions,
-            } => session
-                .compact(custom_instructions.as_deref())
-                .await
-                .map(|result| Some(json!(result).into()))
-                .map_err(fail),
+            } => {
+                let result = session
+                    .compact(custom_instructions.as_deref())
+                    .await
+                    .map_err(fail)?;
+                let mut data = json!(result);
+                if let (Protocol::V0_73, Some(map)) = (self.out.protocol(), data.as_object_mut()) {
+                    old_compaction_result(map);
+                }
+                Ok(Some(data.into()))
+            }
             RpcCommand::SetAutoCompaction { enabled } => {
                 save_setting(session, "compaction.enabled", |s| {
                     s.compaction_mut().enabled = Some(enabled)
@@ -285,7 +291,7 @@ impl Server {
                 Ok(Some(json!({"messages": messages}).into()))
             }
             RpcCommand::GetEntries { since } => {
-                let (entries, leaf) = session.entries_since(since.as_deref());
+                let (entries, leaf) = session.entries_since(since.as_deref()).map_err(fail)?;
                 let entries: Vec<Value> = entries.iter().map(|e| e.to_json()).collect();
                 Ok(Some(json!({"entries": entries, "leafId": leaf}).into()))
             }
@@ -316,14 +322,8 @@ impl Server {
         if session.is_streaming() {
             let text = session.expand_input(&message).map_err(fail)?;
             return match behavior {
-                Some(StreamingBehavior::Steer) => {
-                    session.steer(text);
-                    Ok(None)
-                }
-                Some(StreamingBehavior::FollowUp) => {
-                    session.follow_up(text);
-                    Ok(None)
-                }
+                Some(StreamingBehavior::Steer) => Ok(self.disposition(session.steer(text))),
+                Some(StreamingBehavior::FollowUp) => Ok(self.disposition(session.follow_up(text))),
                 None => Err(
                     "Agent is already processing. Specify streamingBehavior ('steer' or \
                              'followUp') to queue the message."
@@ -338,7 +338,17 @@ impl Server {
                 out.write_value(&json!({"type": "error", "error": error.to_string()}));
             }
         });
-        Ok(None)
+        // The run is under way: pi answers once the prompt's preflight passed.
+        Ok(self.disposition(Disposition::Started))
+    }
+
+    /// A prompt's, steer's or follow-up's response data: `{disposition}` (pi 1.6), nothing
+    /// (pi 0.73).
+    fn disposition(&self, disposition: Disposition) -> Option<Data> {
+        match self.out.protocol() {
+            Protocol::V1_6 => Some(json!({ "disposition": disposition }).into()),
+            Protocol::V0_73 => None,
+        }
     }
 
     fn new_session(&self, parent: Option<String>) -> Reply {

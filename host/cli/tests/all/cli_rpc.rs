@@ -553,3 +553,48 @@ fn rpc_a_delivered_steer_reports_its_queue_before_its_message_start() {
         .unwrap_or_else(|| panic!("the steer was never reported queued: {kinds:?}"));
     assert_eq!(queued["steering"], json!(["please steer"]), "{queued}");
 }
+
+#[test]
+fn dispositions_are_pi_1_6_s_and_absent_in_the_pi_0_73_protocol() {
+    for (args, disposition) in [
+        (&[][..], Some("started")),
+        (&["--rpc-protocol", "0.73"][..], None),
+    ] {
+        let pi = PiEnv::new(Api::OpenAiCompletions);
+        pi.mock.push(
+            Turn::text("slow answer in many pieces")
+                .chunk(2)
+                .delay_between_events(Duration::from_millis(30)),
+        );
+        let mut rpc = RpcClient::start_with(&pi, args);
+        let started = rpc.call(json!({"id": "p", "type": "prompt", "message": "q"}));
+        rpc.wait_event("message_update");
+        let steer = rpc.call(json!({"id": "s", "type": "steer", "message": "more"}));
+        let follow = rpc.call(json!({"id": "f", "type": "follow_up", "message": "then"}));
+        let queued = rpc.call(json!({"id": "q", "type": "prompt", "message": "later",
+                                     "streamingBehavior": "followUp"}));
+        let expect = |response: &Value, value: Option<&str>| match value {
+            Some(value) => assert_eq!(ok(response)["disposition"], value, "{response}"),
+            None => assert!(response.get("data").is_none(), "{response}"),
+        };
+        expect(&started, disposition);
+        let queued_form = disposition.map(|_| "queued");
+        for response in [&steer, &follow, &queued] {
+            expect(response, queued_form);
+        }
+        ok(&rpc.call(json!({"id": "c", "type": "clear_queue"})));
+        ok(&rpc.call(json!({"id": "a", "type": "abort"})));
+        // The run may have ended before the abort: its settle event may be read already.
+        let seen = rpc
+            .seen
+            .iter()
+            .find(|l| l["type"] == "agent_settled")
+            .cloned();
+        let settled = seen.unwrap_or_else(|| rpc.wait_event("agent_settled"));
+        assert_eq!(
+            settled.get("aborted").is_some(),
+            disposition.is_some(),
+            "{settled}"
+        );
+    }
+}

@@ -25,6 +25,7 @@ pub fn tool_result_n(tokens: u64) -> AgentMessage {
         details: None,
         is_error: false,
         timestamp: 1,
+        duration_ms: None,
     })
 }
 

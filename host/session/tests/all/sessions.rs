@@ -92,6 +92,7 @@ fn append_everything(s: &mut SessionManager) -> String {
         details: Some(json!({"lines": 1})),
         is_error: false,
         timestamp: 1_700_000_000_001,
+        duration_ms: None,
     }))
     .unwrap();
     s.append_message(AgentMessage::from(BashExecutionMessage {

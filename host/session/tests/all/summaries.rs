@@ -47,6 +47,7 @@ fn tool_result(text: String) -> AgentMessage {
         details: None,
         is_error: false,
         timestamp: 1,
+        duration_ms: None,
     })
 }
 

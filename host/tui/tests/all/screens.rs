@@ -80,6 +80,7 @@ fn tool(
             tool_name: name.into(),
             result: ToolOutput::text(out).with_details(details),
             is_error: false,
+            duration_ms: None,
         }),
     ]
 }
@@ -475,8 +476,10 @@ fn an_image_result_keeps_rows_for_its_picture() {
                 pi_ai::UserBlock::Image(image),
             ],
             details: json!({}),
+            structured_content: None,
         },
         is_error: false,
+        duration_ms: None,
     }));
     let t = transcript(events);
     let mut shot = Shot::new(&t);

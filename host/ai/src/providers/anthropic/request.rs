@@ -493,6 +493,7 @@ mod tests {
             details: None,
             is_error,
             timestamp: 0,
+            duration_ms: None,
         })
     }
 

@@ -583,6 +583,7 @@ mod tests {
                 details: None,
                 is_error: false,
                 timestamp: 0,
+                duration_ms: None,
             }),
             Message::User(UserMessage::text("thanks")),
         ]
