@@ -266,7 +266,7 @@ pub trait Ask {
 impl Ask for App {
     fn ask(&self, text: impl Into<String>) -> BoxFuture<'_, Result<(), AppError>> {
         let text = text.into();
-        Box::pin(self.prompt(text, Vec::new()))
+        Box::pin(async move { self.prompt(text, Vec::new()).await.map(drop) })
     }
 }
 

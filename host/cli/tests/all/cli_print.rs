@@ -39,20 +39,22 @@ fn print_mode_prints_the_final_text_and_writes_the_session() {
     );
     assert_eq!(lines[1]["provider"], "mock");
     assert_eq!(lines[2]["thinkingLevel"], "medium");
-    let msgs = messages(&lines);
     // pi 1.6 records the system prompt and tools before the first user message.
-    assert_eq!(msgs[0]["role"], "system");
+    assert_eq!(lines[3]["message"]["role"], "system");
+    let system = system_messages(&lines);
+    assert_eq!(system.len(), 1);
     assert_eq!(
-        msgs[0]["sections"]["cwd"]
+        system[0]["sections"]["cwd"]
             .as_str()
             .map(|c| c.starts_with("Current working directory: ")),
         Some(true)
     );
-    assert_eq!(msgs[0]["toolsAdded"][0]["name"], "read");
-    assert_eq!(msgs[1]["role"], "user");
-    assert_eq!(msgs[2]["role"], "assistant");
-    assert_eq!(msgs[2]["stopReason"], "stop");
-    assert_eq!(msgs[2]["content"][0]["text"], "Hello from the mock.");
+    assert_eq!(system[0]["toolsAdded"][0]["name"], "read");
+    let msgs = messages(&lines);
+    assert_eq!(msgs[0]["role"], "user");
+    assert_eq!(msgs[1]["role"], "assistant");
+    assert_eq!(msgs[1]["stopReason"], "stop");
+    assert_eq!(msgs[1]["content"][0]["text"], "Hello from the mock.");
 }
 
 #[test]

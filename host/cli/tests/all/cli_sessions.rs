@@ -30,8 +30,9 @@ fn continue_resumes_the_latest_session_of_the_directory() {
     );
     let lines = pi.session_lines();
     assert_complete_session(&lines);
-    // The recorded system prompt (once: the second run's prompt is the same), two exchanges.
-    assert_eq!(messages(&lines).len(), 5);
+    assert_eq!(messages(&lines).len(), 4);
+    // The system prompt is recorded once: the second run's prompt and tools are the same.
+    assert_eq!(system_messages(&lines).len(), 1);
     assert!(
         lines
             .iter()
@@ -65,7 +66,7 @@ fn session_id_and_session_path_and_fork() {
     let original = read_jsonl(std::path::Path::new(&path));
     assert_eq!(
         messages(&original).len(),
-        5,
+        4,
         "the original is untouched by the fork"
     );
 

@@ -201,11 +201,23 @@ pub fn stderr(output: &Output) -> String {
 
 /// The `message` entries' messages, in order.
 pub fn messages(lines: &[Value]) -> Vec<&Value> {
+    message_entries(lines)
+        .filter(|m| m["role"] != "system")
+        .collect()
+}
+
+/// The recorded system prompts (pi 1.6's `role: "system"` messages) of a session file.
+pub fn system_messages(lines: &[Value]) -> Vec<&Value> {
+    message_entries(lines)
+        .filter(|m| m["role"] == "system")
+        .collect()
+}
+
+fn message_entries(lines: &[Value]) -> impl Iterator<Item = &Value> {
     lines
         .iter()
         .filter(|l| l["type"] == "message")
         .map(|l| &l["message"])
-        .collect()
 }
 
 /// Checks the session file is a complete tree: header first, every entry's parent exists.

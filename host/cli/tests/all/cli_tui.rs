@@ -55,9 +55,9 @@ fn streams_runs_a_tool_and_exits_restored(layout: &str) {
     }
 
     let lines = pi.session_lines();
-    let roles: Vec<&str> = lines
+    let roles: Vec<&str> = messages(&lines)
         .iter()
-        .filter_map(|l| l["message"]["role"].as_str())
+        .filter_map(|m| m["role"].as_str())
         .collect();
     assert_eq!(
         roles,
