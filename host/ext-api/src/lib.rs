@@ -6,6 +6,7 @@
 //! inside the host.
 
 pub mod compaction;
+pub mod hooks;
 pub mod llm;
 pub mod render;
 pub mod tool;
@@ -14,6 +15,7 @@ pub use compaction::{
     CompactionDecision, CompactionOverride, CompactionPreparation, CompactionReason,
     CompactionRequest,
 };
+pub use hooks::{Hook, HookAnswer, HookEvent, HookEventKind, HookServices};
 pub use llm::LlmBridge;
 pub use pi_ai::Schema;
 pub use render::{MessageRenderer, RenderTarget, Span, Style, StyledLine};
