@@ -114,6 +114,8 @@ pub struct App {
     queue_modes: Mutex<(QueueMode, QueueMode)>,
     shared: Arc<Shared>,
     bash: bash::BashSlot,
+    /// What extensions ask the user and tell them.
+    ui: Arc<crate::hooks::UiBridge>,
     /// The extensions' renderers, for the interactive UI.
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
     /// The themes the extension packages ship, for the interactive UI.
@@ -248,6 +250,10 @@ impl App {
         let forward = Arc::clone(&shared);
         let sink: EventSink = Arc::new(move |session, event| forward.forward(session, event));
         let session = AgentSession::new(options, sink);
+        let ui_events = Arc::clone(&shared);
+        let ui = Arc::new(crate::hooks::UiBridge::new(Arc::new(move |event| {
+            ui_events.emit(&AppEvent::Session(event));
+        })));
         App {
             session,
             registry,
@@ -260,6 +266,7 @@ impl App {
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
             shared,
             bash: bash::BashSlot::default(),
+            ui,
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
         }
@@ -398,7 +405,22 @@ impl App {
 
     /// Stops the running request and tools, a retry wait, or a compaction.
     pub fn abort(&self) {
+        self.ui.cancel_all();
         self.session.abort();
+    }
+
+    // ---- extensions talking to the user ------------------------------------------------------
+
+    /// The face can answer extensions' dialogs (the terminal UI, RPC mode). Until a face says so,
+    /// dialogs answer "cancelled" at once.
+    pub fn enable_dialogs(&self) {
+        self.ui.enable_dialogs();
+    }
+
+    /// Answers the dialog of the `extension_ui_request` with this `id`; false when no such
+    /// dialog is open (answered already, timed out or cancelled).
+    pub fn respond_ui(&self, id: &str, response: crate::hooks::UiResponse) -> bool {
+        self.ui.respond(id, response)
     }
 
     pub async fn wait_for_idle(&self) {

@@ -11,6 +11,7 @@
 mod agent_session;
 pub mod app;
 pub mod extensions;
+pub mod hooks;
 pub mod local_servers;
 pub mod model_select;
 pub mod project_code;
