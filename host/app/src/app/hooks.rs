@@ -174,8 +174,16 @@ impl App {
         }
     }
 
-    /// Tells the hooks a session was opened (start-up, `/new`, a switch, a fork, `/reload`).
-    pub async fn session_started(&self, reason: SessionStartReason) {
+    /// Tells the hooks a session was opened (start-up, `/new`, a switch, a fork, `/reload`),
+    /// without waiting for them (outside a tokio runtime nobody is told).
+    pub fn announce_session(&self, reason: SessionStartReason) {
+        let pipeline = std::sync::Arc::clone(self.session.hooks());
+        if !pipeline.wants(pi_ext_api::hooks::HookEventKind::SessionStart) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         let (session_id, cwd) = self
             .session
             .with_session(|s| (s.session_id().to_owned(), std::path::PathBuf::from(s.cwd())));
@@ -184,7 +192,7 @@ impl App {
             session_id,
             cwd,
         };
-        self.session.hooks().observe(event).await;
+        runtime.spawn(async move { pipeline.observe(event).await });
     }
 
     /// Tells the hooks the session is being closed (quitting, or before another opens).
