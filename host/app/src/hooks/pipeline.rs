@@ -55,6 +55,8 @@ pub struct HookCommand {
 /// The hooks of a session, in load order.
 pub(crate) struct HookPipeline {
     hooks: RwLock<Vec<Arc<dyn Hook>>>,
+    /// The commands that were not refused, in load order.
+    commands: RwLock<Vec<HookCommand>>,
     ui: Arc<dyn UserInterface>,
     /// (hook source, event kind) failures already reported.
     reported: Mutex<HashSet<(String, HookEventKind)>>,
@@ -64,13 +66,42 @@ impl HookPipeline {
     pub(crate) fn new(ui: Arc<dyn UserInterface>) -> Self {
         HookPipeline {
             hooks: RwLock::default(),
+            commands: RwLock::default(),
             ui,
             reported: Mutex::default(),
         }
     }
 
-    pub(crate) fn set_hooks(&self, hooks: Vec<Arc<dyn Hook>>) {
+    /// Installs `hooks` (in load order). A command named like one in `taken` (name, owner) or
+    /// like an earlier hook's is refused; the warnings say which.
+    pub(crate) fn set_hooks(
+        &self,
+        hooks: Vec<Arc<dyn Hook>>,
+        taken: Vec<(String, String)>,
+    ) -> Vec<String> {
+        let mut taken = taken;
+        let mut commands = Vec::new();
+        let mut warnings = Vec::new();
+        for hook in &hooks {
+            for info in hook.commands() {
+                if let Some((_, owner)) = taken.iter().find(|(name, _)| *name == info.name) {
+                    warnings.push(format!(
+                        "{}: command /{} is refused: {owner} already has it",
+                        hook.source(),
+                        info.name
+                    ));
+                    continue;
+                }
+                taken.push((info.name.clone(), hook.source().to_owned()));
+                commands.push(HookCommand {
+                    info: info.clone(),
+                    hook: Arc::clone(hook),
+                });
+            }
+        }
         *self.hooks.write().unwrap_or_else(|e| e.into_inner()) = hooks;
+        *self.commands.write().unwrap_or_else(|e| e.into_inner()) = commands;
+        warnings
     }
 
     /// The hooks that want `kind`, in order.
@@ -368,22 +399,12 @@ impl HookPipeline {
         None
     }
 
-    /// Every hook command, in load order (a name served twice is kept once: the first).
+    /// The hooks' commands that were not refused, in load order.
     pub(crate) fn commands(&self) -> Vec<HookCommand> {
-        let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner());
-        let mut seen = HashSet::new();
-        let mut commands = Vec::new();
-        for hook in hooks.iter() {
-            for info in hook.commands() {
-                if seen.insert(info.name.clone()) {
-                    commands.push(HookCommand {
-                        info: info.clone(),
-                        hook: Arc::clone(hook),
-                    });
-                }
-            }
-        }
-        commands
+        self.commands
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub(crate) fn command(&self, name: &str) -> Option<HookCommand> {
@@ -523,7 +544,8 @@ mod tests {
 
     fn pipeline(hooks: Vec<Arc<Fixed>>) -> HookPipeline {
         let pipeline = HookPipeline::new(HookServices::none().ui);
-        pipeline.set_hooks(hooks.into_iter().map(|h| h as Arc<dyn Hook>).collect());
+        let hooks = hooks.into_iter().map(|h| h as Arc<dyn Hook>).collect();
+        pipeline.set_hooks(hooks, Vec::new());
         pipeline
     }
 
