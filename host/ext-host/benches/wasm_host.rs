@@ -31,7 +31,7 @@ fn package(dir: &Path, name: &str, wasm: &[u8]) {
     std::fs::create_dir_all(dir).expect("dir");
     std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
     );
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
 }

@@ -5,14 +5,14 @@ fn parse(text: &str) -> Result<Manifest, String> {
     Manifest::parse(text, Path::new("/pkg/pi-extension.toml")).map_err(|e| e.to_string())
 }
 
-const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n";
+const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n";
 
 /// A manifest using every section (also the fuzz targets' seed).
 pub const FULL: &str = r#"[package]
 name = "hello-tools"
 version = "1.2.3"
 description = "Says hello"
-wit = "0.2.0"
+wit = "0.3.0"
 
 [[component]]
 path = "tools/hello.wasm"
@@ -60,21 +60,21 @@ fn defaults_grant_nothing() {
 fn errors_name_the_file_and_the_field() {
     let cases: &[(&str, &str)] = &[
         (
-            "[package]\nname = \"Hello\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"Hello\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.name: `Hello` must start with a lowercase letter and hold only a-z, 0-9, - and _ (at most 64)",
         ),
         (
-            "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.version: `1.0` is not a semantic version (MAJOR.MINOR.PATCH)",
         ),
         // The version names an install directory: a `/` in its pre-release part is refused.
         (
-            "[package]\nname = \"h\"\nversion = \"1.0.0-/../../x\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"h\"\nversion = \"1.0.0-/../../x\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.version: `1.0.0-/../../x` is not a semantic version (MAJOR.MINOR.PATCH)",
         ),
         (
             "[package]\nname = \"h\"\nversion = \"1.0.0\"\nwit = \"9.0.0\"\n",
-            "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0, 0.2.0)",
+            "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0, 0.2.0, 0.3.0)",
         ),
         (
             "[[component]]\npath = \"a.wasm\"\nworld = \"widget\"\n",

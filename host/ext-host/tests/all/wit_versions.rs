@@ -1,5 +1,5 @@
 //! Components built against the 0.1.0 WIT (the `v010_*` test components, straight from
-//! wit-bindgen on the host's snapshot) load and run under the 0.2.0 host, through its 0.1.0
+//! wit-bindgen on the host's snapshot) load and run under the 0.3.0 host, through its 0.1.0
 //! module; a manifest naming the wrong version is refused with what to write instead.
 
 use crate::*;
@@ -134,7 +134,7 @@ fn a_component_of_another_wit_version_than_its_manifest_says_is_refused() {
     let new_as_old = load_error(pi_ext_test_artifacts::TOOL, World::Tool, OLD);
     assert!(
         matches!(&new_as_old, Cause::WitMismatch { declared, interface, .. }
-            if *declared == OLD && interface == "pi:extension/tool-guest@0.2.0"),
+            if *declared == OLD && interface == "pi:extension/tool-guest@0.3.0"),
         "{new_as_old}"
     );
     // Another world in the right version is still a world mismatch.
