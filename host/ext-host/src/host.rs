@@ -121,6 +121,22 @@ impl ExtensionHost {
         Ok(info)
     }
 
+    /// A hook component (its info from the cache when there), calling the host's services;
+    /// `fail_closed` as the package's `[hook] fail = "closed"`.
+    pub fn hook(
+        &self,
+        component: Arc<LazyComponent>,
+        fail_closed: bool,
+    ) -> Result<HookComponent, ExtensionError> {
+        let info = self.hook_info(&component)?;
+        Ok(HookComponent::new(
+            component,
+            info,
+            fail_closed,
+            self.services.clone(),
+        ))
+    }
+
     /// Opens a discovered package with `grant` (normally everything its manifest asked for
     /// and the user approved).
     pub fn open(
@@ -153,13 +169,8 @@ impl ExtensionHost {
                     }
                 }
                 World::Hook => {
-                    let info = self.hook_info(&component)?;
-                    hooks.push(Arc::new(HookComponent::new(
-                        component.clone(),
-                        info,
-                        package.manifest.hook.fail_closed,
-                        self.services.clone(),
-                    )));
+                    let fail_closed = package.manifest.hook.fail_closed;
+                    hooks.push(Arc::new(self.hook(component.clone(), fail_closed)?));
                 }
                 World::Provider | World::Renderer | World::Compactor => {}
             }

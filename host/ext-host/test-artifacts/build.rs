@@ -56,7 +56,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             path.display().to_string()
         )?;
     }
-    std::fs::write(out_dir.join("components.rs"), consts)
+    // Through a rename: a target dir seeded with hard links shares the old file's inode with
+    // other checkouts, which writing in place would change under them.
+    let tmp = out_dir.join("components.rs.tmp");
+    std::fs::write(&tmp, consts).map_err(|e| format!("cannot write components.rs: {e}"))?;
+    std::fs::rename(&tmp, out_dir.join("components.rs"))
         .map_err(|e| format!("cannot write components.rs: {e}"))?;
     Ok(())
 }

@@ -78,7 +78,7 @@ fn errors_name_the_file_and_the_field() {
         ),
         (
             "[[component]]\npath = \"a.wasm\"\nworld = \"widget\"\n",
-            "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor)",
+            "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor, hook)",
         ),
         (
             "[[component]]\npath = \"../a.wasm\"\nworld = \"tool\"\n",
@@ -188,5 +188,43 @@ fn a_package_may_shorten_its_deadline_but_never_lengthen_it() {
     assert_eq!(
         parse(&format!("{HEAD}\n[limits]\ntimeout-ms = 0\n")).expect_err("zero"),
         "/pkg/pi-extension.toml: limits.timeout-ms: must be at least 1 millisecond"
+    );
+}
+
+#[test]
+fn a_hook_package_asks_for_ui_and_session_and_may_fail_closed() {
+    let text = format!(
+        "{HEAD}\n[[component]]\npath = \"gate.wasm\"\nworld = \"hook\"\n\n\
+         [capabilities]\nui = true\nsession = true\n\n[hook]\nfail = \"closed\"\n"
+    );
+    let m = parse(&text).expect("valid");
+    assert_eq!(m.components[0].world, World::Hook);
+    assert!(m.capabilities.ui && m.capabilities.session);
+    assert!(m.hook.fail_closed);
+    let words = m.capabilities.plain_words();
+    assert!(words.iter().any(|w| w.starts_with("ui: ")), "{words:?}");
+    assert!(
+        words.iter().any(|w| w.starts_with("session: ")),
+        "{words:?}"
+    );
+    let none = pi_ext_host::Capabilities::default();
+    assert_eq!(m.capabilities.beyond(&none).len(), 2);
+    // Open is the default.
+    let open = parse(&format!("{HEAD}\n[hook]\nfail = \"open\"\n")).expect("valid");
+    assert!(!open.hook.fail_closed);
+    assert!(!parse(HEAD).expect("valid").hook.fail_closed);
+}
+
+#[test]
+fn a_fail_mode_other_than_open_or_closed_and_a_hook_before_0_3_0_are_refused() {
+    assert_eq!(
+        parse(&format!("{HEAD}\n[hook]\nfail = \"shut\"\n")).unwrap_err(),
+        "/pkg/pi-extension.toml: hook.fail: `shut` is not one of open, closed"
+    );
+    let old = "[package]\nname = \"h\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+               [[component]]\npath = \"gate.wasm\"\nworld = \"hook\"\n";
+    assert_eq!(
+        parse(old).unwrap_err(),
+        "/pkg/pi-extension.toml: package.wit: the `hook` world needs wit = \"0.3.0\" or later (it says \"0.2.0\")"
     );
 }
