@@ -115,6 +115,21 @@ fn dispatch(
     })
 }
 
+/// Answers one event in a fresh store on the calling (blocking) thread, without a watchdog or
+/// services (the epoch deadline still applies): for embedders and benchmarks that call a
+/// component directly.
+pub fn answer_once(
+    component: &LoadedComponent,
+    event: &HookEvent,
+) -> Result<HookAnswer, ExtensionError> {
+    let pre = hook_pre(component)?;
+    let mut store = component.store(CallContext::new(deadline(component)))?;
+    let answer = dispatch(pre, &mut store, &hook_convert::to_wit(event))
+        .map_err(|e| component.classify(&e, &store))?;
+    hook_convert::from_wit(event.kind(), answer, &component.grant.limits)
+        .map_err(|reason| component.error(Cause::Guest(reason)))
+}
+
 /// The answer a hook gives to an event it did not subscribe to: nothing changes.
 fn neutral(kind: HookEventKind) -> HookAnswer {
     use pi_ext_api::hooks::{BeforeCompactAnswer, InputAnswer, ToolCallAnswer, ToolResultAnswer};
