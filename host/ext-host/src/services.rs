@@ -28,11 +28,13 @@ fn text(value: String) -> String {
 }
 
 impl HostState {
-    /// Whether `capability` was granted; logs the refusal of `call` once per call if not.
+    /// Whether `capability` (`ui` or `session`) was granted; logs the refusal of `call` once
+    /// per call if not.
     fn granted(&mut self, capability: &'static str, call: &'static str) -> bool {
-        let granted = match capability {
-            "ui" => self.grant.ui,
-            _ => self.grant.session,
+        let granted = if capability == "ui" {
+            self.grant.ui
+        } else {
+            self.grant.session
         };
         if !granted && self.refused.insert(call) {
             tracing::warn!(
