@@ -234,9 +234,13 @@ impl App {
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
+        // Hook components reach the user and the session through this app.
+        base.host.set_hook_services(app.hook_services());
         app.host = Some(base.host);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
+        app.set_hooks(base.extensions.hooks.clone());
+        app.announce_session(pi_ext_api::hooks::SessionStartReason::Startup);
         app
     }
 
@@ -258,7 +262,7 @@ impl App {
         let ui = Arc::new(crate::hooks::UiBridge::new(Arc::new(move |event| {
             ui_events.emit(&AppEvent::Session(event));
         })));
-        let pipeline = Arc::new(crate::hooks::HookPipeline::new(ui.clone()));
+        let pipeline = Arc::new(crate::agent_session::HookPipeline::new(ui.clone()));
         let session = AgentSession::new(options, sink, pipeline);
         App {
             session,

@@ -145,7 +145,7 @@ pub enum SessionEvent {
     ExtensionUiRequest {
         id: String,
         #[serde(flatten)]
-        request: crate::hooks::UiRequest,
+        request: super::UiRequest,
         /// The extension's `name@version`.
         #[serde(skip)]
         from: String,

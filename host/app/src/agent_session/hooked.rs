@@ -1,12 +1,14 @@
-//! Where the session asks its hooks (`crate::hooks::HookPipeline`): the agent loop's context,
+//! Where the session asks its hooks (`super::HookPipeline`): the agent loop's context,
 //! tool-call and tool-result hooks; what a run starts with (`before_agent_start`, messages sent
 //! for the next turn); `turn_end` and `agent_end`. Compaction asks `before_compact` itself.
 
 use super::{AgentSession, lock};
 use pi_agent::{
-    AfterToolCallFn, AgentEvent, AgentMessage, BeforeToolCallFn, ToolCallResult, ToolGate,
-    TransformContextFn,
+    AfterToolCallFn, AgentEvent, AgentMessage, BeforeToolCallFn, CustomMessage, HostMessage,
+    ToolCallResult, ToolGate, TransformContextFn,
 };
+use pi_ai::{TextContent, UserBlock, UserContent};
+use pi_ext_api::hooks::OutgoingMessage;
 use pi_ext_api::hooks::{HookEvent, HookEventKind};
 use pi_session::messages;
 use pi_session::system_prompt;
@@ -109,12 +111,7 @@ impl AgentSession {
             .unwrap_or_default();
         let current = self.inner.agent.with_state(|s| s.system_prompt.clone());
         let additions = pipeline.before_agent_start(&prompt, &current).await;
-        messages.extend(
-            additions
-                .messages
-                .into_iter()
-                .map(crate::hooks::custom_message),
-        );
+        messages.extend(additions.messages.into_iter().map(custom_message));
         (messages, additions.system_prompt)
     }
 
@@ -172,7 +169,21 @@ impl AgentSession {
     }
 
     /// The pipeline, for the `App`'s own hook points (input, commands, session start).
-    pub(crate) fn hooks(&self) -> &Arc<crate::hooks::HookPipeline> {
+    pub(crate) fn hooks(&self) -> &Arc<super::HookPipeline> {
         &self.inner.hooks
     }
+}
+
+/// pi's `custom` message for a hook's outgoing message.
+pub(crate) fn custom_message(message: OutgoingMessage) -> AgentMessage {
+    AgentMessage::from(HostMessage::Custom(CustomMessage {
+        custom_type: message.custom_type,
+        content: UserContent::Blocks(vec![UserBlock::Text(TextContent {
+            text: message.content,
+            text_signature: None,
+        })]),
+        display: message.display,
+        details: message.details,
+        timestamp: pi_ai::now_ms(),
+    }))
 }

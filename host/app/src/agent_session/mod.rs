@@ -18,13 +18,19 @@ pub mod events;
 mod hooked;
 mod model_access;
 mod navigate;
+mod pipeline;
 mod recovery;
 mod system_record;
+mod ui_request;
 
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
+pub(crate) use hooked::custom_message;
 pub(crate) use model_access::WeakAgentSession;
 pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
+pub use pipeline::HookCommand;
+pub(crate) use pipeline::{HookPipeline, InputOutcome};
+pub use ui_request::{NotifyType, UiRequest, UiResponse};
 
 use pi_agent::{
     Agent, AgentEvent, AgentMessage, AgentOptions, AgentTool, Hooks, PromptInput, StreamFn,
@@ -159,7 +165,7 @@ struct Inner {
     /// The sections of the prompt the agent sends, recorded before requests.
     prompt_sections: Mutex<Vec<PromptSection>>,
     /// The hooks asked at the session's lifecycle events.
-    hooks: Arc<crate::hooks::HookPipeline>,
+    hooks: Arc<HookPipeline>,
     /// Messages hooks sent for the next prompt (`deliver-as: next-turn`).
     next_turn: Arc<Mutex<Vec<AgentMessage>>>,
     /// The number of the running turn in the current run (for `turn_end` hooks).
@@ -206,7 +212,7 @@ impl AgentSession {
     pub(crate) fn new(
         options: AgentSessionOptions,
         sink: EventSink,
-        hooks: Arc<crate::hooks::HookPipeline>,
+        hooks: Arc<HookPipeline>,
     ) -> Self {
         let stream_fn = options
             .stream_fn
@@ -357,8 +363,20 @@ impl AgentSession {
         });
     }
 
+    /// Saves a completed message: an extension's custom message as pi's `custom_message`
+    /// entry, any other as a `message` entry.
     fn persist(&self, message: &AgentMessage) {
-        if let Err(error) = lock(&self.inner.session).append_message(message.clone()) {
+        let mut session = lock(&self.inner.session);
+        let saved = match message.as_host() {
+            Some(pi_agent::HostMessage::Custom(custom)) => session.append_custom_message(
+                custom.custom_type.clone(),
+                custom.content.clone(),
+                custom.display,
+                custom.details.clone(),
+            ),
+            _ => session.append_message(message.clone()),
+        };
+        if let Err(error) = saved {
             tracing::warn!(%error, "message not saved to the session file");
         }
     }

@@ -2,7 +2,8 @@
 //! commands they serve, the prompt's `input` step, and telling them a session started or ends.
 
 use super::{App, AppEvent, Disposition};
-use crate::hooks::{HookSession, InputOutcome};
+use crate::agent_session::InputOutcome;
+use crate::hooks::HookSession;
 use pi_ai::ImageContent;
 use pi_ext_api::hooks::{
     CommandInfo, Hook, HookEvent, HookServices, InputSource, NotifyLevel, SessionStartReason,

@@ -48,6 +48,7 @@ impl App {
         let search = search_slot.as_mut()?;
         let mut report = Reloaded::default();
         let mut found = None;
+        let mut hooks = None;
         if let Some(host) = &self.host {
             let (opts, env, trusted) = search.startup();
             let (settings, code_approved) = if trusted {
@@ -81,6 +82,7 @@ impl App {
             self.session
                 .set_compactors(compactors(&extensions, &self.session));
             *lock(&self.renderers) = extensions.renderers.clone();
+            hooks = Some(extensions.hooks.clone());
             *lock(&self.themes) = extensions.themes.clone();
             report.extensions = extensions.loaded.clone();
             found = Some(resources);
@@ -91,6 +93,11 @@ impl App {
         *lock(&self.skills) = found.skills;
         *lock(&self.templates) = found.templates;
         self.session.set_system_prompt(found.system_prompt);
+        drop(search_slot);
+        if let Some(hooks) = hooks {
+            report.warnings.extend(self.set_hooks(hooks));
+            self.announce_session(pi_ext_api::hooks::SessionStartReason::Reload);
+        }
         Some(report)
     }
 

@@ -1,14 +1,11 @@
-//! Hooks: what extensions and the user's command hooks say about the session's lifecycle
-//! (`pipeline`), and the services they are given: the user interface (`ui`) and the session
-//! (`session_access`).
+//! The services hooks are given: the user interface (`ui`: what they ask and tell the user,
+//! answered by the face) and the session (`session_access`). The pipeline that asks the hooks
+//! belongs to the session (`agent_session::pipeline`).
 
-mod pipeline;
 mod session_access;
 mod ui;
 
+pub use crate::agent_session::{HookCommand, NotifyType, UiRequest, UiResponse};
 pub use pi_ext_api::hooks::{InputSource, SessionStartReason};
-pub use pipeline::HookCommand;
-pub(crate) use pipeline::{HookPipeline, InputOutcome};
-pub(crate) use session_access::{HookSession, custom_message};
+pub(crate) use session_access::HookSession;
 pub(crate) use ui::UiBridge;
-pub use ui::{NotifyType, UiRequest, UiResponse};

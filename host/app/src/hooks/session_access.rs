@@ -3,9 +3,9 @@
 //! Called on the extension's blocking thread; it holds the session only weakly and locks the
 //! session file only for the one change.
 
-use crate::agent_session::{SessionEvent, WeakAgentSession};
-use pi_agent::{AgentMessage, CustomMessage, HostMessage};
-use pi_ai::{TextContent, UserBlock, UserContent, lock};
+use crate::agent_session::{SessionEvent, WeakAgentSession, custom_message};
+use pi_agent::AgentMessage;
+use pi_ai::lock;
 use pi_ext_api::hooks::{DeliverAs, OutgoingMessage, SessionAccess};
 use pi_session::session::EntryKind;
 use serde_json::Value;
@@ -38,20 +38,6 @@ impl HookSession {
             runtime: tokio::runtime::Handle::try_current().ok(),
         }
     }
-}
-
-/// pi's `custom` message for a hook's outgoing message.
-pub(crate) fn custom_message(message: OutgoingMessage) -> AgentMessage {
-    AgentMessage::from(HostMessage::Custom(CustomMessage {
-        custom_type: message.custom_type,
-        content: UserContent::Blocks(vec![UserBlock::Text(TextContent {
-            text: message.content,
-            text_signature: None,
-        })]),
-        display: message.display,
-        details: message.details,
-        timestamp: pi_ai::now_ms(),
-    }))
 }
 
 impl SessionAccess for HookSession {
