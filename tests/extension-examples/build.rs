@@ -23,7 +23,11 @@ const PACKAGES: [(&str, &str, &str); 8] = [
     ("grep-chart", "grep-chart", "pi_ext_grep_chart"),
     ("notify", "notify", "pi_ext_notify"),
     ("ollama", "ollama", "pi_ext_ollama"),
-    ("permission-gate", "permission-gate", "pi_ext_permission_gate"),
+    (
+        "permission-gate",
+        "permission-gate",
+        "pi_ext_permission_gate",
+    ),
     ("pinned-facts", "pinned-facts", "pi_ext_pinned_facts"),
     ("todo-hook", "todo", "pi_ext_todo_hook"),
     ("todo-tool", "todo", "pi_ext_todo_tool"),
