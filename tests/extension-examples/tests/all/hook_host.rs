@@ -1,7 +1,7 @@
 //! A host for hook components that records what they do: the `ui` calls as lines, the session's
 //! `custom` entries in memory, `NOTIFY_AFTER_SECONDS` and the like as WASI environment.
 
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable, TypedFunc};
 use wasmtime::{Engine, Store};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -100,6 +100,26 @@ impl session::Host for Recorder {
     }
 }
 
+/// An engine, a linker with WASI and the `hook` world's imports, and a fresh recorder with
+/// these environment variables.
+fn setup(env: &[(&str, &str)]) -> (Linker<Recorder>, Store<Recorder>) {
+    let engine = Engine::default();
+    let mut linker = Linker::<Recorder>::new(&engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
+    Hook::add_to_linker::<_, HasSelf<_>>(&mut linker, |r| r).unwrap();
+    let mut wasi = WasiCtx::builder();
+    for (name, value) in env {
+        wasi.env(name, value);
+    }
+    let recorder = Recorder {
+        wasi: wasi.build(),
+        table: ResourceTable::new(),
+        ui: Vec::new(),
+        entries: Vec::new(),
+    };
+    (linker, Store::new(&engine, recorder))
+}
+
 /// One instance of a hook component.
 pub struct Running {
     pub store: Store<Recorder>,
@@ -109,22 +129,8 @@ pub struct Running {
 impl Running {
     /// Instantiates the component at `path` with these environment variables.
     pub fn new(path: &str, env: &[(&str, &str)]) -> Running {
-        let engine = Engine::default();
-        let component = Component::from_file(&engine, path).unwrap();
-        let mut linker = Linker::<Recorder>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).unwrap();
-        Hook::add_to_linker::<_, HasSelf<_>>(&mut linker, |r| r).unwrap();
-        let mut wasi = WasiCtx::builder();
-        for (name, value) in env {
-            wasi.env(name, value);
-        }
-        let recorder = Recorder {
-            wasi: wasi.build(),
-            table: ResourceTable::new(),
-            ui: Vec::new(),
-            entries: Vec::new(),
-        };
-        let mut store = Store::new(&engine, recorder);
+        let (linker, mut store) = setup(env);
+        let component = Component::from_file(store.engine(), path).unwrap();
         let hook = Hook::instantiate(&mut store, &component, &linker).unwrap();
         Running { store, hook }
     }
@@ -144,5 +150,48 @@ impl Running {
         };
         let hook = self.hook.pi_extension_hook_guest();
         hook.call_on_tool_call(&mut self.store, &event).unwrap()
+    }
+}
+
+/// `tool-guest.execute`'s type.
+type Execute = TypedFunc<(types::ToolCall,), (Result<types::ToolResult, String>,)>;
+
+/// One instance of a `tool` component that imports no more than a hook may (`ui`, `session`,
+/// `host`, WASI's cli): its `execute`, called by its typed export.
+pub struct RunningTool {
+    pub store: Store<Recorder>,
+    execute: Execute,
+}
+
+impl RunningTool {
+    pub fn new(path: &str) -> RunningTool {
+        let (linker, mut store) = setup(&[]);
+        let component = Component::from_file(store.engine(), path).unwrap();
+        let guest = component
+            .get_export_index(None, "pi:extension/tool-guest@0.3.0")
+            .unwrap();
+        let execute = component.get_export_index(Some(&guest), "execute").unwrap();
+        let instance = linker.instantiate(&mut store, &component).unwrap();
+        let execute = instance.get_typed_func(&mut store, execute).unwrap();
+        RunningTool { store, execute }
+    }
+
+    /// Runs one call of `name` with these arguments: the result's text, or the error.
+    pub fn call(&mut self, name: &str, arguments: serde_json::Value) -> Result<String, String> {
+        let call = types::ToolCall {
+            id: "call-1".into(),
+            name: name.into(),
+            arguments: arguments.to_string(),
+        };
+        let (result,) = self.execute.call(&mut self.store, (call,)).unwrap();
+        result.map(|r| {
+            r.content
+                .iter()
+                .filter_map(|block| match block {
+                    types::ContentBlock::Text(text) => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect()
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! What each example hook answers, and what it asks of the host.
 
 use super::hook_host::*;
-use pi_extension_examples::{NOTIFY, PERMISSION_GATE, PROTECTED_PATHS, TODO_HOOK};
+use pi_extension_examples::{NOTIFY, PERMISSION_GATE, PROTECTED_PATHS, TODO_HOOK, TODO_TOOL};
 use serde_json::json;
 
 #[test]
@@ -178,4 +178,52 @@ fn the_todo_hook_shows_the_stored_list_in_the_footer_and_with_slash_todos() {
         .call_run_command(&mut todos.store, "nope", "")
         .unwrap();
     assert!(other.is_err());
+}
+
+#[test]
+fn the_todo_tool_stores_the_list_and_the_hook_finds_it_again() {
+    let mut tool = RunningTool::new(TODO_TOOL.component);
+    let added = tool.call("todo", json!({"action": "add", "text": "write the tests"}));
+    assert_eq!(added.unwrap(), "Added 1.\n[ ] 1. write the tests");
+    tool.call("todo", json!({"action": "add", "text": "ship"}))
+        .unwrap();
+    let done = tool.call("todo", json!({"action": "done", "id": 1}));
+    assert_eq!(
+        done.unwrap(),
+        "Done 1.\n[x] 1. write the tests\n[ ] 2. ship"
+    );
+    assert_eq!(
+        tool.call("todo", json!({"action": "done", "id": 7})),
+        Err("there is no item 7".to_owned())
+    );
+    assert!(tool.call("todo", json!({"action": "add"})).is_err());
+    let listed = tool.call("todo", json!({"action": "list"}));
+    assert_eq!(listed.unwrap(), "[x] 1. write the tests\n[ ] 2. ship");
+    let recorded = tool.store.data();
+    assert_eq!(
+        recorded.ui,
+        [
+            "status todo: 1 open",
+            "status todo: 2 open",
+            "status todo: 1 open"
+        ]
+    );
+    // One whole list per change, in the session under `todo`.
+    assert_eq!(recorded.entries.len(), 3);
+    assert!(recorded.entries.iter().all(|(t, _)| t == "todo"));
+
+    // A resumed session: the hook reads what the tool stored.
+    let entries = recorded.entries.clone();
+    let mut hook = Running::new(TODO_HOOK.component, &[]);
+    hook.store.data_mut().entries = entries;
+    let resume = SessionStart {
+        reason: SessionStartReason::Resume,
+        session_id: "s".into(),
+        cwd: "/work".into(),
+    };
+    let guest = hook.hook.pi_extension_hook_guest();
+    guest
+        .call_on_session_start(&mut hook.store, &resume)
+        .unwrap();
+    assert_eq!(hook.store.data().ui, ["status todo: 1 open"]);
 }
