@@ -39,7 +39,10 @@
 //! Files are reached through `std::fs` (the workspace is preopened at its real path when
 //! granted), environment variables through `std::env` (only granted names exist).
 
+mod hook;
 pub mod http;
+
+pub use hook::Hook;
 
 /// Generated bindings, one module per world. Prefer the re-exports and traits at the root.
 pub mod bindings {
@@ -86,6 +89,25 @@ pub mod bindings {
         });
     }
 
+    /// The `hook` world: lifecycle events, tool gates and slash commands. Its `ui`, `session`
+    /// and `hook-types` are the `tool` world's (a 0.3.0 tool imports `ui` and `session` too).
+    pub mod hook {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: "pi:extension/hook",
+            pub_export_macro: true,
+            export_macro_name: "__export_hook_world",
+            default_bindings_module: "pi_guest_sdk::bindings::hook",
+            with: {
+                "pi:extension/types@0.3.0": crate::bindings::tool::pi::extension::types,
+                "pi:extension/host@0.3.0": crate::bindings::tool::pi::extension::host,
+                "pi:extension/hook-types@0.3.0": crate::bindings::tool::pi::extension::hook_types,
+                "pi:extension/ui@0.3.0": crate::bindings::tool::pi::extension::ui,
+                "pi:extension/session@0.3.0": crate::bindings::tool::pi::extension::session,
+            },
+        });
+    }
+
     /// The `compactor` world.
     pub mod compactor {
         wit_bindgen::generate!({
@@ -104,6 +126,15 @@ pub mod bindings {
 
 pub use bindings::tool::pi::extension::types::*;
 
+/// The `hook` world's events and answers.
+pub use bindings::tool::pi::extension::hook_types::{
+    AgentEndEvent, BeforeAgentStartAnswer, BeforeAgentStartEvent, BeforeCompactAnswer,
+    BeforeCompactEvent, CommandInfo, CompactReason, ContextEvent, EventKind, HookInfo, InputAnswer,
+    InputEvent, InputSource, InputTransform, OutgoingMessage, SessionStart, SessionStartReason,
+    SystemPromptChange, ToolCallAnswer, ToolCallEvent, ToolResultAnswer, ToolResultChange,
+    ToolResultEvent, TurnEndEvent,
+};
+
 /// Host services every component has: logging, progress, session facts.
 pub mod host {
     pub use crate::bindings::tool::pi::extension::host::{
@@ -121,6 +152,20 @@ pub mod directory {
 /// directly.
 pub mod filesystem {
     pub use crate::bindings::tool::wasi::filesystem::{preopens, types};
+}
+
+/// Talking to the user (`notify`, `confirm`, `select`, `input`, `set-status`, `attention`);
+/// only usable when the extension was granted `ui` (without it dialogs answer `None` and the
+/// rest is dropped). Hook components and, since 0.3.0, tools import it.
+pub mod ui {
+    pub use crate::bindings::tool::pi::extension::ui::*;
+}
+
+/// The session (`send-message`, `append-entry`, `entries`, `set-session-name`, `set-label`);
+/// only usable when the extension was granted `session` (without it each call is an `Err`
+/// naming the capability). Hook components and, since 0.3.0, tools import it.
+pub mod session {
+    pub use crate::bindings::tool::pi::extension::session::*;
 }
 
 /// Host processes; only usable when the extension was granted `process`.

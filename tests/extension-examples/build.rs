@@ -16,12 +16,21 @@ use pi_guest_build::{
     GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
 };
 
-/// Package directory under `extensions/` and the crate whose component it ships.
-const PACKAGES: [(&str, &str); 4] = [
-    ("fetch-url", "pi_ext_fetch_url"),
-    ("grep-chart", "pi_ext_grep_chart"),
-    ("ollama", "pi_ext_ollama"),
-    ("pinned-facts", "pi_ext_pinned_facts"),
+/// The constant's name, the package directory under `extensions/` and the crate whose component
+/// it ships (a package of two components, as `todo`, has a constant for each).
+const PACKAGES: [(&str, &str, &str); 8] = [
+    ("fetch-url", "fetch-url", "pi_ext_fetch_url"),
+    ("grep-chart", "grep-chart", "pi_ext_grep_chart"),
+    ("notify", "notify", "pi_ext_notify"),
+    ("ollama", "ollama", "pi_ext_ollama"),
+    (
+        "permission-gate",
+        "permission-gate",
+        "pi_ext_permission_gate",
+    ),
+    ("pinned-facts", "pinned-facts", "pi_ext_pinned_facts"),
+    ("todo-hook", "todo", "pi_ext_todo_hook"),
+    ("todo-tool", "todo", "pi_ext_todo_tool"),
 ];
 
 fn main() {
@@ -39,36 +48,38 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let guests_dir = shared_target_dir(&out_dir, GUESTS_TARGET_DIR);
     let wasm_dir = build_guests(&examples, &guests_dir, &Options::default())?;
     let mut consts = String::new();
-    for (package, krate) in PACKAGES {
+    for (name, package, krate) in PACKAGES {
         let component = wasm_dir.join(format!("{krate}.wasm"));
-        write_example(&mut consts, &examples, package, &component)?;
+        write_example(&mut consts, &examples, name, package, &component)?;
     }
     for (package, component) in js::build(&root, &guests_dir)? {
-        write_example(&mut consts, &examples, &package, &component)?;
+        write_example(&mut consts, &examples, &package, &package, &component)?;
     }
     for (package, component) in c::build(&root, &out_dir)? {
-        write_example(&mut consts, &examples, &package, &component)?;
+        write_example(&mut consts, &examples, &package, &package, &component)?;
     }
     for (package, component) in python::build(&root, &out_dir)? {
-        write_example(&mut consts, &examples, &package, &component)?;
+        write_example(&mut consts, &examples, &package, &package, &component)?;
     }
     std::fs::write(out_dir.join("examples.rs"), consts)
         .map_err(|e| format!("cannot write examples.rs: {e}"))?;
     Ok(())
 }
 
-/// The constant of one example: `ollama` → `OLLAMA`, `md-table` → `MD_TABLE`.
+/// The constant of one example, named after `name`: `ollama` → `OLLAMA`, `md-table` →
+/// `MD_TABLE`.
 fn write_example(
     consts: &mut String,
     examples: &Path,
+    name: &str,
     package: &str,
     component: &Path,
 ) -> std::fmt::Result {
     writeln!(
         consts,
-        "/// The `{package}` example: its package directory and its built component.\n\
+        "/// The `{name}` example: its package directory and its built component.\n\
          pub const {}: Example = Example {{ dir: {:?}, component: {:?} }};",
-        package.to_uppercase().replace('-', "_"),
+        name.to_uppercase().replace('-', "_"),
         examples.join(package).display().to_string(),
         component.display().to_string()
     )

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Python packages under `extensions/`, each built by its `build.sh` (componentize-py).
-const PACKAGES: [&str; 1] = ["json-query"];
+const PACKAGES: [&str; 2] = ["json-query", "protected-paths"];
 
 /// Builds the Python examples with componentize-py from `target/guest-tools/py` (or PATH).
 pub fn build(root: &Path, out_dir: &Path) -> Result<Vec<(String, PathBuf)>, String> {

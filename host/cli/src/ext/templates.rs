@@ -1,8 +1,8 @@
 //! The package templates `pi ext new` writes, embedded in the binary by the build script from
 //! `host/cli/templates/<lang>/` (every file there), with the WIT files of the host's `wit/`.
 //!
-//! A file whose name ends in `.tool`, `.provider`, `.renderer` or `.compactor` belongs to that
-//! world only and is written without the suffix; every other file goes to every world. A
+//! A file whose name ends in `.tool`, `.provider`, `.renderer`, `.compactor` or `.hook` belongs
+//! to that world only and is written without the suffix; every other file goes to every world. A
 //! language offers the worlds it has such a file for. In file names and contents, `{{name}}`,
 //! `{{ident}}` (the name with `_` for `-`), `{{world}}` and `{{wit_version}}` are replaced.
 

@@ -145,6 +145,13 @@ fn every_template_is_written_builds_installs_and_its_tool_answers() {
             "{all:?}"
         );
     }
+    // A hook (a permission gate) in every language.
+    for lang in ["rust", "python", "js", "c"] {
+        assert!(
+            all.contains(&(lang.to_owned(), "hook".to_owned())),
+            "{all:?}"
+        );
+    }
     for (lang, world) in all {
         let pi = PiEnv::new(Api::OpenAiCompletions);
         let name = format!("new-{lang}-{world}");
