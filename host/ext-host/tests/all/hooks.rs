@@ -675,3 +675,52 @@ fn a_package_saying_fail_closed_opens_hooks_that_fail_closed() {
         [("closed".to_owned(), true), ("open".to_owned(), false)]
     );
 }
+
+/// A 0.3.0 tool opened by the host reaches the same services, under the same grants.
+#[tokio::test]
+async fn a_tool_uses_ui_and_session_only_as_granted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wasm = std::fs::read(pi_ext_test_artifacts::TOOL).unwrap();
+    let dir = tmp.path().join("extensions").join("talker");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("tool.wasm"), &wasm).unwrap();
+    let manifest = "[package]\nname = \"talker\"\nversion = \"1.0.0\"\nwit = \"0.3.0\"\n\n\
+                    [[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n\
+                    [capabilities]\nui = true\nsession = true\n";
+    std::fs::write(dir.join("pi-extension.toml"), manifest).unwrap();
+    let doubles = Doubles::new(None, Duration::ZERO);
+    let host = ExtensionHost::new(tmp.path().join("cache")).unwrap();
+    host.set_hook_services(doubles.services());
+    let paths = pi_ext_host::SearchPaths {
+        global: Some(tmp.path().join("extensions")),
+        ..Default::default()
+    };
+    let (found, _) = host.discover(&paths);
+    let talk = |grant: Grant| {
+        let opened = host.open(&found[0], grant).unwrap();
+        let tool = opened
+            .tools
+            .iter()
+            .find(|t| t.tool_description().name == "probe")
+            .unwrap()
+            .clone();
+        async move { run(&tool, json!({"op": "talk"})).await }
+    };
+    let all = Grant::from_manifest(&found[0].manifest, tmp.path());
+    assert_eq!(text(&talk(all).await.unwrap()), "stored");
+    assert_eq!(doubles.notices(), ["the tool says hi"]);
+    assert_eq!(
+        doubles.seen().entries,
+        [("tool-entry".to_owned(), json!({"n": 1}))]
+    );
+    let refused = talk(Grant::new(tmp.path())).await.unwrap_err();
+    assert_eq!(
+        refused.message,
+        "extension talker@1.0.0: capability `session` was not granted to talker@1.0.0"
+    );
+    assert_eq!(
+        doubles.notices().len(),
+        1,
+        "a notice without `ui` is dropped"
+    );
+}
