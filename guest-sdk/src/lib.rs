@@ -64,8 +64,8 @@ pub mod bindings {
             export_macro_name: "__export_provider_world",
             default_bindings_module: "pi_guest_sdk::bindings::provider",
             with: {
-                "pi:extension/types@0.2.0": crate::bindings::tool::pi::extension::types,
-                "pi:extension/host@0.2.0": crate::bindings::tool::pi::extension::host,
+                "pi:extension/types@0.3.0": crate::bindings::tool::pi::extension::types,
+                "pi:extension/host@0.3.0": crate::bindings::tool::pi::extension::host,
             },
             generate_all,
         });
@@ -80,8 +80,8 @@ pub mod bindings {
             export_macro_name: "__export_renderer_world",
             default_bindings_module: "pi_guest_sdk::bindings::renderer",
             with: {
-                "pi:extension/types@0.2.0": crate::bindings::tool::pi::extension::types,
-                "pi:extension/host@0.2.0": crate::bindings::tool::pi::extension::host,
+                "pi:extension/types@0.3.0": crate::bindings::tool::pi::extension::types,
+                "pi:extension/host@0.3.0": crate::bindings::tool::pi::extension::host,
             },
         });
     }
@@ -95,8 +95,8 @@ pub mod bindings {
             export_macro_name: "__export_compactor_world",
             default_bindings_module: "pi_guest_sdk::bindings::compactor",
             with: {
-                "pi:extension/types@0.2.0": crate::bindings::tool::pi::extension::types,
-                "pi:extension/host@0.2.0": crate::bindings::tool::pi::extension::host,
+                "pi:extension/types@0.3.0": crate::bindings::tool::pi::extension::types,
+                "pi:extension/host@0.3.0": crate::bindings::tool::pi::extension::host,
             },
         });
     }
