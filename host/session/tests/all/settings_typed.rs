@@ -78,7 +78,10 @@ fn every_key() -> Value {
         "probeLocalServers": false,
         "minOAuthValidityMs": 600000,
         "tools": {"pathScope": "workspace", "writableRoots": ["/srv"], "sandbox": "read-only",
-                  "sandboxNetwork": false}
+                  "sandboxNetwork": false},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                  "command": "./check.sh", "timeout": 5}]}]},
+        "commandHooks": false
     }"#,
     )
     .unwrap()
@@ -100,7 +103,8 @@ fn saved(agent: &std::path::Path) -> Value {
 
 /// Every leaf path of `value` (`compaction.enabled`); `records` are leaves as a whole.
 fn leaf_paths(value: &Value, prefix: &str, out: &mut Vec<String>) {
-    const RECORDS: [&str; 4] = [
+    const RECORDS: [&str; 5] = [
+        "hooks",
         "extensionChangelogVersions",
         "modelThinkingLevels",
         "compaction.modelOverrides",
