@@ -55,25 +55,31 @@ pub async fn run(
             let _ = stdin.write_all(&input).await;
         });
     }
-    let outcome = tokio::select! {
-        output = child.wait_with_output() => output
-            .map(|output| Finished {
-                code: output.status.code(),
-                stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-            })
-            .map_err(|e| e.to_string()),
-        () = tokio::time::sleep(invocation.timeout) => Err(format!(
+    let stopped = tokio::select! {
+        output = child.wait_with_output() => {
+            return output
+                .map(|output| Finished {
+                    code: output.status.code(),
+                    stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                })
+                .map_err(|e| e.to_string());
+        }
+        () = tokio::time::sleep(invocation.timeout) => format!(
             "timed out after {} s and was killed",
             invocation.timeout.as_secs_f64()
-        )),
-        () = cancel.cancelled() => Err("cancelled".to_owned()),
+        ),
+        () = cancel.cancelled() => "cancelled".to_owned(),
     };
-    // Whatever the command left running in its group goes too.
-    if let Some(pid) = group.and_then(|pid| rustix::process::Pid::from_raw(pid as i32)) {
+    // The leader is killed (dropped) but not yet reaped, so its group id still names only
+    // what the command started: all of it goes.
+    if let Some(pid) = group
+        .and_then(|pid| i32::try_from(pid).ok())
+        .and_then(rustix::process::Pid::from_raw)
+    {
         let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
-    outcome
+    Err(stopped)
 }
 
 /// What a hook decided, in the field's words.

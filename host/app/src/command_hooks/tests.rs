@@ -178,7 +178,12 @@ async fn other_exit_codes_fail_open_naming_the_hook() {
 #[tokio::test]
 async fn a_hook_past_its_timeout_or_cancelled_is_killed() {
     let d = dirs();
-    let cmd = script(&d, "slow.sh", "sleep 30");
+    let pid_file = d.cwd.join("sleeper.pid");
+    let cmd = script(
+        &d,
+        "slow.sh",
+        &format!("sleep 30 &\necho $! > {}\nwait", pid_file.display()),
+    );
     let hooks = load(
         &d,
         hooks_setting("PreToolUse", "", &cmd, 1),
@@ -189,6 +194,12 @@ async fn a_hook_past_its_timeout_or_cancelled_is_killed() {
     let error = answer(&hooks, bash_call("ls")).await.unwrap_err();
     assert!(error.contains("timed out after 1 s"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(10));
+    // What the command started went with it.
+    let sleeper = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(
+        gone(sleeper.trim()).await,
+        "the hook's child {sleeper} survived"
+    );
 
     let hooks = load(
         &d,
@@ -209,6 +220,25 @@ async fn a_hook_past_its_timeout_or_cancelled_is_killed() {
         .unwrap_err();
     assert!(error.0.contains("cancelled"), "{}", error.0);
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// Whether process `pid` ended (gone, or a zombie waiting to be reaped) within 5 s.
+async fn gone(pid: &str) -> bool {
+    for _ in 0..50 {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat)
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|s| s.trim_start().starts_with('Z')) =>
+            {
+                return true;
+            }
+            Ok(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    false
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@
 
 mod cli_auth;
 mod cli_auth_requests;
+mod cli_command_hooks;
 mod cli_compaction;
 mod cli_docs;
 mod cli_example_checksum;
@@ -20,6 +21,7 @@ mod cli_extension_models;
 mod cli_extension_sources;
 mod cli_extensions;
 mod cli_faults;
+mod cli_hooks;
 mod cli_json;
 mod cli_local_servers;
 mod cli_model_ids;
