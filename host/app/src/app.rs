@@ -12,11 +12,13 @@
 //! one. JSON exists only in the faces that print it.
 
 mod bash;
+mod hooks;
 mod queries;
 mod reload;
 mod session_ops;
 
 pub use bash::BashOutcome;
+pub use hooks::{BUILTIN_COMMANDS, ExtensionCommand};
 pub use queries::{
     AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
     TreeRowKind,
@@ -33,6 +35,7 @@ use pi_ai::{
     AssistantMessage, AuthStorage, ImageContent, Model, ModelRegistry, TextContent, ThinkingLevel,
     UserBlock, UserContent, UserMessage, clamp_thinking_level, lock, supported_thinking_levels,
 };
+use pi_ext_api::hooks::InputSource;
 use pi_session::prompt_templates::PromptTemplates;
 use pi_session::session::{SessionError, SessionManager};
 use pi_session::settings::Settings;
@@ -114,6 +117,10 @@ pub struct App {
     queue_modes: Mutex<(QueueMode, QueueMode)>,
     shared: Arc<Shared>,
     bash: bash::BashSlot,
+    /// What extensions ask the user and tell them.
+    ui: Arc<crate::hooks::UiBridge>,
+    /// What installing the hooks refused (clashing command names).
+    hook_warnings: Mutex<Vec<String>>,
     /// The extensions' renderers, for the interactive UI.
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
     /// The themes the extension packages ship, for the interactive UI.
@@ -247,7 +254,12 @@ impl App {
         *lock(&shared.reported_entries) = options.session.entry_count();
         let forward = Arc::clone(&shared);
         let sink: EventSink = Arc::new(move |session, event| forward.forward(session, event));
-        let session = AgentSession::new(options, sink);
+        let ui_events = Arc::clone(&shared);
+        let ui = Arc::new(crate::hooks::UiBridge::new(Arc::new(move |event| {
+            ui_events.emit(&AppEvent::Session(event));
+        })));
+        let pipeline = Arc::new(crate::hooks::HookPipeline::new(ui.clone()));
+        let session = AgentSession::new(options, sink, pipeline);
         App {
             session,
             registry,
@@ -260,6 +272,8 @@ impl App {
             queue_modes: Mutex::new((QueueMode::OneAtATime, QueueMode::OneAtATime)),
             shared,
             bash: bash::BashSlot::default(),
+            ui,
+            hook_warnings: Mutex::default(),
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
         }
@@ -329,13 +343,29 @@ impl App {
         Ok(lock(&self.templates).expand(text))
     }
 
-    /// Runs one prompt until the session is settled (retries, recovery, compaction); it
-    /// started a run (`Started`).
+    /// Runs one prompt until the session is settled (retries, recovery, compaction): it
+    /// started a run (`Started`), or a hook's command or `input` hook dealt with it
+    /// (`Handled`). The prompt comes from the user (pi's `interactive` source).
     pub async fn prompt(
         &self,
         text: String,
         images: Vec<ImageContent>,
     ) -> Result<Disposition, AppError> {
+        self.prompt_from(InputSource::Interactive, text, images)
+            .await
+    }
+
+    /// [`prompt`](Self::prompt) from `source` (what `input` hooks are told).
+    pub async fn prompt_from(
+        &self,
+        source: InputSource,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<Disposition, AppError> {
+        let (text, images) = match self.input_step(text, images, source).await {
+            Ok(prompt) => prompt,
+            Err(disposition) => return Ok(disposition),
+        };
         let text = self.expand_input(&text)?;
         let mut blocks = vec![UserBlock::Text(TextContent {
             text,
@@ -398,7 +428,22 @@ impl App {
 
     /// Stops the running request and tools, a retry wait, or a compaction.
     pub fn abort(&self) {
+        self.ui.cancel_all();
         self.session.abort();
+    }
+
+    // ---- extensions talking to the user ------------------------------------------------------
+
+    /// The face can answer extensions' dialogs (the terminal UI, RPC mode). Until a face says so,
+    /// dialogs answer "cancelled" at once.
+    pub fn enable_dialogs(&self) {
+        self.ui.enable_dialogs();
+    }
+
+    /// Answers the dialog of the `extension_ui_request` with this `id`; false when no such
+    /// dialog is open (answered already, timed out or cancelled).
+    pub fn respond_ui(&self, id: &str, response: crate::hooks::UiResponse) -> bool {
+        self.ui.respond(id, response)
     }
 
     pub async fn wait_for_idle(&self) {

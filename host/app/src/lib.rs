@@ -12,6 +12,7 @@ mod agent_session;
 pub mod app;
 pub mod command_hooks;
 pub mod extensions;
+pub mod hooks;
 pub mod local_servers;
 pub mod model_select;
 pub mod project_code;
@@ -24,4 +25,6 @@ pub use agent_session::{
     AgentSessionError, AgentSessionEvent, AgentSessionOptions, CompactionResult, NavigateOptions,
     NavigateResult, SessionEvent, SummarizationSource,
 };
-pub use app::{App, AppError, AppEvent, BashOutcome, Disposition};
+pub use app::{
+    App, AppError, AppEvent, BUILTIN_COMMANDS, BashOutcome, Disposition, ExtensionCommand,
+};

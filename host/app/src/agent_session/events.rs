@@ -139,6 +139,25 @@ pub enum SessionEvent {
     SettingsChanged {
         settings: Box<Settings>,
     },
+    /// An extension asks the user something or tells them something (pi's
+    /// `extension_ui_request`; on the wire in RPC mode only). A dialog waits for
+    /// [`App::respond_ui`](crate::App::respond_ui) with the same `id`.
+    ExtensionUiRequest {
+        id: String,
+        #[serde(flatten)]
+        request: crate::hooks::UiRequest,
+        /// The extension's `name@version`.
+        #[serde(skip)]
+        from: String,
+    },
+    /// An extension wants the user's attention: the terminal UI sends the terminal's
+    /// notification sequence. Not part of the wire.
+    #[serde(skip)]
+    Attention {
+        from: String,
+        title: String,
+        text: String,
+    },
 }
 
 impl AgentSessionEvent {
@@ -150,8 +169,10 @@ impl AgentSessionEvent {
             AgentSessionEvent::Session(event) => match event {
                 SessionEvent::EntryAppended { .. }
                 | SessionEvent::ModelChanged { .. }
-                | SessionEvent::SettingsChanged { .. } => false,
-                SessionEvent::BashExecutionUpdate { .. } => rpc,
+                | SessionEvent::SettingsChanged { .. }
+                | SessionEvent::Attention { .. } => false,
+                SessionEvent::BashExecutionUpdate { .. }
+                | SessionEvent::ExtensionUiRequest { .. } => rpc,
                 _ => true,
             },
         }
@@ -188,6 +209,8 @@ impl SessionEvent {
             SessionEvent::BashExecutionUpdate { .. } => "bash_execution_update",
             SessionEvent::ModelChanged { .. } => "model_changed",
             SessionEvent::SettingsChanged { .. } => "settings_changed",
+            SessionEvent::ExtensionUiRequest { .. } => "extension_ui_request",
+            SessionEvent::Attention { .. } => "attention",
         }
     }
 }

@@ -52,7 +52,7 @@ impl RpcClient {
         }
     }
 
-    fn send_raw(&mut self, line: &str) {
+    pub(super) fn send_raw(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();
@@ -60,7 +60,7 @@ impl RpcClient {
     }
 
     /// Reads until a line matches `pred`; returns it.
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(super) fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -28,6 +28,7 @@ mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;
 mod cli_pi_ref;
+mod cli_pi_hooks;
 mod cli_print;
 mod cli_project_code;
 mod cli_protected;
