@@ -212,6 +212,7 @@ impl App {
             templates,
             resource_search,
             model_images,
+            command_hooks,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -237,6 +238,10 @@ impl App {
         app.host = Some(base.host);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
+        // The settings' command hooks come after the component hooks in the pipeline; they ask
+        // (a project hook's first use) and notify through this app's interface.
+        command_hooks.set_ui(app.ui.clone());
+        app.set_hooks(command_hooks.hooks.clone());
         app
     }
 

@@ -193,6 +193,9 @@ impl Inner {
     }
 
     async fn answer(&self, event: Arc<HookEvent>, cancel: CancellationToken) -> HookResult {
+        if let HookEvent::SessionStart { session_id, .. } = &*event {
+            self.session.follow(session_id);
+        }
         if !self.matches(&event) || !self.cleared().await {
             return Ok(neutral(&event));
         }

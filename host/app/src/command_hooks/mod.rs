@@ -54,6 +54,16 @@ impl SessionSlot {
             *slot = (id.to_owned(), transcript);
         }
     }
+
+    /// A session started: a new id leaves the file unknown until [`CommandHooks::set_session`]
+    /// names it, rather than reporting the old one.
+    fn follow(&self, id: &str) {
+        if let Ok(mut slot) = self.0.write()
+            && slot.0 != id
+        {
+            *slot = (id.to_owned(), None);
+        }
+    }
 }
 
 /// What loading the command hooks needs.

@@ -10,7 +10,8 @@ use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
 use std::path::Path;
 
-/// A script that blocks bash commands running `rm`: `how` is `exit2` or `json`.
+/// A script that blocks bash commands running `rm`: `how` is `exit2` or `json`. Each run
+/// leaves `ran-<how>` beside it.
 fn rm_guard(dir: &Path, how: &str) -> String {
     let answer = match how {
         "exit2" => "echo \"rm is not allowed ($how)\" >&2; exit 2",
@@ -20,7 +21,7 @@ fn rm_guard(dir: &Path, how: &str) -> String {
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\nhow={how}\ninput=$(cat)\ncase \"$input\" in\n  *'\"command\":\"rm '*) {answer} ;;\nesac\nexit 0\n"
+            "#!/bin/sh\nhow={how}\ntouch \"$(dirname \"$0\")/ran-{how}\"\ninput=$(cat)\ncase \"$input\" in\n  *'\"command\":\"rm '*) {answer} ;;\nesac\nexit 0\n"
         ),
     )
     .unwrap();
@@ -77,11 +78,8 @@ fn no_command_hooks_turns_them_off() {
     std::fs::create_dir_all(&hooks_dir).unwrap();
     pi.settings(pre_tool_use(&rm_guard(&hooks_dir, "exit2")));
     run_rm(&pi, &["--no-command-hooks"]);
-    assert!(
-        !pi.cwd().join("victim.txt").exists(),
-        "the hook ran: {}",
-        second_request(&pi)
-    );
+    assert!(!hooks_dir.join("ran-exit2").exists(), "the hook ran");
+    assert!(!second_request(&pi).contains("rm is not allowed"));
 }
 
 /// A project whose `.pi/settings.json` holds an `rm` guard, trusted or not.
@@ -106,18 +104,17 @@ fn guarded_project(trusted: bool) -> PiEnv {
 #[test]
 fn a_project_hook_runs_only_in_a_trusted_project_once_approved() {
     let pi = guarded_project(true);
+    let ran = pi.cwd().join(".pi/ran-exit2");
     let err = run_rm(&pi, &[]);
     assert!(err.contains("pi hooks approve"), "{err}");
-    assert!(!pi.cwd().join("victim.txt").exists(), "unapproved hook ran");
+    assert!(!ran.exists(), "the unapproved hook ran");
 
     let out = pi.run(&["hooks", "approve", "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let before = pi.mock.requests().len();
     run_rm(&pi, &[]);
-    assert!(
-        pi.cwd().join("victim.txt").exists(),
-        "approved hook did not block"
-    );
+    assert!(ran.exists(), "the approved hook did not run");
+    assert!(pi.cwd().join("victim.txt").exists(), "rm ran");
     let after_the_call = pi.mock.requests()[before + 1].body.to_string();
     assert!(
         after_the_call.contains("rm is not allowed"),
@@ -128,7 +125,7 @@ fn a_project_hook_runs_only_in_a_trusted_project_once_approved() {
     let err = run_rm(&untrusted, &[]);
     assert!(!err.contains("guard"), "{err}");
     assert!(
-        !untrusted.cwd().join("victim.txt").exists(),
-        "untrusted hook ran"
+        !untrusted.cwd().join(".pi/ran-exit2").exists(),
+        "an untrusted project's hook ran"
     );
 }
