@@ -360,3 +360,38 @@ fn the_table_defaults_are_the_defaults_the_settings_apply() {
         assert_eq!(default(key), value, "{key}");
     }
 }
+
+#[test]
+fn command_hooks_keep_unknown_events_types_and_fields_and_a_misshapen_value_is_reported() {
+    let hooks = json!({
+        "PreToolUse": [{"matcher": "Bash", "note": "mine",
+                        "hooks": [{"type": "command", "command": "./a.sh", "timeout": 5,
+                                   "statusMessage": "checking"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]
+    });
+    let file = json!({"hooks": hooks, "commandHooks": true});
+    let (_root, agent) = agent_dir(Some(&file.to_string()));
+    let mut manager = SettingsManager::load(&agent, agent.parent().unwrap(), false);
+    assert!(manager.errors().is_empty(), "{:?}", manager.errors());
+    let read = manager.global().hooks.clone().unwrap();
+    assert_eq!(
+        read["PreToolUse"][0].hooks[0].command.as_deref(),
+        Some("./a.sh")
+    );
+    assert_eq!(read["Stop"][0].hooks[0].kind, "prompt");
+    manager.update(|s| s.theme = Some("light".into())).unwrap();
+    assert_eq!(saved(&agent)["hooks"], hooks);
+
+    let (_root, agent) = agent_dir(Some(
+        r#"{"hooks": {"PreToolUse": "oops"}, "theme": "dark"}"#,
+    ));
+    let mut manager = SettingsManager::load(&agent, agent.parent().unwrap(), false);
+    assert!(
+        matches!(&manager.errors()[..], [SettingsError::WrongType { key, .. }] if key.starts_with("hooks")),
+        "{:?}",
+        manager.errors()
+    );
+    manager.update(|s| s.theme = Some("light".into())).unwrap();
+    assert_eq!(saved(&agent)["hooks"], json!({"PreToolUse": "oops"}));
+}
