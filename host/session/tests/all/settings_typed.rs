@@ -388,7 +388,7 @@ fn command_hooks_keep_unknown_events_types_and_fields_and_a_misshapen_value_is_r
     ));
     let mut manager = SettingsManager::load(&agent, agent.parent().unwrap(), false);
     assert!(
-        matches!(&manager.errors()[..], [SettingsError::WrongType { key, .. }] if key.starts_with("hooks")),
+        matches!(manager.errors(), [SettingsError::WrongType { key, .. }] if key.starts_with("hooks")),
         "{:?}",
         manager.errors()
     );
