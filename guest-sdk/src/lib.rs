@@ -173,18 +173,6 @@ pub mod process {
     pub use crate::bindings::tool::pi::extension::process::*;
 }
 
-/// Talking to the user (notices, dialogs, footer status), since WIT 0.3.0; only answers when
-/// the extension was granted `ui` (otherwise dialogs answer `None` and notices are dropped).
-pub mod ui {
-    pub use crate::bindings::tool::pi::extension::ui::*;
-}
-
-/// Messages and entries in the session, since WIT 0.3.0; every call fails unless the extension
-/// was granted `session`.
-pub mod session {
-    pub use crate::bindings::tool::pi::extension::session::*;
-}
-
 /// Model completions; only usable by compactors granted `llm`.
 pub mod llm {
     pub use crate::bindings::compactor::pi::extension::llm::complete;

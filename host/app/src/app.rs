@@ -121,6 +121,8 @@ pub struct App {
     ui: Arc<crate::hooks::UiBridge>,
     /// What installing the hooks refused (clashing command names).
     hook_warnings: Mutex<Vec<String>>,
+    /// The settings' command hooks (kept across `/reload`, which reloads only packages).
+    command_hooks: Mutex<Vec<Arc<dyn pi_ext_api::Hook>>>,
     /// The extensions' renderers, for the interactive UI.
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
     /// The themes the extension packages ship, for the interactive UI.
@@ -212,6 +214,7 @@ impl App {
             templates,
             resource_search,
             model_images,
+            command_hooks,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -239,7 +242,13 @@ impl App {
         app.host = Some(base.host);
         app.set_queue_modes(Some(modes.0), Some(modes.1));
         app.record_model_and_thinking(&model, thinking);
-        app.set_hooks(base.extensions.hooks.clone());
+        // The settings' command hooks come after the component hooks in the pipeline; they ask
+        // (a project hook's first use) and notify through this app's interface.
+        command_hooks.set_ui(app.ui.clone());
+        *lock(&app.command_hooks) = command_hooks.hooks.clone();
+        let mut hooks = base.extensions.hooks.clone();
+        hooks.extend(command_hooks.hooks.iter().cloned());
+        app.set_hooks(hooks);
         app.announce_session(pi_ext_api::hooks::SessionStartReason::Startup);
         app
     }
@@ -278,6 +287,7 @@ impl App {
             bash: bash::BashSlot::default(),
             ui,
             hook_warnings: Mutex::default(),
+            command_hooks: Mutex::default(),
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
         }

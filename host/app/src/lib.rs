@@ -10,6 +10,7 @@
 
 mod agent_session;
 pub mod app;
+pub mod command_hooks;
 pub mod extensions;
 pub mod hooks;
 pub mod local_servers;

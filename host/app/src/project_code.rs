@@ -54,7 +54,8 @@ pub fn fingerprint(cwd: &Path) -> Result<String, String> {
     Ok(format!("sha256:{:x}", hasher.finalize()))
 }
 
-fn key(cwd: &Path) -> String {
+/// The key a project is recorded under: its canonical path.
+pub(crate) fn key(cwd: &Path) -> String {
     std::fs::canonicalize(cwd)
         .unwrap_or_else(|_| cwd.to_path_buf())
         .to_string_lossy()

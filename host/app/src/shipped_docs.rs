@@ -19,6 +19,10 @@ use pi_session::system_prompt::DocPaths;
 const FILES: &[(&str, &str)] = &[
     ("README.md", include_str!("../../../README.md")),
     (
+        "docs/command-hooks.md",
+        include_str!("../../../docs/command-hooks.md"),
+    ),
+    (
         "docs/environment-variables.md",
         include_str!("../../../docs/environment-variables.md"),
     ),

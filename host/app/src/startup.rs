@@ -75,6 +75,11 @@ pub struct StartupOptions {
     pub append_system_prompt: Vec<String>,
     /// `--offline` / `PI_OFFLINE`: no network besides model requests (no local-server probe).
     pub offline: bool,
+    /// `--no-command-hooks`: run none of the settings' command hooks.
+    pub no_command_hooks: bool,
+    /// Someone can be asked (the interactive UI): a project's command hook not yet approved
+    /// asks at its first use instead of being skipped.
+    pub command_hooks_can_ask: bool,
 }
 
 /// Why start-up stopped. Every variant is a user-facing message; the exit code is 1.
@@ -283,6 +288,9 @@ pub struct Prepared {
     pub model_images: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// What the built-in tools may touch.
     pub tool_policy: crate::tool_policy::ToolPolicy,
+    /// The settings' command hooks, for the hook pipeline after the component hooks; the
+    /// caller gives them its user interface (`set_ui`).
+    pub command_hooks: crate::command_hooks::CommandHooks,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -350,8 +358,11 @@ fn prepare_warning(
         resource_search.readable_roots(&skills),
         warnings,
     )?;
+    let command_hooks = load_command_hooks(opts, &base, &session);
+    warnings.extend(command_hooks.warnings.iter().cloned());
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
+        command_hooks,
         tool_policy,
         model_images: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
             chosen.model.supports_images(),
@@ -369,6 +380,30 @@ fn prepare_warning(
         system_prompt,
         resource_search,
     })
+}
+
+/// The settings' command hooks for this run, reporting the session they run in.
+fn load_command_hooks(
+    opts: &StartupOptions,
+    base: &Base,
+    session: &SessionManager,
+) -> crate::command_hooks::CommandHooks {
+    use crate::command_hooks::{CommandHooks, LoadOptions};
+    let hooks = CommandHooks::load(
+        &LoadOptions {
+            settings: &base.settings,
+            agent_dir: &base.env.agent_dir,
+            cwd: &base.env.cwd,
+            disabled: opts.no_command_hooks,
+            can_ask: opts.command_hooks_can_ask,
+        },
+        None,
+    );
+    hooks.set_session(
+        session.session_id(),
+        session.session_file().map(Path::to_path_buf),
+    );
+    hooks
 }
 
 /// One line per problem found while loading the skills, with the file and the reason (pi shows

@@ -140,6 +140,10 @@ pub struct Args {
     #[arg(long)]
     pub no_extensions: bool,
 
+    /// Run none of the command hooks of the settings (command-hooks.md). Setting: commandHooks.
+    #[arg(long)]
+    pub no_command_hooks: bool,
+
     /// Load a skill file or directory (repeatable).
     #[arg(long = "skill", value_name = "PATH")]
     pub skills: Vec<String>,
@@ -296,6 +300,8 @@ impl Args {
             system_prompt: self.system_prompt.clone(),
             append_system_prompt: self.append_system_prompt.clone(),
             offline: self.offline || offline_env(),
+            no_command_hooks: self.no_command_hooks,
+            command_hooks_can_ask: false,
         }
     }
 

@@ -51,6 +51,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     if argv.get(1).is_some_and(crate::auth::is_auth_command) {
         return crate::auth::main(argv);
     }
+    if argv.get(1).is_some_and(crate::hooks::is_hooks_command) {
+        return crate::hooks::main(argv);
+    }
     let args = match Args::try_parse_argv(argv) {
         Ok(args) => args,
         Err(error) => {
@@ -168,6 +171,7 @@ fn run(args: Args) -> Result<i32, RunError> {
         return Ok(1);
     }
     options.resume_picker = mode == Mode::Interactive;
+    options.command_hooks_can_ask = mode == Mode::Interactive;
     let prepared = match prepare(&options, base) {
         Ok(prepared) => prepared,
         Err(error) => {

@@ -82,7 +82,9 @@ impl App {
             self.session
                 .set_compactors(compactors(&extensions, &self.session));
             *lock(&self.renderers) = extensions.renderers.clone();
-            hooks = Some(extensions.hooks.clone());
+            let mut all = extensions.hooks.clone();
+            all.extend(lock(&self.command_hooks).iter().cloned());
+            hooks = Some(all);
             *lock(&self.themes) = extensions.themes.clone();
             report.extensions = extensions.loaded.clone();
             found = Some(resources);

@@ -5,6 +5,7 @@
 
 mod cli_auth;
 mod cli_auth_requests;
+mod cli_command_hooks;
 mod cli_compaction;
 mod cli_docs;
 mod cli_example_checksum;
@@ -26,6 +27,7 @@ mod cli_local_servers;
 mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;
+mod cli_pi_hooks;
 mod cli_pi_ref;
 mod cli_print;
 mod cli_project_code;

@@ -157,6 +157,12 @@ pub struct Settings {
     /// This pi: what the built-in tools may touch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tools: Option<Tools>,
+    /// Command hooks (Claude Code's and codex's shape): event name → matcher groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hooks: Option<BTreeMap<String, Vec<HookGroup>>>,
+    /// This pi: whether the command hooks run at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command_hooks: Option<bool>,
     /// Keys this version does not know, in the file's order.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -333,6 +339,35 @@ pub struct Tools {
     pub sandbox: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_network: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A matcher group of `hooks.<event>`: the commands to run for the tools `matcher` names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookGroup {
+    /// A tool name or a regex over tool names; unset, empty or `*`: every tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    #[serde(default)]
+    pub hooks: Vec<HookCommand>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One hook of a matcher group. Only `type: "command"` runs; other types are kept and
+/// reported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookCommand {
+    #[serde(rename = "type", default)]
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Seconds before the command is killed (default 60).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

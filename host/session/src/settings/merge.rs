@@ -126,7 +126,9 @@ merge_fields!(Settings {
         fullscreen_copy_on_select,
         fullscreen_wheel_scroll_lines,
         probe_local_servers,
-        min_oauth_validity_ms
+        min_oauth_validity_ms,
+        hooks,
+        command_hooks
     ],
     objects: [
         compaction,

@@ -380,6 +380,16 @@ pub const SETTINGS_TABLE: &[SettingInfo] = &[
         "Whether sandboxed commands may use the network",
     ),
     plain(
+        "hooks",
+        "",
+        "Command hooks: shell commands run on events (command-hooks.md)",
+    ),
+    plain(
+        "commandHooks",
+        "true",
+        "Run the command hooks of the settings",
+    ),
+    plain(
         "packages",
         "",
         "Installed packages (pi ext install writes it)",

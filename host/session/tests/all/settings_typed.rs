@@ -78,7 +78,10 @@ fn every_key() -> Value {
         "probeLocalServers": false,
         "minOAuthValidityMs": 600000,
         "tools": {"pathScope": "workspace", "writableRoots": ["/srv"], "sandbox": "read-only",
-                  "sandboxNetwork": false}
+                  "sandboxNetwork": false},
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+                  "command": "./check.sh", "timeout": 5}]}]},
+        "commandHooks": false
     }"#,
     )
     .unwrap()
@@ -100,7 +103,8 @@ fn saved(agent: &std::path::Path) -> Value {
 
 /// Every leaf path of `value` (`compaction.enabled`); `records` are leaves as a whole.
 fn leaf_paths(value: &Value, prefix: &str, out: &mut Vec<String>) {
-    const RECORDS: [&str; 4] = [
+    const RECORDS: [&str; 5] = [
+        "hooks",
         "extensionChangelogVersions",
         "modelThinkingLevels",
         "compaction.modelOverrides",
@@ -355,4 +359,39 @@ fn the_table_defaults_are_the_defaults_the_settings_apply() {
     for (key, value) in applied {
         assert_eq!(default(key), value, "{key}");
     }
+}
+
+#[test]
+fn command_hooks_keep_unknown_events_types_and_fields_and_a_misshapen_value_is_reported() {
+    let hooks = json!({
+        "PreToolUse": [{"matcher": "Bash", "note": "mine",
+                        "hooks": [{"type": "command", "command": "./a.sh", "timeout": 5,
+                                   "statusMessage": "checking"}]}],
+        "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]
+    });
+    let file = json!({"hooks": hooks, "commandHooks": true});
+    let (_root, agent) = agent_dir(Some(&file.to_string()));
+    let mut manager = SettingsManager::load(&agent, agent.parent().unwrap(), false);
+    assert!(manager.errors().is_empty(), "{:?}", manager.errors());
+    let read = manager.global().hooks.clone().unwrap();
+    assert_eq!(
+        read["PreToolUse"][0].hooks[0].command.as_deref(),
+        Some("./a.sh")
+    );
+    assert_eq!(read["Stop"][0].hooks[0].kind, "prompt");
+    manager.update(|s| s.theme = Some("light".into())).unwrap();
+    assert_eq!(saved(&agent)["hooks"], hooks);
+
+    let (_root, agent) = agent_dir(Some(
+        r#"{"hooks": {"PreToolUse": "oops"}, "theme": "dark"}"#,
+    ));
+    let mut manager = SettingsManager::load(&agent, agent.parent().unwrap(), false);
+    assert!(
+        matches!(manager.errors(), [SettingsError::WrongType { key, .. }] if key.starts_with("hooks")),
+        "{:?}",
+        manager.errors()
+    );
+    manager.update(|s| s.theme = Some("light".into())).unwrap();
+    assert_eq!(saved(&agent)["hooks"], json!({"PreToolUse": "oops"}));
 }
