@@ -3,5 +3,5 @@
 
 mod ui;
 
-pub use ui::{NotifyType, UiRequest, UiResponse};
 pub(crate) use ui::UiBridge;
+pub use ui::{NotifyType, UiRequest, UiResponse};
