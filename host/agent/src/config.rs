@@ -66,6 +66,44 @@ pub type GetApiKeyFn =
 pub type PrepareNextTurnFn =
     Arc<dyn Fn(&TurnInfo<'_>) -> BoxFuture<'static, Option<NextTurnUpdate>> + Send + Sync>;
 
+/// What becomes of a tool call before it runs (pi's `beforeToolCall`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolGate {
+    /// Run it with these arguments (the validated ones, or a hook's rewrite of them; a
+    /// rewrite is validated again).
+    Run(serde_json::Value),
+    /// Do not run it: the model gets an error result with this text.
+    Block(String),
+}
+
+/// Asked before each validated call runs, in the assistant's order (for parallel batches
+/// too). Arguments: the call and its validated arguments.
+pub type BeforeToolCallFn = Arc<
+    dyn Fn(&pi_ai::ToolCall, serde_json::Value, CancellationToken) -> BoxFuture<'static, ToolGate>
+        + Send
+        + Sync,
+>;
+
+/// A finished call's result as the model will see it; [`AfterToolCallFn`] may replace it.
+#[derive(Debug, Clone)]
+pub struct ToolCallResult {
+    pub output: crate::tool::ToolOutput,
+    pub is_error: bool,
+}
+
+/// Asked after each call that ran, before its result message (pi's `afterToolCall`).
+/// Arguments: the call, the arguments it ran with, and its result.
+pub type AfterToolCallFn = Arc<
+    dyn Fn(
+            &pi_ai::ToolCall,
+            &serde_json::Value,
+            ToolCallResult,
+            CancellationToken,
+        ) -> BoxFuture<'static, ToolCallResult>
+        + Send
+        + Sync,
+>;
+
 /// Ends the run after the current turn when it returns true.
 pub type ShouldStopAfterTurnFn = Arc<dyn Fn(&TurnInfo<'_>) -> bool + Send + Sync>;
 
@@ -110,6 +148,8 @@ pub struct Hooks {
     pub get_api_key: Option<GetApiKeyFn>,
     pub prepare_next_turn: Option<PrepareNextTurnFn>,
     pub should_stop_after_turn: Option<ShouldStopAfterTurnFn>,
+    pub before_tool_call: Option<BeforeToolCallFn>,
+    pub after_tool_call: Option<AfterToolCallFn>,
 }
 
 impl Default for Hooks {
@@ -121,6 +161,8 @@ impl Default for Hooks {
             get_api_key: None,
             prepare_next_turn: None,
             should_stop_after_turn: None,
+            before_tool_call: None,
+            after_tool_call: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! run the allowed calls — concurrently by default, one after another when the config or any
 //! called tool asks for it. Every call ends with exactly one result; tools are never re-run.
 
-use crate::config::ToolExecution;
+use crate::config::{Hooks, ToolCallResult, ToolExecution, ToolGate};
 use crate::event::{AgentEvent, Emit};
 use crate::tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 use crate::validate::validate_tool_arguments;
@@ -51,6 +51,8 @@ pub(crate) struct ToolRunner<'a> {
     pub tools: &'a [Arc<dyn AgentTool>],
     pub emit: &'a Emit,
     pub cancel: &'a CancellationToken,
+    /// `before_tool_call` and `after_tool_call`.
+    pub hooks: &'a Hooks,
 }
 
 impl ToolRunner<'_> {
@@ -89,7 +91,7 @@ impl ToolRunner<'_> {
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
             self.emit_start(call);
-            let outcome = match self.prepare(call) {
+            let outcome = match self.prepare(call).await {
                 Prepared::Immediate(output) => (output, true, None),
                 Prepared::Ready { tool, args } => self.run_one(tool.as_ref(), call, args).await,
             };
@@ -104,7 +106,7 @@ impl ToolRunner<'_> {
         let mut running = FuturesUnordered::new();
         for (index, call) in calls.iter().enumerate() {
             self.emit_start(call);
-            match self.prepare(call) {
+            match self.prepare(call).await {
                 Prepared::Immediate(output) => {
                     let outcome = (output, true, None);
                     self.emit_end(call, &outcome);
@@ -137,7 +139,7 @@ impl ToolRunner<'_> {
         self.tools.iter().find(|tool| tool.name() == name)
     }
 
-    fn prepare(&self, call: &ToolCall) -> Prepared {
+    async fn prepare(&self, call: &ToolCall) -> Prepared {
         let Some(tool) = self.find(&call.name) else {
             return Prepared::Immediate(ToolOutput::text(format!("Tool {} not found", call.name)));
         };
@@ -145,12 +147,30 @@ impl ToolRunner<'_> {
             return Prepared::Immediate(ToolOutput::text(ABORTED_TEXT));
         }
         let args = tool.prepare_arguments(call.arguments.clone());
-        match validate_tool_arguments(&call.name, tool.parameters().value(), &args) {
-            Ok(args) => Prepared::Ready {
-                tool: Arc::clone(tool),
-                args,
-            },
-            Err(message) => Prepared::Immediate(ToolOutput::text(message)),
+        let schema = tool.parameters().value();
+        let mut args = match validate_tool_arguments(&call.name, schema, &args) {
+            Ok(args) => args,
+            Err(message) => return Prepared::Immediate(ToolOutput::text(message)),
+        };
+        if let Some(gate) = &self.hooks.before_tool_call {
+            let asked = gate(call, args.clone(), self.cancel.child_token()).await;
+            if self.cancel.is_cancelled() {
+                return Prepared::Immediate(ToolOutput::text(ABORTED_TEXT));
+            }
+            match asked {
+                ToolGate::Block(reason) => return Prepared::Immediate(ToolOutput::text(reason)),
+                ToolGate::Run(rewritten) if rewritten != args => {
+                    match validate_tool_arguments(&call.name, schema, &rewritten) {
+                        Ok(rewritten) => args = rewritten,
+                        Err(message) => return Prepared::Immediate(ToolOutput::text(message)),
+                    }
+                }
+                ToolGate::Run(_) => {}
+            }
+        }
+        Prepared::Ready {
+            tool: Arc::clone(tool),
+            args,
         }
     }
 
@@ -173,7 +193,8 @@ impl ToolRunner<'_> {
             })
         };
         let started = std::time::Instant::now();
-        let mut execution = tool.execute(&call.id, args, self.cancel.child_token(), on_update);
+        let mut execution =
+            tool.execute(&call.id, args.clone(), self.cancel.child_token(), on_update);
         let result = tokio::select! {
             biased;
             result = &mut execution => result,
@@ -186,10 +207,18 @@ impl ToolRunner<'_> {
         };
         let duration = Some(elapsed_ms(started));
         settled.store(true, Ordering::Release);
-        match result {
-            Ok(output) => (output, false, duration),
-            Err(error) => (error.into_output(), true, duration),
-        }
+        let (output, is_error) = match result {
+            Ok(output) => (output, false),
+            Err(error) => (error.into_output(), true),
+        };
+        let result = match &self.hooks.after_tool_call {
+            Some(after) => {
+                let result = ToolCallResult { output, is_error };
+                after(call, &args, result, self.cancel.child_token()).await
+            }
+            None => ToolCallResult { output, is_error },
+        };
+        (result.output, result.is_error, duration)
     }
 
     fn emit_start(&self, call: &ToolCall) {

@@ -19,9 +19,9 @@ pub mod validate;
 
 pub use agent::{Agent, AgentError, AgentOptions, AgentState, PromptInput};
 pub use config::{
-    AgentContext, ConvertToLlmFn, GetApiKeyFn, Hooks, LoopConfig, NextTurnUpdate,
-    PrepareNextTurnFn, ShouldStopAfterTurnFn, StreamFn, ToolExecution, TransformContextFn,
-    TurnInfo, default_stream_fn,
+    AfterToolCallFn, AgentContext, BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, Hooks,
+    LoopConfig, NextTurnUpdate, PrepareNextTurnFn, ShouldStopAfterTurnFn, StreamFn, ToolCallResult,
+    ToolExecution, ToolGate, TransformContextFn, TurnInfo, default_stream_fn,
 };
 pub use event::{AgentEvent, Emit};
 pub use host_message::{

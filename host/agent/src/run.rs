@@ -230,6 +230,7 @@ impl Run {
             tools: &self.context.tools,
             emit: &self.emit,
             cancel: &self.cancel,
+            hooks: &self.config.hooks,
         };
         if message.stop_reason == StopReason::Length {
             return runner.fail_all(calls, |call| truncated_call_text(&call.name));

@@ -12,11 +12,13 @@
 //! one. JSON exists only in the faces that print it.
 
 mod bash;
+mod hooks;
 mod queries;
 mod reload;
 mod session_ops;
 
 pub use bash::BashOutcome;
+pub use hooks::{BUILTIN_COMMANDS, ExtensionCommand};
 pub use queries::{
     AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
     TreeRowKind,
@@ -33,6 +35,7 @@ use pi_ai::{
     AssistantMessage, AuthStorage, ImageContent, Model, ModelRegistry, TextContent, ThinkingLevel,
     UserBlock, UserContent, UserMessage, clamp_thinking_level, lock, supported_thinking_levels,
 };
+use pi_ext_api::hooks::InputSource;
 use pi_session::prompt_templates::PromptTemplates;
 use pi_session::session::{SessionError, SessionManager};
 use pi_session::settings::Settings;
@@ -249,11 +252,12 @@ impl App {
         *lock(&shared.reported_entries) = options.session.entry_count();
         let forward = Arc::clone(&shared);
         let sink: EventSink = Arc::new(move |session, event| forward.forward(session, event));
-        let session = AgentSession::new(options, sink);
         let ui_events = Arc::clone(&shared);
         let ui = Arc::new(crate::hooks::UiBridge::new(Arc::new(move |event| {
             ui_events.emit(&AppEvent::Session(event));
         })));
+        let pipeline = Arc::new(crate::hooks::HookPipeline::new(ui.clone()));
+        let session = AgentSession::new(options, sink, pipeline);
         App {
             session,
             registry,
@@ -336,13 +340,29 @@ impl App {
         Ok(lock(&self.templates).expand(text))
     }
 
-    /// Runs one prompt until the session is settled (retries, recovery, compaction); it
-    /// started a run (`Started`).
+    /// Runs one prompt until the session is settled (retries, recovery, compaction): it
+    /// started a run (`Started`), or a hook's command or `input` hook dealt with it
+    /// (`Handled`). The prompt comes from the user (pi's `interactive` source).
     pub async fn prompt(
         &self,
         text: String,
         images: Vec<ImageContent>,
     ) -> Result<Disposition, AppError> {
+        self.prompt_from(InputSource::Interactive, text, images)
+            .await
+    }
+
+    /// [`prompt`](Self::prompt) from `source` (what `input` hooks are told).
+    pub async fn prompt_from(
+        &self,
+        source: InputSource,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<Disposition, AppError> {
+        let (text, images) = match self.input_step(text, images, source).await {
+            Ok(prompt) => prompt,
+            Err(disposition) => return Ok(disposition),
+        };
         let text = self.expand_input(&text)?;
         let mut blocks = vec![UserBlock::Text(TextContent {
             text,

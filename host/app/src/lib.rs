@@ -24,4 +24,6 @@ pub use agent_session::{
     AgentSessionError, AgentSessionEvent, AgentSessionOptions, CompactionResult, NavigateOptions,
     NavigateResult, SessionEvent, SummarizationSource,
 };
-pub use app::{App, AppError, AppEvent, BashOutcome, Disposition};
+pub use app::{
+    App, AppError, AppEvent, BUILTIN_COMMANDS, BashOutcome, Disposition, ExtensionCommand,
+};

@@ -106,7 +106,9 @@ pub enum HookEvent {
         system_prompt: String,
     },
     /// The request about to be sent: the conversation as the model sees it.
-    Context { messages: Vec<Arc<Message>> },
+    Context {
+        messages: Vec<Arc<Message>>,
+    },
     ToolCall {
         call_id: String,
         tool: String,

@@ -6,46 +6,7 @@ use pi_ai::ThinkingLevel;
 use pi_app::App;
 
 /// The built-in commands, with what they do (offered after `/`).
-pub const BUILTIN: [(&str, &str); 23] = [
-    (
-        "reload",
-        "Read skills, prompt templates, context files, keybindings and the theme again",
-    ),
-    ("scoped-models", "Choose the models Ctrl+P cycles through"),
-    ("import", "Continue a session from a JSONL file"),
-    ("settings", "Change the common settings"),
-    (
-        "trust",
-        "Trust this project's files from the next start (/trust no: never)",
-    ),
-    ("login", "Store an API key for a provider"),
-    ("logout", "Remove a provider's stored credential"),
-    ("resume", "Continue another session of this directory"),
-    ("compact", "Compact the context now (optional instructions)"),
-    ("name", "Name this session, or show its name"),
-    (
-        "session",
-        "Show the session's file, id, messages, tokens and cost",
-    ),
-    ("new", "Start a new session"),
-    ("clone", "Copy the current branch into a new session file"),
-    ("fork", "Start a new session from an earlier prompt"),
-    (
-        "tree",
-        "Navigate the session tree: continue from any earlier entry",
-    ),
-    (
-        "export",
-        "Export the session as HTML (or JSONL for a .jsonl path)",
-    ),
-    ("copy", "Copy the last answer to the clipboard"),
-    ("model", "Choose the model (or switch to provider/model)"),
-    ("thinking", "Set the thinking level"),
-    ("hotkeys", "Show the keys"),
-    ("quit", "Quit pi"),
-    ("exit", "Quit pi"),
-    ("help", "Show the commands"),
-];
+pub use pi_app::BUILTIN_COMMANDS as BUILTIN;
 
 /// What a command asks of the UI.
 #[derive(Debug, PartialEq)]

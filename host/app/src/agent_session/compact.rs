@@ -177,6 +177,14 @@ impl AgentSession {
             }
             None => return Err(nothing()),
         };
+        if let Some(why) = self
+            .inner
+            .hooks
+            .before_compact(reason, prep.tokens_before)
+            .await
+        {
+            return Err(CompactFailure::Cancelled(why));
+        }
         let produced = self.produce_summary(&prep, reason, focus).await?;
         let entry = CompactionEntry {
             summary: produced.summary.clone(),

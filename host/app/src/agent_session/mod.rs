@@ -15,6 +15,7 @@
 
 mod compact;
 pub mod events;
+mod hooked;
 mod model_access;
 mod navigate;
 mod recovery;
@@ -157,6 +158,12 @@ struct Inner {
     model_images: Arc<std::sync::atomic::AtomicBool>,
     /// The sections of the prompt the agent sends, recorded before requests.
     prompt_sections: Mutex<Vec<PromptSection>>,
+    /// The hooks asked at the session's lifecycle events.
+    hooks: Arc<crate::hooks::HookPipeline>,
+    /// Messages hooks sent for the next prompt (`deliver-as: next-turn`).
+    next_turn: Arc<Mutex<Vec<AgentMessage>>>,
+    /// The number of the running turn in the current run (for `turn_end` hooks).
+    turn_index: std::sync::atomic::AtomicU32,
 }
 
 use pi_ai::lock;
@@ -196,7 +203,11 @@ fn user_message(text: String) -> AgentMessage {
 impl AgentSession {
     /// Builds the agent and loads the session's current branch into it; every event goes to
     /// `sink`.
-    pub(crate) fn new(options: AgentSessionOptions, sink: EventSink) -> Self {
+    pub(crate) fn new(
+        options: AgentSessionOptions,
+        sink: EventSink,
+        hooks: Arc<crate::hooks::HookPipeline>,
+    ) -> Self {
         let stream_fn = options
             .stream_fn
             .unwrap_or_else(pi_agent::default_stream_fn);
@@ -248,6 +259,9 @@ impl AgentSession {
             cancel: Mutex::new(CancellationToken::new()),
             model_images: options.model_images,
             prompt_sections: Mutex::new(options.system_prompt),
+            hooks,
+            next_turn: Arc::default(),
+            turn_index: Default::default(),
         });
         let session = AgentSession { inner };
         session.install_hooks();
@@ -288,6 +302,7 @@ impl AgentSession {
                 converted
             }
         });
+        let (transform_context, before_tool_call, after_tool_call) = self.hook_fns();
         let turn_weak = weak;
         let prepare_next_turn: pi_agent::PrepareNextTurnFn = Arc::new(move |info| {
             let session = AgentSession::from_weak(&turn_weak);
@@ -303,6 +318,9 @@ impl AgentSession {
             convert_to_llm,
             get_api_key: Some(get_api_key),
             prepare_next_turn: Some(prepare_next_turn),
+            transform_context,
+            before_tool_call,
+            after_tool_call,
             ..Hooks::default()
         });
     }
@@ -322,6 +340,10 @@ impl AgentSession {
                 AgentEvent::MessageEnd { message } => {
                     session.persist(message);
                     session.emit(AgentSessionEvent::Agent(event.clone()));
+                }
+                AgentEvent::TurnEnd { .. } => {
+                    session.emit(AgentSessionEvent::Agent(event.clone()));
+                    session.observe_turn_end(event);
                 }
                 AgentEvent::QueueChanged {
                     steering,
@@ -367,11 +389,25 @@ impl AgentSession {
         }
         self.check_before_prompt().await;
         self.record_system_prompt();
+        let (messages, system_prompt) = self.with_run_additions(messages).await;
+        let started = std::time::Instant::now();
         self.inner
+            .turn_index
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        if let Some(system_prompt) = system_prompt {
+            self.inner.agent.set_system_prompt(system_prompt);
+        }
+        let ran = self
+            .inner
             .agent
             .prompt(PromptInput::Messages(messages))
-            .await?;
-        self.after_run().await;
+            .await;
+        if ran.is_ok() {
+            self.after_run().await;
+        }
+        self.restore_system_prompt();
+        ran?;
+        self.observe_agent_end(started).await;
         Ok(())
     }
 

@@ -123,15 +123,23 @@ pub enum TreeRowKind {
 pub enum CommandSource {
     Prompt,
     Skill,
+    /// A hook's command.
+    Extension,
 }
 
-/// A slash command the user may type: a prompt template or `skill:<name>`.
+/// A slash command the user may type: a prompt template, `skill:<name>` or a hook's command.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Command {
     pub name: String,
     pub description: String,
     pub source: CommandSource,
+    /// The template's or skill's file; none for a hook's command.
+    #[serde(skip_serializing_if = "path_is_empty")]
     pub path: PathBuf,
+}
+
+fn path_is_empty(path: &std::path::Path) -> bool {
+    path.as_os_str().is_empty()
 }
 
 impl App {
@@ -251,8 +259,24 @@ impl App {
         })
     }
 
-    /// The slash commands of this session: prompt templates, then skills.
+    /// The slash commands of this session: hooks' commands, prompt templates, then skills.
     pub fn commands(&self) -> Vec<Command> {
+        let mut commands: Vec<Command> = self
+            .extension_commands()
+            .into_iter()
+            .map(|c| Command {
+                name: c.info.name,
+                description: c.info.description,
+                source: CommandSource::Extension,
+                path: PathBuf::new(),
+            })
+            .collect();
+        commands.extend(self.resource_commands());
+        commands
+    }
+
+    /// Prompt templates, then skills.
+    pub(super) fn resource_commands(&self) -> Vec<Command> {
         let templates = lock(&self.templates);
         let skills = lock(&self.skills);
         let templates = templates.templates.iter().map(|t| Command {

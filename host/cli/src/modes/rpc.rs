@@ -330,6 +330,12 @@ impl Server {
         behavior: Option<StreamingBehavior>,
     ) -> Reply {
         let session = &self.session;
+        // A hook's command runs at once, even while the agent works (pi 1.6: `handled`).
+        if session.is_extension_command(&message) {
+            let runner = Arc::clone(session);
+            tokio::spawn(async move { runner.run_extension_command(&message).await });
+            return Ok(self.disposition(Disposition::Handled));
+        }
         if session.is_streaming() {
             let text = session.expand_input(&message).map_err(fail)?;
             return match behavior {
@@ -345,7 +351,8 @@ impl Server {
         let runner = Arc::clone(session);
         let out = self.out.clone();
         tokio::spawn(async move {
-            if let Err(error) = runner.prompt(message, images).await {
+            let source = pi_app::hooks::InputSource::Rpc;
+            if let Err(error) = runner.prompt_from(source, message, images).await {
                 out.write_value(&json!({"type": "error", "error": error.to_string()}));
             }
         });

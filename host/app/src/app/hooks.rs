@@ -1,0 +1,202 @@
+//! The `App`'s side of hooks: installing them (with the services they are given), the
+//! commands they serve, the prompt's `input` step, and telling them a session started or ends.
+
+use super::{App, AppEvent, Disposition};
+use crate::hooks::{HookSession, InputOutcome};
+use pi_ai::ImageContent;
+use pi_ext_api::hooks::{
+    CommandInfo, Hook, HookEvent, HookServices, InputSource, NotifyLevel, SessionStartReason,
+    UserInterface,
+};
+use std::sync::Arc;
+
+/// The commands pi itself serves in the interactive UI (offered after `/`), with what they do.
+/// A hook's command of the same name is refused.
+pub const BUILTIN_COMMANDS: [(&str, &str); 23] = [
+    (
+        "reload",
+        "Read skills, prompt templates, context files, keybindings and the theme again",
+    ),
+    ("scoped-models", "Choose the models Ctrl+P cycles through"),
+    ("import", "Continue a session from a JSONL file"),
+    ("settings", "Change the common settings"),
+    (
+        "trust",
+        "Trust this project's files from the next start (/trust no: never)",
+    ),
+    ("login", "Store an API key for a provider"),
+    ("logout", "Remove a provider's stored credential"),
+    ("resume", "Continue another session of this directory"),
+    ("compact", "Compact the context now (optional instructions)"),
+    ("name", "Name this session, or show its name"),
+    (
+        "session",
+        "Show the session's file, id, messages, tokens and cost",
+    ),
+    ("new", "Start a new session"),
+    ("clone", "Copy the current branch into a new session file"),
+    ("fork", "Start a new session from an earlier prompt"),
+    (
+        "tree",
+        "Navigate the session tree: continue from any earlier entry",
+    ),
+    (
+        "export",
+        "Export the session as HTML (or JSONL for a .jsonl path)",
+    ),
+    ("copy", "Copy the last answer to the clipboard"),
+    ("model", "Choose the model (or switch to provider/model)"),
+    ("thinking", "Set the thinking level"),
+    ("hotkeys", "Show the keys"),
+    ("quit", "Quit pi"),
+    ("exit", "Quit pi"),
+    ("help", "Show the commands"),
+];
+
+/// A hook command with the hook that serves it, as `/` completion and `/help` list them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionCommand {
+    pub info: CommandInfo,
+    /// The serving extension's `name@version` (or the command hook's source).
+    pub source: String,
+}
+
+impl App {
+    /// What hooks are given: this app's user interface and session.
+    pub fn hook_services(&self) -> HookServices {
+        let ui_events = Arc::clone(&self.shared);
+        let session = HookSession::new(
+            self.session.downgrade(),
+            Arc::new(move |event| ui_events.emit(&AppEvent::Session(event))),
+            self.session.next_turn(),
+        );
+        HookServices {
+            ui: self.ui.clone(),
+            session: Arc::new(session),
+        }
+    }
+
+    /// Installs the hooks, in load order. Commands named like one of pi's own, another
+    /// hook's, a prompt template or a skill are refused; the returned warnings say which.
+    pub fn set_hooks(&self, hooks: Vec<Arc<dyn Hook>>) -> Vec<String> {
+        let warnings = self.command_clashes(&hooks);
+        for warning in &warnings {
+            tracing::warn!("{warning}");
+        }
+        self.session.set_hooks(hooks);
+        warnings
+    }
+
+    fn command_clashes(&self, hooks: &[Arc<dyn Hook>]) -> Vec<String> {
+        let mut taken: Vec<(String, String)> = BUILTIN_COMMANDS
+            .iter()
+            .map(|(name, _)| (name.to_string(), "pi".to_owned()))
+            .chain(
+                self.resource_commands()
+                    .into_iter()
+                    .map(|c| (c.name, "a prompt template or skill".to_owned())),
+            )
+            .collect();
+        let mut warnings = Vec::new();
+        for hook in hooks {
+            for command in hook.commands() {
+                match taken.iter().find(|(name, _)| *name == command.name) {
+                    Some((_, owner)) => warnings.push(format!(
+                        "{}: command /{} is refused: {owner} already has it",
+                        hook.source(),
+                        command.name
+                    )),
+                    None => taken.push((command.name.clone(), hook.source().to_owned())),
+                }
+            }
+        }
+        warnings
+    }
+
+    /// The hooks' commands that were not refused, in load order.
+    pub fn extension_commands(&self) -> Vec<ExtensionCommand> {
+        self.session
+            .hooks()
+            .commands()
+            .into_iter()
+            .filter(|c| {
+                !BUILTIN_COMMANDS
+                    .iter()
+                    .any(|(name, _)| *name == c.info.name)
+            })
+            .map(|c| ExtensionCommand {
+                source: c.hook.source().to_owned(),
+                info: c.info,
+            })
+            .collect()
+    }
+
+    /// Runs `text` when it is `/name args` for a hook's command (pi runs these at once, even
+    /// while the agent works); `None` when it names none.
+    pub async fn run_extension_command(&self, text: &str) -> Option<Disposition> {
+        let rest = text.strip_prefix('/')?;
+        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        if BUILTIN_COMMANDS.iter().any(|(builtin, _)| *builtin == name) {
+            return None;
+        }
+        let command = self.session.hooks().command(name)?;
+        self.session
+            .hooks()
+            .run_command(&command, args.trim())
+            .await;
+        Some(Disposition::Handled)
+    }
+
+    /// Whether `text` is `/name …` for a hook's command.
+    pub fn is_extension_command(&self, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix('/') else {
+            return false;
+        };
+        let name = rest.split_whitespace().next().unwrap_or("");
+        !BUILTIN_COMMANDS.iter().any(|(builtin, _)| *builtin == name)
+            && self.session.hooks().command(name).is_some()
+    }
+
+    /// The `input` step of a prompt: a hook command runs, `input` hooks may transform the
+    /// prompt or handle it. `Err` carries the disposition of a prompt that ends here.
+    pub(super) async fn input_step(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> Result<(String, Vec<ImageContent>), Disposition> {
+        if let Some(done) = self.run_extension_command(&text).await {
+            return Err(done);
+        }
+        match self.session.hooks().input(text, images, source).await {
+            InputOutcome::Continue { text, images } => Ok((text, images)),
+            InputOutcome::Handled => Err(Disposition::Handled),
+        }
+    }
+
+    /// Tells the hooks a session was opened (start-up, `/new`, a switch, a fork, `/reload`).
+    pub async fn session_started(&self, reason: SessionStartReason) {
+        let (session_id, cwd) = self
+            .session
+            .with_session(|s| (s.session_id().to_owned(), std::path::PathBuf::from(s.cwd())));
+        let event = HookEvent::SessionStart {
+            reason,
+            session_id,
+            cwd,
+        };
+        self.session.hooks().observe(event).await;
+    }
+
+    /// Tells the hooks the session is being closed (quitting, or before another opens).
+    pub async fn shutdown(&self) {
+        self.session
+            .hooks()
+            .observe(HookEvent::SessionShutdown)
+            .await;
+    }
+
+    /// Shows a notice from pi itself through the same channel as extensions' notices.
+    pub fn notify(&self, text: &str, level: NotifyLevel) {
+        self.ui.notify("pi", text, level);
+    }
+}

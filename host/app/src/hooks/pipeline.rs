@@ -1,0 +1,452 @@
+//! The hook pipeline: every [`Hook`] is asked in load order (extension packages first, then the
+//! user's command hooks), and their answers combine by fixed rules:
+//!
+//! - a tool call: the first `block` wins and later hooks are not asked; rewrites chain (each
+//!   hook sees the arguments as the earlier ones left them); `ask` goes to the user, and a
+//!   "no" (or no one to ask) blocks;
+//! - a prompt: transforms chain, the first `handled` ends it;
+//! - a tool result: replacements chain;
+//! - the system prompt of a run: changes chain; the added messages are all kept;
+//! - the context of a request: each hook sees the previous hook's list;
+//! - a compaction: the first `cancel` wins.
+//!
+//! A hook that fails (a trap, its deadline, an answer that does not fit) is reported once per
+//! hook and event kind (a notice, the log) and counts as allowing, unless it fails closed: then
+//! a tool call it was asked about is blocked with a message naming it.
+
+use pi_ai::UserBlock;
+use pi_ai::{ImageContent, Message, lock};
+use pi_ext_api::ExtensionFailure;
+use pi_ext_api::hooks::{
+    BeforeCompactAnswer, CommandInfo, Dialog, DialogAnswer, Hook, HookAnswer, HookEvent,
+    HookEventKind, InputAnswer, InputSource, NotifyLevel, OutgoingMessage, SystemPromptChange,
+    ToolCallAnswer, ToolResultAnswer, UserInterface,
+};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, RwLock};
+use tokio_util::sync::CancellationToken;
+
+/// What becomes of a prompt after the `input` hooks.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum InputOutcome {
+    Continue {
+        text: String,
+        images: Vec<ImageContent>,
+    },
+    Handled,
+}
+
+/// What the `before_agent_start` hooks add to a run.
+#[derive(Debug, Default)]
+pub(crate) struct RunAdditions {
+    /// The system prompt for this run, when a hook changed it.
+    pub system_prompt: Option<String>,
+    pub messages: Vec<OutgoingMessage>,
+}
+
+/// A command a hook serves, with who serves it.
+#[derive(Clone)]
+pub struct HookCommand {
+    pub info: CommandInfo,
+    pub hook: Arc<dyn Hook>,
+}
+
+/// The hooks of a session, in load order.
+pub(crate) struct HookPipeline {
+    hooks: RwLock<Vec<Arc<dyn Hook>>>,
+    ui: Arc<dyn UserInterface>,
+    /// (hook source, event kind) failures already reported.
+    reported: Mutex<HashSet<(String, HookEventKind)>>,
+}
+
+impl HookPipeline {
+    pub(crate) fn new(ui: Arc<dyn UserInterface>) -> Self {
+        HookPipeline {
+            hooks: RwLock::default(),
+            ui,
+            reported: Mutex::default(),
+        }
+    }
+
+    pub(crate) fn set_hooks(&self, hooks: Vec<Arc<dyn Hook>>) {
+        *self.hooks.write().unwrap_or_else(|e| e.into_inner()) = hooks;
+    }
+
+    /// The hooks that want `kind`, in order.
+    fn wanting(&self, kind: HookEventKind) -> Vec<Arc<dyn Hook>> {
+        self.hooks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|hook| hook.wants(kind))
+            .cloned()
+            .collect()
+    }
+
+    pub(crate) fn wants(&self, kind: HookEventKind) -> bool {
+        !self.wanting(kind).is_empty()
+    }
+
+    /// Asks one hook; `None` after a failure (reported).
+    async fn ask(
+        &self,
+        hook: &Arc<dyn Hook>,
+        event: &Arc<HookEvent>,
+        cancel: &CancellationToken,
+    ) -> Option<HookAnswer> {
+        match hook.handle(Arc::clone(event), cancel.clone()).await {
+            Ok(answer) => Some(answer),
+            Err(failure) => {
+                self.report(hook.as_ref(), event.kind(), &failure);
+                None
+            }
+        }
+    }
+
+    fn report(&self, hook: &dyn Hook, kind: HookEventKind, failure: &ExtensionFailure) {
+        tracing::warn!(hook = hook.source(), ?kind, %failure, "hook failed");
+        let first = lock(&self.reported).insert((hook.source().to_owned(), kind));
+        if first {
+            let what = if hook.fails_closed() && kind == HookEventKind::ToolCall {
+                "the tool call was blocked"
+            } else {
+                "ignored"
+            };
+            let text = format!("hook failed ({what}): {failure}");
+            self.ui.notify(hook.source(), &text, NotifyLevel::Warning);
+        }
+    }
+
+    /// A hook answered something that does not fit the event.
+    fn misfit(&self, hook: &dyn Hook, kind: HookEventKind) {
+        let failure = ExtensionFailure(format!(
+            "{}: its answer does not fit the {kind:?} event",
+            hook.source()
+        ));
+        self.report(hook, kind, &failure);
+    }
+
+    /// Informs every hook that wants it, in order; answers are ignored.
+    pub(crate) async fn observe(&self, event: HookEvent) {
+        let kind = event.kind();
+        let event = Arc::new(event);
+        let cancel = CancellationToken::new();
+        for hook in self.wanting(kind) {
+            self.ask(&hook, &event, &cancel).await;
+        }
+    }
+
+    /// `input`: transforms chain; the first `handled` ends the prompt.
+    pub(crate) async fn input(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        source: InputSource,
+    ) -> InputOutcome {
+        let (mut text, mut images) = (text, images);
+        let cancel = CancellationToken::new();
+        for hook in self.wanting(HookEventKind::Input) {
+            let event = Arc::new(HookEvent::Input {
+                text: text.clone(),
+                images: images.clone(),
+                source,
+            });
+            match self.ask(&hook, &event, &cancel).await {
+                Some(HookAnswer::Input(InputAnswer::Handled)) => return InputOutcome::Handled,
+                Some(HookAnswer::Input(InputAnswer::Transform {
+                    text: new_text,
+                    images: new_images,
+                })) => {
+                    text = new_text;
+                    images = new_images;
+                }
+                Some(HookAnswer::Input(InputAnswer::Continue)) | None => {}
+                Some(_) => self.misfit(hook.as_ref(), HookEventKind::Input),
+            }
+        }
+        InputOutcome::Continue { text, images }
+    }
+
+    /// `before_agent_start`: system prompt changes chain, every added message is kept.
+    pub(crate) async fn before_agent_start(
+        &self,
+        prompt: &str,
+        system_prompt: &str,
+    ) -> RunAdditions {
+        let mut additions = RunAdditions::default();
+        let mut current = system_prompt.to_owned();
+        let cancel = CancellationToken::new();
+        for hook in self.wanting(HookEventKind::BeforeAgentStart) {
+            let event = Arc::new(HookEvent::BeforeAgentStart {
+                prompt: prompt.to_owned(),
+                system_prompt: current.clone(),
+            });
+            match self.ask(&hook, &event, &cancel).await {
+                Some(HookAnswer::BeforeAgentStart {
+                    system_prompt,
+                    message,
+                }) => {
+                    match system_prompt {
+                        Some(SystemPromptChange::Append(text)) => {
+                            current = format!("{current}\n\n{text}");
+                            additions.system_prompt = Some(current.clone());
+                        }
+                        Some(SystemPromptChange::Replace(text)) => {
+                            current = text;
+                            additions.system_prompt = Some(current.clone());
+                        }
+                        None => {}
+                    }
+                    additions.messages.extend(message);
+                }
+                None => {}
+                Some(_) => self.misfit(hook.as_ref(), HookEventKind::BeforeAgentStart),
+            }
+        }
+        additions
+    }
+
+    /// `context`: each hook sees the list the previous one left; `None` when none changed it.
+    pub(crate) async fn context(
+        &self,
+        messages: Vec<Arc<Message>>,
+        cancel: &CancellationToken,
+    ) -> Option<Vec<Arc<Message>>> {
+        let mut current = messages;
+        let mut changed = false;
+        for hook in self.wanting(HookEventKind::Context) {
+            let event = Arc::new(HookEvent::Context {
+                messages: current.clone(),
+            });
+            match self.ask(&hook, &event, cancel).await {
+                Some(HookAnswer::Context(Some(new))) => {
+                    current = keep_unchanged(&current, new);
+                    changed = true;
+                }
+                Some(HookAnswer::Context(None)) | None => {}
+                Some(_) => self.misfit(hook.as_ref(), HookEventKind::Context),
+            }
+        }
+        changed.then_some(current)
+    }
+
+    /// `tool_call`: the first block wins, rewrites chain, `ask` asks the user. `Ok` carries the
+    /// arguments to run with, `Err` the reason the call is blocked.
+    pub(crate) async fn tool_call(
+        &self,
+        call_id: &str,
+        tool: &str,
+        args: Value,
+        cancel: &CancellationToken,
+    ) -> Result<Value, String> {
+        let mut args = args;
+        for hook in self.wanting(HookEventKind::ToolCall) {
+            let event = Arc::new(HookEvent::ToolCall {
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                input: args.clone(),
+            });
+            let answer = match hook.handle(Arc::clone(&event), cancel.clone()).await {
+                Ok(answer) => answer,
+                Err(failure) => {
+                    self.report(hook.as_ref(), HookEventKind::ToolCall, &failure);
+                    if hook.fails_closed() {
+                        return Err(format!(
+                            "Blocked: the hook of {} failed and it fails closed ({failure})",
+                            hook.source()
+                        ));
+                    }
+                    continue;
+                }
+            };
+            match answer {
+                HookAnswer::ToolCall(ToolCallAnswer::Allow) => {}
+                HookAnswer::ToolCall(ToolCallAnswer::Block(reason)) => {
+                    return Err(format!("Blocked by {}: {reason}", hook.source()));
+                }
+                HookAnswer::ToolCall(ToolCallAnswer::Rewrite(new)) => args = new,
+                HookAnswer::ToolCall(ToolCallAnswer::Ask(question)) => {
+                    self.confirm_call(hook.as_ref(), tool, &args, question)
+                        .await?;
+                }
+                _ => {
+                    self.misfit(hook.as_ref(), HookEventKind::ToolCall);
+                    if hook.fails_closed() {
+                        return Err(format!(
+                            "Blocked: the hook of {} answered something that does not fit a tool call",
+                            hook.source()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(args)
+    }
+
+    /// Asks the user whether a call a hook asked about may run; no answer is a no.
+    async fn confirm_call(
+        &self,
+        hook: &dyn Hook,
+        tool: &str,
+        args: &Value,
+        question: String,
+    ) -> Result<(), String> {
+        let ui = Arc::clone(&self.ui);
+        let from = hook.source().to_owned();
+        let text = format!("{question}\n\n{tool} {args}");
+        let title = format!("{from} asks");
+        let dialog = Dialog::Confirm { title, text };
+        let asked = {
+            let from = from.clone();
+            tokio::task::spawn_blocking(move || ui.ask(&from, dialog, None))
+        };
+        match asked.await.ok().flatten() {
+            Some(DialogAnswer::Confirmed(true)) => Ok(()),
+            Some(_) => Err(format!("Blocked by the user ({from} asked: {question})")),
+            None => Err(format!(
+                "Blocked: {from} asked \"{question}\" and no one answered yes"
+            )),
+        }
+    }
+
+    /// `tool_result`: replacements chain.
+    pub(crate) async fn tool_result(
+        &self,
+        call_id: &str,
+        tool: &str,
+        args: &Value,
+        content: Vec<UserBlock>,
+        is_error: bool,
+        cancel: &CancellationToken,
+    ) -> Option<(Vec<UserBlock>, bool)> {
+        let (mut content, mut is_error) = (content, is_error);
+        let mut changed = false;
+        for hook in self.wanting(HookEventKind::ToolResult) {
+            let event = Arc::new(HookEvent::ToolResult {
+                call_id: call_id.to_owned(),
+                tool: tool.to_owned(),
+                input: args.clone(),
+                content: content.clone(),
+                is_error,
+            });
+            match self.ask(&hook, &event, cancel).await {
+                Some(HookAnswer::ToolResult(ToolResultAnswer::Replace {
+                    content: new,
+                    is_error: error,
+                })) => {
+                    (content, is_error) = (new, error);
+                    changed = true;
+                }
+                Some(HookAnswer::ToolResult(ToolResultAnswer::Keep)) | None => {}
+                Some(_) => self.misfit(hook.as_ref(), HookEventKind::ToolResult),
+            }
+        }
+        changed.then_some((content, is_error))
+    }
+
+    /// `before_compact`: the first cancel wins; its reason, naming the hook.
+    pub(crate) async fn before_compact(
+        &self,
+        reason: pi_ext_api::CompactionReason,
+        tokens_before: u64,
+    ) -> Option<String> {
+        let event = Arc::new(HookEvent::BeforeCompact {
+            reason,
+            tokens_before,
+        });
+        let cancel = CancellationToken::new();
+        for hook in self.wanting(HookEventKind::BeforeCompact) {
+            match self.ask(&hook, &event, &cancel).await {
+                Some(HookAnswer::BeforeCompact(BeforeCompactAnswer::Cancel(why))) => {
+                    return Some(format!("Compaction cancelled by {}: {why}", hook.source()));
+                }
+                Some(HookAnswer::BeforeCompact(BeforeCompactAnswer::Continue)) | None => {}
+                Some(_) => self.misfit(hook.as_ref(), HookEventKind::BeforeCompact),
+            }
+        }
+        None
+    }
+
+    /// Every hook command, in load order (a name served twice is kept once: the first).
+    pub(crate) fn commands(&self) -> Vec<HookCommand> {
+        let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner());
+        let mut seen = HashSet::new();
+        let mut commands = Vec::new();
+        for hook in hooks.iter() {
+            for info in hook.commands() {
+                if seen.insert(info.name.clone()) {
+                    commands.push(HookCommand {
+                        info: info.clone(),
+                        hook: Arc::clone(hook),
+                    });
+                }
+            }
+        }
+        commands
+    }
+
+    pub(crate) fn command(&self, name: &str) -> Option<HookCommand> {
+        self.commands().into_iter().find(|c| c.info.name == name)
+    }
+
+    /// Runs a command; a failure is shown to the user as an error notice.
+    pub(crate) async fn run_command(&self, command: &HookCommand, args: &str) {
+        let result = command
+            .hook
+            .run_command(&command.info.name, args, CancellationToken::new())
+            .await;
+        if let Err(failure) = result {
+            tracing::warn!(command = %command.info.name, %failure, "hook command failed");
+            let text = format!("/{} failed: {failure}", command.info.name);
+            self.ui
+                .notify(command.hook.source(), &text, NotifyLevel::Error);
+        }
+    }
+}
+
+/// A hook's new message list, sharing the messages it left as they were (the WIT form of a
+/// message drops provider details such as thinking signatures, so an unchanged message must be
+/// the original).
+fn keep_unchanged(before: &[Arc<Message>], after: Vec<Message>) -> Vec<Arc<Message>> {
+    after
+        .into_iter()
+        .enumerate()
+        .map(|(index, message)| match before.get(index) {
+            Some(original) if same_for_the_model(original, &message) => Arc::clone(original),
+            _ => Arc::new(message),
+        })
+        .collect()
+}
+
+/// Whether two messages say the same to a model (role, text, images, tool calls), ignoring
+/// what the WIT form does not carry.
+fn same_for_the_model(a: &Message, b: &Message) -> bool {
+    fn key(message: &Message) -> Value {
+        let mut value = serde_json::to_value(message).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.retain(|k, _| matches!(k.as_str(), "role" | "content" | "toolCallId" | "isError"));
+            if let Some(Value::Array(blocks)) = map.get_mut("content") {
+                for block in blocks {
+                    if let Value::Object(b) = block {
+                        b.retain(|k, _| {
+                            matches!(
+                                k.as_str(),
+                                "type"
+                                    | "text"
+                                    | "thinking"
+                                    | "data"
+                                    | "mimeType"
+                                    | "id"
+                                    | "name"
+                                    | "arguments"
+                            )
+                        });
+                    }
+                }
+            }
+        }
+        value
+    }
+    key(a) == key(b)
+}
