@@ -52,7 +52,7 @@ impl RpcClient {
         }
     }
 
-    fn send_raw(&mut self, line: &str) {
+    pub(super) fn send_raw(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
         stdin.write_all(b"\n").unwrap();

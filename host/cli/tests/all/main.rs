@@ -18,6 +18,7 @@ mod cli_ext_new;
 mod cli_extension_examples;
 mod cli_extension_models;
 mod cli_extension_sources;
+mod cli_extension_ui;
 mod cli_extensions;
 mod cli_faults;
 mod cli_json;
