@@ -323,12 +323,15 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
     }
     if screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
+        // While a dialog is open the keys are the dialog's: Esc cancels it, not the run.
+        let keys = if screen.dialog.is_some() {
+            "(waiting for your answer below; Esc cancels the dialog)"
+        } else {
+            "(Esc to interrupt, Enter to steer, Alt+Enter to follow up)"
+        };
         return Line::from(vec![
             Span::styled(format!(" {spin} Working… "), palette.style(Token::Accent)),
-            Span::styled(
-                "(Esc to interrupt, Enter to steer, Alt+Enter to follow up)",
-                palette.dim(),
-            ),
+            Span::styled(keys, palette.dim()),
         ]);
     }
     if screen.scroll > 0 {

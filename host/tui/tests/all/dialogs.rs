@@ -140,3 +140,15 @@ fn notices_by_level() {
     }
     insta::assert_snapshot!(render(&t, None, vec![], (50, 10)));
 }
+
+#[test]
+fn a_dialog_while_the_agent_works_says_esc_cancels_the_dialog() {
+    let d = dialog(UiRequest::Confirm {
+        title: "permission-gate".into(),
+        message: "Run `rm -rf build`?".into(),
+        timeout: None,
+    });
+    let mut t = Transcript::default();
+    t.working = true;
+    insta::assert_snapshot!(render(&t, Some((&d, None)), vec![], (70, 12)));
+}
