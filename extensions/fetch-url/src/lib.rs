@@ -1,4 +1,4 @@
-//! fetch-url: a pi tool (the `tool` world of WIT 0.2.0) that fetches one URL over HTTP(S) and
+//! fetch-url: a pi tool (the `tool` world of WIT 0.3.0) that fetches one URL over HTTP(S) and
 //! returns it as text a model can read: HTML as text (`html.rs`), JSON pretty-printed, other
 //! text as it is, cut at a size with a note saying so.
 //!

@@ -3,7 +3,7 @@
 // asked and answers with the aligned markdown. Problems with the input are thrown: an export
 // returning `result<_, string>` turns a thrown value into its `err`, which pi shows the model.
 
-import { log } from 'pi:extension/host@0.2.0';
+import { log } from 'pi:extension/host@0.3.0';
 import {
   TableError,
   columnIndex,

@@ -3,7 +3,7 @@
 // resolved against `host.cwd()`, matched to that preopen and opened relative to it; WASI itself
 // refuses anything that leaves it (`..`, symbolic links pointing out).
 
-import { cwd } from 'pi:extension/host@0.2.0';
+import { cwd } from 'pi:extension/host@0.3.0';
 import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 import { TableError } from './table.js';
 

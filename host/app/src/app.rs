@@ -119,6 +119,8 @@ pub struct App {
     bash: bash::BashSlot,
     /// What extensions ask the user and tell them.
     ui: Arc<crate::hooks::UiBridge>,
+    /// What installing the hooks refused (clashing command names).
+    hook_warnings: Mutex<Vec<String>>,
     /// The extensions' renderers, for the interactive UI.
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
     /// The themes the extension packages ship, for the interactive UI.
@@ -271,6 +273,7 @@ impl App {
             shared,
             bash: bash::BashSlot::default(),
             ui,
+            hook_warnings: Mutex::default(),
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
         }

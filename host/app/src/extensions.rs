@@ -36,7 +36,7 @@ mod renderer;
 pub use compactor::ExtensionCompactor;
 
 use filter::{PackageFilter, Picked, ResourceKind};
-use pi_ext_api::{MessageRenderer, ToolDescription};
+use pi_ext_api::{Hook, MessageRenderer, ToolDescription};
 use pi_ext_host::approvals::{Approvals, canonical_dir};
 use pi_ext_host::lockfile::LockedPackage;
 use pi_ext_host::manifest::{ComponentEntry, World};
@@ -102,6 +102,8 @@ pub struct Extensions {
     pub compactors: Vec<Arc<LazyComponent>>,
     /// Their renderers (loaded when the interactive UI first asks them).
     pub renderers: Vec<Arc<dyn MessageRenderer>>,
+    /// Their hook components, in load order (the order the pipeline calls them in).
+    pub hooks: Vec<Arc<dyn Hook>>,
     /// Skill and prompt-template folders the packages ship (`[resources]`), or the entries of
     /// them a settings filter picked.
     pub skill_dirs: Vec<PathBuf>,
@@ -321,6 +323,15 @@ fn open_package(
                     id.clone(),
                     Arc::clone(component),
                 ))),
+            // `open` made one hook per hook component, in manifest order.
+            World::Hook => {
+                let hooks = loaded
+                    .hooks
+                    .iter()
+                    .filter(|hook| Arc::ptr_eq(hook.component(), component))
+                    .map(|hook| Arc::clone(hook) as Arc<dyn Hook>);
+                out.hooks.extend(hooks);
+            }
         }
     }
     add_resources(package, filter, out);

@@ -28,7 +28,7 @@ fn package(root: &Path, name: &str, components: usize) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     let mut manifest =
-        format!("[package]\nname = \"{name}\"\nversion = \"1.0.0\"\nwit = \"0.2.0\"\n");
+        format!("[package]\nname = \"{name}\"\nversion = \"1.0.0\"\nwit = \"0.3.0\"\n");
     for i in 0..components {
         std::fs::copy(
             pi_ext_test_artifacts::TOOL,

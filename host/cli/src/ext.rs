@@ -181,8 +181,8 @@ struct Approval {
     /// Approve every capability the package asks for
     #[arg(short = 'y', long)]
     yes: bool,
-    /// Approve one capability: fs:read, fs:write, temp, process, llm, net:<host>, env:<VAR>,
-    /// tool:<built-in tool the package replaces>
+    /// Approve one capability: fs:read, fs:write, temp, process, llm, ui, session, net:<host>,
+    /// env:<VAR>, tool:<built-in tool the package replaces>
     #[arg(long = "grant", value_name = "CAP")]
     grants: Vec<String>,
 }
@@ -409,10 +409,12 @@ fn parse_grants(grants: &[String]) -> Result<Capabilities, String> {
             None if grant == "temp" => caps.temp = true,
             None if grant == "process" => caps.process = true,
             None if grant == "llm" => caps.llm = true,
+            None if grant == "ui" => caps.ui = true,
+            None if grant == "session" => caps.session = true,
             _ => {
                 return Err(format!(
                     "unknown --grant \"{grant}\": expected fs:read, fs:write, temp, process, \
-                     llm, net:<host>, env:<VAR> or tool:<built-in tool it replaces>"
+                     llm, ui, session, net:<host>, env:<VAR> or tool:<built-in tool it replaces>"
                 ));
             }
         }

@@ -197,6 +197,9 @@ fn run(args: Args) -> Result<i32, RunError> {
         .collect();
     let (code, app) = runtime.block_on(async move {
         let session = Arc::new(App::new(prepared, tools));
+        if mode != Mode::Interactive {
+            print_warnings(&session.startup_warnings());
+        }
         let signalled = Arc::new(AtomicI32::new(0));
         let shutdown = CancellationToken::new();
         watch_signals(
@@ -213,6 +216,7 @@ fn run(args: Args) -> Result<i32, RunError> {
             }
             Mode::Interactive => {
                 let mut options = ui.unwrap_or_default();
+                options.header.extend(session.startup_warnings());
                 // The command line's messages, the first with the @file images.
                 options.initial_prompts = prompts;
                 match pi_tui::run(Arc::clone(&session), options, shutdown).await {
@@ -225,6 +229,8 @@ fn run(args: Args) -> Result<i32, RunError> {
                 }
             }
         };
+        // Hooks hear the session close (bounded by their deadlines).
+        session.shutdown().await;
         let code = match signalled.load(Ordering::SeqCst) {
             0 => code,
             signal_code => signal_code,

@@ -1,5 +1,5 @@
-//! Extension host figures: cold compile, warm load, per-call cost, start-up with 0 vs 20
-//! extensions. Run with `cargo bench -p pi-ext-host --bench wasm_host`; prints medians.
+//! Extension host figures: cold compile, warm load, per-call cost (a tool call, a `tool-call`
+//! hook answering `allow`), start-up with 0 vs 20 extensions. Run with `cargo bench -p pi-ext-host --bench wasm_host`; prints medians.
 
 #![allow(clippy::expect_used)]
 
@@ -31,7 +31,7 @@ fn package(dir: &Path, name: &str, wasm: &[u8]) {
     std::fs::create_dir_all(dir).expect("dir");
     std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n\n[capabilities]\nfilesystem = \"read\"\n"
     );
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
 }
@@ -90,6 +90,57 @@ fn compile_and_load(host: &ExtensionHost, tmp: &Path, wasm_path: &Path) {
     );
 }
 
+/// A `tool-call` event the probe hook answers with `allow`: inline (instantiate + call), and
+/// through `Hook::handle` as the pipeline calls it (its own thread under the watchdog).
+fn hook_calls(host: &ExtensionHost, workspace: &Path) {
+    use pi_ext_api::hooks::{Hook, HookEvent};
+    let component = host.component(
+        Arc::new(ExtensionId {
+            name: "bench-hook".into(),
+            version: "0.1.0".into(),
+        }),
+        Path::new(pi_ext_test_artifacts::HOOK_PROBE).to_owned(),
+        World::Hook,
+        WitVersion::LATEST,
+        Arc::new(Grant::new(workspace)),
+    );
+    let hook = host.hook(component.clone(), false).expect("hook");
+    let loaded = component.get().expect("load");
+    let event = Arc::new(HookEvent::ToolCall {
+        call_id: "call-1".into(),
+        tool: "bash".into(),
+        input: serde_json::json!({"command": "ls -la"}),
+    });
+    let inline = || pi_ext_host::hook::answer_once(&loaded, &event).expect("hook call");
+    for _ in 0..200 {
+        inline();
+    }
+    let mut calls: Vec<Duration> = (0..2000).map(|_| time(inline).0).collect();
+    let p50 = percentile(&mut calls, 0.5);
+    let p99 = percentile(&mut calls, 0.99);
+    println!(
+        "hook: tool-call answering allow:       p50 {p50:>8.2?}  p99 {p99:>8.2?}  (target p50 <= 50us)"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let handled = || {
+        runtime
+            .block_on(hook.handle(event.clone(), Default::default()))
+            .expect("hook call")
+    };
+    for _ in 0..200 {
+        handled();
+    }
+    let mut calls: Vec<Duration> = (0..2000).map(|_| time(handled).0).collect();
+    let p50 = percentile(&mut calls, 0.5);
+    let p99 = percentile(&mut calls, 0.99);
+    println!(
+        "hook: the same through Hook::handle:    p50 {p50:>8.2?}  p99 {p99:>8.2?}  (own thread + watchdog)"
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--startup") {
@@ -132,6 +183,8 @@ fn main() {
     println!(
         "call: instantiate + execute (echo):    p50 {p50:>8.2?}  p99 {p99:>8.2?}  (target p50 <= 50us)"
     );
+
+    hook_calls(&host, &workspace);
 
     let empty = tmp.path().join("global-0");
     let full = tmp.path().join("global-20");

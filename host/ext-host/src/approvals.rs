@@ -181,7 +181,7 @@ mod tests {
         std::fs::write(
             dir.join("pi-extension.toml"),
             format!(
-                "[package]\nname = \"p\"\nversion = \"1.0.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \
+                "[package]\nname = \"p\"\nversion = \"1.0.0\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \
                  \"t.wasm\"\nworld = \"tool\"\n\n[capabilities]\n{asks}\n"
             ),
         )

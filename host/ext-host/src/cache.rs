@@ -1,11 +1,13 @@
 //! The disk cache of compiled components, keyed by content hash + engine compatibility, and
-//! the description index that lets start-up skip compilation entirely.
+//! the description index (tool descriptions, hook info) that lets start-up skip compilation
+//! entirely.
 
 use crate::bindings::types::ToolDefinition;
 use crate::index::StartupIndex;
-use crate::record::{DescriptionRecord, write_atomic};
+use crate::record::{DescriptionRecord, HookRecord, write_atomic};
 use crate::source::ComponentSource;
 pub use pi_ext_api::ToolDescription;
+use pi_ext_api::hooks::HookInfo;
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -201,12 +203,12 @@ impl ComponentCache {
             .join(format!("{}.json", &hex(&sha.finalize())[..32]))
     }
 
-    /// The cached tool descriptions of `wasm`, if its size and mtime still match: from the
-    /// start-up index, else from its own record (then added to the index).
-    pub fn descriptions(&self, wasm: &Path) -> Option<Vec<ToolDescription>> {
+    /// The cached description record of `wasm`, if its size and mtime still match: from the
+    /// start-up index, else from its own record file (then added to the index).
+    fn record(&self, wasm: &Path) -> Option<DescriptionRecord> {
         let (size, mtime_ns) = fingerprint(wasm)?;
-        if let Some(tools) = self.index().descriptions(wasm, size, mtime_ns) {
-            return Some(tools);
+        if let Some(record) = self.index().record(wasm, size, mtime_ns) {
+            return Some(record);
         }
         let text = std::fs::read(self.record_path(wasm)).ok()?;
         let record: DescriptionRecord = serde_json::from_slice(&text).ok()?;
@@ -214,18 +216,40 @@ impl ComponentCache {
             return None;
         }
         self.index().store_descriptions(wasm, &record);
-        Some(record.tools)
+        Some(record)
+    }
+
+    /// The cached tool descriptions of `wasm`, if its size and mtime still match.
+    pub fn descriptions(&self, wasm: &Path) -> Option<Vec<ToolDescription>> {
+        self.record(wasm)
+            .filter(|record| record.hook.is_none())
+            .map(|record| record.tools)
+    }
+
+    /// The cached hook info of the hook component `wasm`, if its size and mtime still match.
+    pub fn hook_info(&self, wasm: &Path) -> Option<HookInfo> {
+        self.record(wasm)?.hook.map(|hook| hook.info())
     }
 
     /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
     pub fn store_descriptions(&self, wasm: &Path, tools: &[ToolDescription]) {
+        self.store_record(wasm, tools.to_vec(), None);
+    }
+
+    /// Stores what the hook component `wasm` subscribes to and serves.
+    pub fn store_hook_info(&self, wasm: &Path, info: &HookInfo) {
+        self.store_record(wasm, Vec::new(), Some(HookRecord::of(info)));
+    }
+
+    fn store_record(&self, wasm: &Path, tools: Vec<ToolDescription>, hook: Option<HookRecord>) {
         let Some((size, mtime_ns)) = fingerprint(wasm) else {
             return;
         };
         let record = DescriptionRecord {
             size,
             mtime_ns,
-            tools: tools.to_vec(),
+            tools,
+            hook,
         };
         self.index().store_descriptions(wasm, &record);
         let path = self.record_path(wasm);
@@ -233,7 +257,7 @@ impl ComponentCache {
             .map_err(|e| e.to_string())
             .and_then(|bytes| write_atomic(&path, &bytes));
         if let Err(e) = written {
-            tracing::warn!(path = %path.display(), "cannot store tool descriptions: {e}");
+            tracing::warn!(path = %path.display(), "cannot store the description: {e}");
         }
     }
 }

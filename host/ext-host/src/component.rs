@@ -272,6 +272,11 @@ fn check_import(
     }
     match interface {
         "pi:extension/types" | "pi:extension/host" => {}
+        "pi:extension/hook-types" if wit >= WitVersion::V0_3_0 => {}
+        "pi:extension/ui" if wit >= WitVersion::V0_3_0 && talks(world) => optional.ui = true,
+        "pi:extension/session" if wit >= WitVersion::V0_3_0 && talks(world) => {
+            optional.session = true;
+        }
         "pi:extension/stream-sink" if world == World::Provider => {}
         "pi:extension/directory" if world == World::Tool => {}
         "pi:extension/process" if world == World::Tool => optional.process = true,
@@ -286,6 +291,11 @@ fn check_import(
         }
     }
     Ok(())
+}
+
+/// Whether components of `world` may import `ui` and `session` (since 0.3.0).
+fn talks(world: World) -> bool {
+    matches!(world, World::Tool | World::Hook)
 }
 
 /// The names a component exports.

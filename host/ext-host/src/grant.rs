@@ -97,6 +97,10 @@ pub struct Grant {
     /// `--sandbox`); a manifest cannot ask for one.
     pub sandbox: Option<ShellSandbox>,
     pub llm: bool,
+    /// The `ui` import answers (otherwise dialogs answer none and notices are dropped).
+    pub ui: bool,
+    /// The `session` import answers (otherwise every call is refused).
+    pub session: bool,
     pub limits: Limits,
 }
 
@@ -115,6 +119,8 @@ impl Grant {
             process: false,
             sandbox: None,
             llm: false,
+            ui: false,
+            session: false,
             limits: Limits::default(),
         }
     }
@@ -128,6 +134,8 @@ impl Grant {
             env: capabilities.env.clone(),
             process: capabilities.process,
             llm: capabilities.llm,
+            ui: capabilities.ui,
+            session: capabilities.session,
             ..Grant::new(workspace)
         }
     }

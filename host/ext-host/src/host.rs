@@ -8,16 +8,20 @@ use crate::component::LazyComponent;
 use crate::discovery::{self, DiscoveredExtension, SearchPaths};
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
+use crate::hook::{self, HookComponent, ServicesSlot};
 use crate::manifest::{ManifestError, WitVersion, World};
 use crate::tool::{self, ComponentTool};
+use pi_ext_api::hooks::{HookInfo, HookServices};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use wasmtime::Engine;
 
 /// The engine and the cache shared by all extensions.
 pub struct ExtensionHost {
     engine: Engine,
     cache: Arc<ComponentCache>,
+    /// What the `ui` and `session` imports of every component opened here talk to.
+    services: ServicesSlot,
 }
 
 /// An opened package: its components (loaded lazily) and the tools they serve.
@@ -26,6 +30,8 @@ pub struct LoadedExtension {
     pub dir: PathBuf,
     pub components: Vec<Arc<LazyComponent>>,
     pub tools: Vec<Arc<ComponentTool>>,
+    /// Its hook components, in manifest order.
+    pub hooks: Vec<Arc<HookComponent>>,
 }
 
 impl ExtensionHost {
@@ -34,7 +40,17 @@ impl ExtensionHost {
         Ok(ExtensionHost {
             engine: crate::engine::new_engine()?,
             cache: Arc::new(ComponentCache::new(cache_dir)),
+            services: Arc::new(RwLock::new(HookServices::none())),
         })
+    }
+
+    /// Where the `ui` and `session` imports of hook and tool components go from now on,
+    /// components already opened included (until then: [`HookServices::none`]).
+    pub fn set_hook_services(&self, services: HookServices) {
+        *self
+            .services
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = services;
     }
 
     pub fn engine(&self) -> &Engine {
@@ -93,6 +109,34 @@ impl ExtensionHost {
         Ok(tools)
     }
 
+    /// What a hook component subscribes to and serves: from the cache, else by loading the
+    /// component and calling `describe` once (then cached).
+    pub fn hook_info(&self, component: &LazyComponent) -> Result<HookInfo, ExtensionError> {
+        if let Some(info) = self.cache.hook_info(component.path()) {
+            return Ok(info);
+        }
+        let loaded = component.get()?;
+        let info = hook::describe(&loaded)?;
+        self.cache.store_hook_info(component.path(), &info);
+        Ok(info)
+    }
+
+    /// A hook component (its info from the cache when there), calling the host's services;
+    /// `fail_closed` as the package's `[hook] fail = "closed"`.
+    pub fn hook(
+        &self,
+        component: Arc<LazyComponent>,
+        fail_closed: bool,
+    ) -> Result<HookComponent, ExtensionError> {
+        let info = self.hook_info(&component)?;
+        Ok(HookComponent::new(
+            component,
+            info,
+            fail_closed,
+            self.services.clone(),
+        ))
+    }
+
     /// Opens a discovered package with `grant` (normally everything its manifest asked for
     /// and the user approved).
     pub fn open(
@@ -107,6 +151,7 @@ impl ExtensionHost {
         let grant = Arc::new(grant);
         let mut components = Vec::new();
         let mut tools = Vec::new();
+        let mut hooks = Vec::new();
         for entry in &package.manifest.components {
             let component = self.component(
                 extension.clone(),
@@ -115,10 +160,19 @@ impl ExtensionHost {
                 package.manifest.wit,
                 grant.clone(),
             );
-            if entry.world == World::Tool {
-                for description in self.describe(&component)? {
-                    tools.push(Arc::new(ComponentTool::new(component.clone(), description)));
+            match entry.world {
+                World::Tool => {
+                    for description in self.describe(&component)? {
+                        let tool = ComponentTool::new(component.clone(), description)
+                            .with_services(self.services.clone());
+                        tools.push(Arc::new(tool));
+                    }
                 }
+                World::Hook => {
+                    let fail_closed = package.manifest.hook.fail_closed;
+                    hooks.push(Arc::new(self.hook(component.clone(), fail_closed)?));
+                }
+                World::Provider | World::Renderer | World::Compactor => {}
             }
             components.push(component);
         }
@@ -139,6 +193,7 @@ impl ExtensionHost {
             dir: package.dir.clone(),
             components,
             tools,
+            hooks,
         })
     }
 }

@@ -1,6 +1,6 @@
 //! The start-up index: one file in the cache dir holding, for one set of search paths, every
 //! package's validated manifest (keyed by the manifest file's size, mtime, ctime and inode)
-//! and the tool descriptions of its components. A warm start then costs one `metadata()` per
+//! and the tool descriptions (or hook info) of its components. A warm start then costs one `metadata()` per
 //! manifest and per tool component plus one file read, instead of reading and TOML-parsing
 //! each manifest and reading one description record per component.
 //!
@@ -14,7 +14,6 @@
 use crate::discovery::{ManifestRead, SearchPaths};
 use crate::manifest::Manifest;
 use crate::record::{DescriptionRecord, write_atomic};
-use pi_ext_api::ToolDescription;
 use serde::{Deserialize, Serialize};
 use serde_json::value::{RawValue, to_raw_value};
 use sha2::{Digest, Sha256};
@@ -186,16 +185,17 @@ impl StartupIndex {
         }
     }
 
-    /// The stored descriptions of the component at `wasm` if its fingerprint still matches.
-    pub(crate) fn descriptions(
+    /// The stored description record of the component at `wasm` if its fingerprint still
+    /// matches.
+    pub(crate) fn record(
         &self,
         wasm: &Path,
         size: u64,
         mtime_ns: u128,
-    ) -> Option<Vec<ToolDescription>> {
+    ) -> Option<DescriptionRecord> {
         let raw = self.data.descriptions.get(wasm)?;
         let record: DescriptionRecord = serde_json::from_str(raw.get()).ok()?;
-        (record.size == size && record.mtime_ns == mtime_ns).then_some(record.tools)
+        (record.size == size && record.mtime_ns == mtime_ns).then_some(record)
     }
 
     /// Records the descriptions of `wasm` (only while an index file is in use).

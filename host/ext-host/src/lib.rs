@@ -1,7 +1,7 @@
 //! pi-ext-host: the extension host of pi.
 //!
 //! Extensions are WebAssembly components implementing a world of the `pi:extension` WIT
-//! package (`wit/`): tools, model providers, renderers and compaction overrides. One wasmtime
+//! package (`wit/`): tools, model providers, renderers, compaction overrides and hooks. One wasmtime
 //! [`Engine`](wasmtime::Engine) runs them all with epoch interruption, a per-call deadline and
 //! a memory cap; compiled components are cached on disk (content hash + engine compatibility),
 //! linked once into an `InstancePre` and instantiated in a fresh store per call. Each store's
@@ -24,6 +24,8 @@ pub mod engine;
 pub mod error;
 mod fs_guard;
 pub mod grant;
+pub mod hook;
+mod hook_convert;
 pub mod host;
 mod index;
 pub mod lockfile;
@@ -34,6 +36,7 @@ pub mod provider;
 mod record;
 pub mod renderer;
 pub mod sandbox;
+mod services;
 mod source;
 mod state;
 pub mod tool;
@@ -45,8 +48,11 @@ pub use component::{ComponentSource, LazyComponent, LoadedComponent};
 pub use discovery::{DiscoveredExtension, ExtensionSource, SearchPaths, discover};
 pub use error::{Cause, ExtensionError, ExtensionId};
 pub use grant::{Grant, Limits, Preopen};
+pub use hook::HookComponent;
 pub use host::{ExtensionHost, LoadedExtension};
-pub use manifest::{Capabilities, FsAccess, Manifest, ManifestError, WitVersion, World};
+pub use manifest::{
+    Capabilities, FsAccess, HookSettings, Manifest, ManifestError, WitVersion, World,
+};
 pub use provider::ComponentProvider;
 pub use renderer::ComponentRenderer;
 pub use sandbox::{SandboxError, SandboxMode, ShellSandbox};

@@ -5,7 +5,7 @@
 //! name = "hello"
 //! version = "0.1.0"
 //! description = "Says hello"
-//! wit = "0.2.0"             # the pi:extension WIT version the components were built against
+//! wit = "0.3.0"             # the pi:extension WIT version the components were built against
 //!
 //! [[component]]
 //! path = "hello.wasm"
@@ -18,6 +18,8 @@
 //! env = ["HOME"]
 //! process = false
 //! llm = false
+//! ui = false                 # talk to the user (notices, dialogs, footer status)
+//! session = false            # send messages and store entries in the session
 //!
 //! [resources]
 //! skills = "skills"
@@ -26,6 +28,9 @@
 //!
 //! [limits]
 //! timeout-ms = 5000          # a shorter deadline per call than pi's (never a longer one)
+//!
+//! [hook]
+//! fail = "closed"            # a failing hook blocks the tool call (default "open": allows)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -36,10 +41,10 @@ use std::path::{Component as PathPart, Path, PathBuf};
 pub const MANIFEST_FILE: &str = "pi-extension.toml";
 
 /// WIT package versions this host can load, oldest first.
-pub const SUPPORTED_WIT: &[&str] = &["0.1.0", "0.2.0"];
+pub const SUPPORTED_WIT: &[&str] = &["0.1.0", "0.2.0", "0.3.0"];
 
 /// A version of the `pi:extension` WIT package this host loads: each has its own host module
-/// (`bindings::v0_1_0`, `bindings::v0_2_0`), picked by the manifest's `wit`.
+/// (`bindings::v0_1_0`, `bindings::v0_2_0`, `bindings::v0_3_0`), picked by the manifest's `wit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum WitVersion {
     /// The first contract; its `tool` world cannot reach the network.
@@ -48,18 +53,22 @@ pub enum WitVersion {
     /// The `tool` world imports `wasi:http/outgoing-handler`.
     #[serde(rename = "0.2.0")]
     V0_2_0,
+    /// The `hook` world; the `tool` world imports `ui` and `session`.
+    #[serde(rename = "0.3.0")]
+    V0_3_0,
 }
 
 impl WitVersion {
     /// Every version, oldest first (as [`SUPPORTED_WIT`]).
-    pub const ALL: [WitVersion; 2] = [WitVersion::V0_1_0, WitVersion::V0_2_0];
+    pub const ALL: [WitVersion; 3] = [WitVersion::V0_1_0, WitVersion::V0_2_0, WitVersion::V0_3_0];
     /// The version of the repository's `wit/`, which pi's own components and the SDK use.
-    pub const LATEST: WitVersion = WitVersion::V0_2_0;
+    pub const LATEST: WitVersion = WitVersion::V0_3_0;
 
     pub fn as_str(self) -> &'static str {
         match self {
             WitVersion::V0_1_0 => "0.1.0",
             WitVersion::V0_2_0 => "0.2.0",
+            WitVersion::V0_3_0 => "0.3.0",
         }
     }
 
@@ -87,6 +96,17 @@ pub struct Manifest {
     /// Absent from start-up indexes written before limits existed.
     #[serde(default)]
     pub limits: PackageLimits,
+    /// How the package's hook components fail.
+    #[serde(default)]
+    pub hook: HookSettings,
+}
+
+/// The `[hook]` table: settings of a package's hook components.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct HookSettings {
+    /// `fail = "closed"`: a hook that traps, times out or answers garbage blocks the tool call
+    /// instead of allowing it.
+    pub fail_closed: bool,
 }
 
 /// Limits a package sets on its own calls. They can only tighten pi's: a longer deadline
@@ -113,14 +133,17 @@ pub enum World {
     Provider,
     Renderer,
     Compactor,
+    /// Lifecycle hooks and slash commands (WIT 0.3.0 on).
+    Hook,
 }
 
 impl World {
-    pub const ALL: [World; 4] = [
+    pub const ALL: [World; 5] = [
         World::Tool,
         World::Provider,
         World::Renderer,
         World::Compactor,
+        World::Hook,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -129,6 +152,7 @@ impl World {
             World::Provider => "provider",
             World::Renderer => "renderer",
             World::Compactor => "compactor",
+            World::Hook => "hook",
         }
     }
 
@@ -143,6 +167,7 @@ impl World {
             World::Provider => "pi:extension/provider-guest",
             World::Renderer => "pi:extension/renderer-guest",
             World::Compactor => "pi:extension/compactor-guest",
+            World::Hook => "pi:extension/hook-guest",
         }
     }
 
@@ -171,6 +196,13 @@ pub struct Capabilities {
     pub env: Vec<String>,
     pub process: bool,
     pub llm: bool,
+    /// Talk to the user: notices, dialogs, the footer status (the `ui` import).
+    #[serde(default)]
+    pub ui: bool,
+    /// Send messages into the conversation and store entries in the session file (the
+    /// `session` import).
+    #[serde(default)]
+    pub session: bool,
     /// Built-in tools (`bash`, `read`…) the package's tools of the same name replace: they
     /// see every command, path and content the model sends that tool.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -204,6 +236,15 @@ impl Capabilities {
         if self.llm {
             out.push("call models with your credentials".to_owned());
         }
+        if self.ui {
+            out.push("ui: show notices and ask you questions (dialogs, footer status)".to_owned());
+        }
+        if self.session {
+            out.push(
+                "session: add messages to the conversation and store data in the session"
+                    .to_owned(),
+            );
+        }
         if !self.replaces.is_empty() {
             out.push(format!(
                 "replace these built-in tools: {}",
@@ -226,6 +267,8 @@ impl Capabilities {
             env: missing(&self.env, &approved.env),
             process: self.process && !approved.process,
             llm: self.llm && !approved.llm,
+            ui: self.ui && !approved.ui,
+            session: self.session && !approved.session,
             replaces: missing(&self.replaces, &approved.replaces),
         };
         extra.plain_words()
@@ -275,6 +318,14 @@ struct RawManifest {
     resources: RawResources,
     #[serde(default)]
     limits: RawLimits,
+    #[serde(default)]
+    hook: RawHook,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawHook {
+    fail: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -314,6 +365,10 @@ struct RawCapabilities {
     process: bool,
     #[serde(default)]
     llm: bool,
+    #[serde(default)]
+    ui: bool,
+    #[serde(default)]
+    session: bool,
     #[serde(default)]
     replaces: Vec<String>,
 }
@@ -376,10 +431,27 @@ impl Manifest {
                 "must be at least 1 millisecond".to_owned(),
             ));
         }
+        let fail_closed = match raw.hook.fail.as_deref() {
+            None | Some("open") => false,
+            Some("closed") => true,
+            Some(other) => {
+                return Err(invalid(
+                    "hook.fail",
+                    format!("`{other}` is not one of open, closed"),
+                ));
+            }
+        };
+        if wit < WitVersion::V0_3_0 && components.iter().any(|c| c.world == World::Hook) {
+            return Err(invalid(
+                "package.wit",
+                format!("the `hook` world needs wit = \"0.3.0\" or later (it says \"{wit}\")"),
+            ));
+        }
         Ok(Manifest {
             limits: PackageLimits {
                 timeout_ms: raw.limits.timeout_ms,
             },
+            hook: HookSettings { fail_closed },
             name: raw.package.name,
             version: raw.package.version,
             description: raw.package.description,
@@ -402,7 +474,7 @@ fn parse_components(raw: &[RawComponent]) -> Result<Vec<ComponentEntry>, FieldEr
             (
                 format!("{field}.world"),
                 format!(
-                    "unknown world `{}` (expected one of: tool, provider, renderer, compactor)",
+                    "unknown world `{}` (expected one of: tool, provider, renderer, compactor, hook)",
                     c.world
                 ),
             )
@@ -470,6 +542,8 @@ fn parse_capabilities(raw: RawCapabilities) -> Result<Capabilities, FieldError> 
         env: raw.env,
         process: raw.process,
         llm: raw.llm,
+        ui: raw.ui,
+        session: raw.session,
         replaces: raw.replaces,
     })
 }

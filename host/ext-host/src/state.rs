@@ -14,6 +14,7 @@ use crate::grant::Grant;
 use crate::manifest::FsAccess;
 use crate::watchdog::Watch;
 use pi_ext_api::LlmBridge;
+use pi_ext_api::hooks::HookServices;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -46,6 +47,8 @@ pub struct CallContext {
     pub llm: Option<Arc<dyn LlmBridge>>,
     /// Told of the files the call writes.
     pub on_write: Option<WriteFn>,
+    /// Where the `ui` and `session` imports go (when granted).
+    pub services: HookServices,
     /// Told when the store exists, so that the caller's watchdog starts its clock then (a
     /// cold compile before it is not the component's time).
     pub(crate) watch: Watch,
@@ -61,6 +64,7 @@ impl CallContext {
             sink: None,
             llm: None,
             on_write: None,
+            services: HookServices::none(),
             watch: Watch::default(),
         }
     }
@@ -192,6 +196,8 @@ pub struct HostState {
     pub(crate) clock: CallClock,
     pub(crate) extension: Arc<ExtensionId>,
     pub(crate) grant: Arc<Grant>,
+    /// The imports refused for want of a grant in this call, each logged once.
+    pub(crate) refused: std::collections::HashSet<&'static str>,
     stdout: MemoryOutputPipe,
     stderr: MemoryOutputPipe,
 }
@@ -274,6 +280,7 @@ impl HostState {
             clock,
             extension,
             grant,
+            refused: std::collections::HashSet::new(),
             stdout,
             stderr,
         })

@@ -24,6 +24,8 @@ pub struct ComponentTool {
     description: ToolDescription,
     session_id: Option<String>,
     on_write: Option<crate::state::WriteFn>,
+    /// Where the `ui` and `session` imports go (0.3.0 tools opened by the host).
+    services: Option<crate::hook::ServicesSlot>,
 }
 
 /// Calls `describe` (instantiates the component once), bounded by the grant's timeout like
@@ -145,7 +147,14 @@ impl ComponentTool {
             description,
             session_id: None,
             on_write: None,
+            services: None,
         }
+    }
+
+    /// Sends the `ui` and `session` calls of the tool to the host's services.
+    pub(crate) fn with_services(mut self, services: crate::hook::ServicesSlot) -> Self {
+        self.services = Some(services);
+        self
     }
 
     /// The session id the tool reports through `host.session-id`.
@@ -187,6 +196,7 @@ impl ComponentTool {
         };
         let session_id = self.session_id.clone();
         let on_write = self.on_write.clone();
+        let services = self.services.as_ref().map(crate::hook::services_of);
         let abort = cancel.clone();
         let outcome = match watchdog::spawn(&self.component.extension, cancel, move |watch| {
             let loaded = component.get()?;
@@ -195,6 +205,9 @@ impl ComponentTool {
             context.progress = progress;
             context.session_id = session_id;
             context.on_write = on_write;
+            if let Some(services) = services {
+                context.services = services;
+            }
             context.watch = watch;
             call(&loaded, &wit_call, context)
         }) {

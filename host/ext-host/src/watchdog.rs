@@ -194,7 +194,10 @@ impl<T> Watchdog<T> {
                 drop(slot);
                 return self.take();
             }
-            let limit = slot.clock.as_ref().map(|c| (c.deadline + SLACK, c.clone()));
+            let limit = slot
+                .clock
+                .as_ref()
+                .map(|c| (c.deadline() + SLACK, c.clone()));
             slot = match limit {
                 None => self
                     .signal
@@ -203,12 +206,16 @@ impl<T> Watchdog<T> {
                     .unwrap_or_else(PoisonError::into_inner),
                 Some((at, clock)) => {
                     let now = Instant::now();
-                    if now >= at {
+                    if now >= at && clock.interrupt() == Some(Interrupt::Deadline) {
                         return Err(self.stopped(Interrupt::Deadline, Some(&clock)));
                     }
+                    // A paused deadline is looked at again shortly.
+                    let wait = at
+                        .saturating_duration_since(now)
+                        .max(crate::clock::PAUSE_POLL);
                     self.signal
                         .changed
-                        .wait_timeout(slot, at - now)
+                        .wait_timeout(slot, wait)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0
                 }

@@ -9,7 +9,7 @@ use pi_guest_build::{
     GUESTS_TARGET_DIR, Options, build_guests, env_dir, rerun_if_changed, shared_target_dir,
 };
 
-const COMPONENTS: [&str; 9] = [
+const COMPONENTS: [&str; 12] = [
     "tool",
     "spawner",
     "provider",
@@ -19,6 +19,9 @@ const COMPONENTS: [&str; 9] = [
     "slow_describe",
     "v010_tool",
     "v010_renderer",
+    "v020_tool",
+    "hook_probe",
+    "hook_second",
 ];
 
 fn main() {
@@ -35,7 +38,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         guests.clone(),
         manifest_dir.join("../../../guest-sdk"),
         manifest_dir.join("../../../wit"),
-        // The 0.1.0 snapshot the `v010_*` components are built against.
+        // The 0.1.0 and 0.2.0 snapshots the `v010_*` and `v020_*` components are built against.
         manifest_dir.join("../wit"),
     ]);
     let wasm_dir = build_guests(
@@ -53,7 +56,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             path.display().to_string()
         )?;
     }
-    std::fs::write(out_dir.join("components.rs"), consts)
+    // Through a rename: a target dir seeded with hard links shares the old file's inode with
+    // other checkouts, which writing in place would change under them.
+    let tmp = out_dir.join("components.rs.tmp");
+    std::fs::write(&tmp, consts).map_err(|e| format!("cannot write components.rs: {e}"))?;
+    std::fs::rename(&tmp, out_dir.join("components.rs"))
         .map_err(|e| format!("cannot write components.rs: {e}"))?;
     Ok(())
 }

@@ -824,3 +824,50 @@ async fn an_auth_error_ends_the_turn_without_sending_the_request() {
     assert_eq!(message.stop_reason, StopReason::Error);
     assert_eq!(message.error_message.as_deref(), Some("no login for mock"));
 }
+
+/// The tool gates: a block answers without running, a rewrite runs with the new (validated
+/// again) arguments, and `after_tool_call` replaces what the model sees.
+#[tokio::test]
+async fn tool_gates_block_rewrite_and_replace() {
+    use pi_agent::{ToolCallResult, ToolGate};
+    let rig = Rig::new_script(script![
+        Turn::new()
+            .tool_call("c1", "echo", json!({"x": "block"}))
+            .tool_call("c2", "echo", json!({"x": "rewrite"}))
+            .tool_call("c3", "echo", json!({"x": "replace"})),
+        Turn::text("done"),
+    ]);
+    rig.agent.set_tools(vec![echo_tool()]);
+    let mut hooks = rig.hooks();
+    hooks.before_tool_call = Some(Arc::new(|call, args, _cancel| {
+        let gate = match args["x"].as_str() {
+            Some("block") => ToolGate::Block(format!("no {}", call.id)),
+            Some("rewrite") => ToolGate::Run(json!({"x": "rewritten"})),
+            _ => ToolGate::Run(args),
+        };
+        Box::pin(async move { gate })
+    }));
+    hooks.after_tool_call = Some(Arc::new(|_call, args, result, _cancel| {
+        let replaced = args["x"] == "replace";
+        Box::pin(async move {
+            if replaced {
+                ToolCallResult {
+                    output: ToolOutput::text("replaced"),
+                    is_error: true,
+                }
+            } else {
+                result
+            }
+        })
+    }));
+    rig.agent.set_hooks(hooks);
+    rig.agent.prompt("go").await.unwrap();
+    assert_eq!(
+        tool_result_texts(&rig.agent),
+        vec![
+            ("c1".into(), "no c1".into(), true),
+            ("c2".into(), "echo: {\"x\":\"rewritten\"}".into(), false),
+            ("c3".into(), "replaced".into(), true),
+        ]
+    );
+}

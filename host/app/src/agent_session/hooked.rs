@@ -20,10 +20,16 @@ type HookFns = (
 );
 
 impl AgentSession {
-    /// Replaces the hooks (start-up, `/reload`) and the agent loop's functions that call them.
-    pub fn set_hooks(&self, hooks: Vec<Arc<dyn pi_ext_api::Hook>>) {
-        self.inner.hooks.set_hooks(hooks);
+    /// Replaces the hooks (start-up, `/reload`) and the agent loop's functions that call them;
+    /// commands named like one of `taken` are refused (the warnings say which).
+    pub fn set_hooks(
+        &self,
+        hooks: Vec<Arc<dyn pi_ext_api::Hook>>,
+        taken: Vec<(String, String)>,
+    ) -> Vec<String> {
+        let warnings = self.inner.hooks.set_hooks(hooks, taken);
         self.install_hooks();
+        warnings
     }
 
     /// The agent loop's functions for the hooks there are: none for an event no hook wants, so

@@ -76,19 +76,11 @@ impl App {
         }
     }
 
-    /// Installs the hooks, in load order. Commands named like one of pi's own, another
-    /// hook's, a prompt template or a skill are refused; the returned warnings say which.
+    /// Installs the hooks, in load order. Commands named like one of pi's own, a prompt
+    /// template's, a skill's or an earlier hook's are refused; the warnings say which (they are
+    /// also kept for [`startup_warnings`](Self::startup_warnings)).
     pub fn set_hooks(&self, hooks: Vec<Arc<dyn Hook>>) -> Vec<String> {
-        let warnings = self.command_clashes(&hooks);
-        for warning in &warnings {
-            tracing::warn!("{warning}");
-        }
-        self.session.set_hooks(hooks);
-        warnings
-    }
-
-    fn command_clashes(&self, hooks: &[Arc<dyn Hook>]) -> Vec<String> {
-        let mut taken: Vec<(String, String)> = BUILTIN_COMMANDS
+        let taken = BUILTIN_COMMANDS
             .iter()
             .map(|(name, _)| (name.to_string(), "pi".to_owned()))
             .chain(
@@ -97,20 +89,17 @@ impl App {
                     .map(|c| (c.name, "a prompt template or skill".to_owned())),
             )
             .collect();
-        let mut warnings = Vec::new();
-        for hook in hooks {
-            for command in hook.commands() {
-                match taken.iter().find(|(name, _)| *name == command.name) {
-                    Some((_, owner)) => warnings.push(format!(
-                        "{}: command /{} is refused: {owner} already has it",
-                        hook.source(),
-                        command.name
-                    )),
-                    None => taken.push((command.name.clone(), hook.source().to_owned())),
-                }
-            }
+        let warnings = self.session.set_hooks(hooks, taken);
+        for warning in &warnings {
+            tracing::warn!("{warning}");
         }
+        pi_ai::lock(&self.hook_warnings).clone_from(&warnings);
         warnings
+    }
+
+    /// What installing the hooks refused, to show with the other start-up warnings.
+    pub fn startup_warnings(&self) -> Vec<String> {
+        pi_ai::lock(&self.hook_warnings).clone()
     }
 
     /// The hooks' commands that were not refused, in load order.
@@ -174,8 +163,16 @@ impl App {
         }
     }
 
-    /// Tells the hooks a session was opened (start-up, `/new`, a switch, a fork, `/reload`).
-    pub async fn session_started(&self, reason: SessionStartReason) {
+    /// Tells the hooks a session was opened (start-up, `/new`, a switch, a fork, `/reload`),
+    /// without waiting for them (outside a tokio runtime nobody is told).
+    pub fn announce_session(&self, reason: SessionStartReason) {
+        let pipeline = std::sync::Arc::clone(self.session.hooks());
+        if !pipeline.wants(pi_ext_api::hooks::HookEventKind::SessionStart) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         let (session_id, cwd) = self
             .session
             .with_session(|s| (s.session_id().to_owned(), std::path::PathBuf::from(s.cwd())));
@@ -184,7 +181,7 @@ impl App {
             session_id,
             cwd,
         };
-        self.session.hooks().observe(event).await;
+        runtime.spawn(async move { pipeline.observe(event).await });
     }
 
     /// Tells the hooks the session is being closed (quitting, or before another opens).

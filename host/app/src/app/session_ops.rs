@@ -5,6 +5,7 @@
 use super::{App, AppError, log_error};
 use crate::agent_session::{AgentSessionError, NavigateOptions, NavigateResult, SessionEvent};
 use pi_ai::lock;
+use pi_ext_api::hooks::SessionStartReason;
 use pi_session::messages::{AgentMessage, BashExecutionMessage};
 use pi_session::session::SessionManager;
 use std::path::{Path, PathBuf};
@@ -69,14 +70,18 @@ impl App {
                 None => SessionManager::in_memory(&cwd),
             }
         });
-        self.replace_session(next.with_parent_session(parent.filter(|p| !p.is_empty())))
+        self.replace_session(next.with_parent_session(parent.filter(|p| !p.is_empty())))?;
+        self.announce_session(SessionStartReason::New);
+        Ok(())
     }
 
     /// Opens the session file at `path`.
     pub fn switch_session(&self, path: &Path) -> Result<(), AppError> {
         let cwd = self.session.with_session(|s| PathBuf::from(s.cwd()));
         let next = SessionManager::open(path, &cwd)?;
-        self.replace_session(next)
+        self.replace_session(next)?;
+        self.announce_session(SessionStartReason::Resume);
+        Ok(())
     }
 
     /// pi's fork: a new session holding the history before user message `entry_id`; returns
@@ -106,6 +111,7 @@ impl App {
             Ok(user.content.text())
         })?;
         self.reload_messages();
+        self.announce_session(SessionStartReason::Fork);
         Ok(text)
     }
 
@@ -121,6 +127,7 @@ impl App {
                 None => Err(AppError::NothingToClone),
             })?;
         self.reload_messages();
+        self.announce_session(SessionStartReason::Fork);
         Ok(())
     }
 

@@ -55,6 +55,8 @@ pub struct HookCommand {
 /// The hooks of a session, in load order.
 pub(crate) struct HookPipeline {
     hooks: RwLock<Vec<Arc<dyn Hook>>>,
+    /// The commands that were not refused, in load order.
+    commands: RwLock<Vec<HookCommand>>,
     ui: Arc<dyn UserInterface>,
     /// (hook source, event kind) failures already reported.
     reported: Mutex<HashSet<(String, HookEventKind)>>,
@@ -64,13 +66,42 @@ impl HookPipeline {
     pub(crate) fn new(ui: Arc<dyn UserInterface>) -> Self {
         HookPipeline {
             hooks: RwLock::default(),
+            commands: RwLock::default(),
             ui,
             reported: Mutex::default(),
         }
     }
 
-    pub(crate) fn set_hooks(&self, hooks: Vec<Arc<dyn Hook>>) {
+    /// Installs `hooks` (in load order). A command named like one in `taken` (name, owner) or
+    /// like an earlier hook's is refused; the warnings say which.
+    pub(crate) fn set_hooks(
+        &self,
+        hooks: Vec<Arc<dyn Hook>>,
+        taken: Vec<(String, String)>,
+    ) -> Vec<String> {
+        let mut taken = taken;
+        let mut commands = Vec::new();
+        let mut warnings = Vec::new();
+        for hook in &hooks {
+            for info in hook.commands() {
+                if let Some((_, owner)) = taken.iter().find(|(name, _)| *name == info.name) {
+                    warnings.push(format!(
+                        "{}: command /{} is refused: {owner} already has it",
+                        hook.source(),
+                        info.name
+                    ));
+                    continue;
+                }
+                taken.push((info.name.clone(), hook.source().to_owned()));
+                commands.push(HookCommand {
+                    info: info.clone(),
+                    hook: Arc::clone(hook),
+                });
+            }
+        }
         *self.hooks.write().unwrap_or_else(|e| e.into_inner()) = hooks;
+        *self.commands.write().unwrap_or_else(|e| e.into_inner()) = commands;
+        warnings
     }
 
     /// The hooks that want `kind`, in order.
@@ -368,22 +399,12 @@ impl HookPipeline {
         None
     }
 
-    /// Every hook command, in load order (a name served twice is kept once: the first).
+    /// The hooks' commands that were not refused, in load order.
     pub(crate) fn commands(&self) -> Vec<HookCommand> {
-        let hooks = self.hooks.read().unwrap_or_else(|e| e.into_inner());
-        let mut seen = HashSet::new();
-        let mut commands = Vec::new();
-        for hook in hooks.iter() {
-            for info in hook.commands() {
-                if seen.insert(info.name.clone()) {
-                    commands.push(HookCommand {
-                        info: info.clone(),
-                        hook: Arc::clone(hook),
-                    });
-                }
-            }
-        }
-        commands
+        self.commands
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub(crate) fn command(&self, name: &str) -> Option<HookCommand> {
@@ -449,4 +470,125 @@ fn same_for_the_model(a: &Message, b: &Message) -> bool {
         value
     }
     key(a) == key(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_agent::BoxFuture;
+    use pi_ext_api::hooks::HookServices;
+    use serde_json::json;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A hook answering every tool call with one fixed answer (or failing), counting calls.
+    struct Fixed {
+        name: String,
+        answer: Result<ToolCallAnswer, String>,
+        closed: bool,
+        calls: AtomicUsize,
+    }
+
+    fn fixed(name: &str, answer: Result<ToolCallAnswer, String>, closed: bool) -> Arc<Fixed> {
+        Arc::new(Fixed {
+            name: name.into(),
+            answer,
+            closed,
+            calls: AtomicUsize::new(0),
+        })
+    }
+
+    impl Hook for Fixed {
+        fn source(&self) -> &str {
+            &self.name
+        }
+        fn wants(&self, kind: HookEventKind) -> bool {
+            kind == HookEventKind::ToolCall
+        }
+        fn commands(&self) -> &[CommandInfo] {
+            &[]
+        }
+        fn fails_closed(&self) -> bool {
+            self.closed
+        }
+        fn handle(
+            &self,
+            event: Arc<HookEvent>,
+            _: CancellationToken,
+        ) -> BoxFuture<'static, Result<HookAnswer, ExtensionFailure>> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let answer = match (&self.answer, event.as_ref()) {
+                (Ok(ToolCallAnswer::Rewrite(suffix)), HookEvent::ToolCall { input, .. }) => {
+                    let text = format!(
+                        "{}{}",
+                        input["x"].as_str().unwrap_or(""),
+                        suffix.as_str().unwrap_or("")
+                    );
+                    Ok(HookAnswer::ToolCall(ToolCallAnswer::Rewrite(
+                        json!({"x": text}),
+                    )))
+                }
+                (Ok(answer), _) => Ok(HookAnswer::ToolCall(answer.clone())),
+                (Err(e), _) => Err(ExtensionFailure(format!("{}: {e}", self.name))),
+            };
+            Box::pin(async move { answer })
+        }
+        fn run_command(
+            &self,
+            _: &str,
+            _: &str,
+            _: CancellationToken,
+        ) -> BoxFuture<'static, Result<(), ExtensionFailure>> {
+            Box::pin(async { Ok(()) })
+        }
+    }
+
+    fn pipeline(hooks: Vec<Arc<Fixed>>) -> HookPipeline {
+        let pipeline = HookPipeline::new(HookServices::none().ui);
+        let hooks = hooks.into_iter().map(|h| h as Arc<dyn Hook>).collect();
+        pipeline.set_hooks(hooks, Vec::new());
+        pipeline
+    }
+
+    async fn call(pipeline: &HookPipeline) -> Result<Value, String> {
+        let cancel = CancellationToken::new();
+        pipeline
+            .tool_call("c1", "bash", json!({"x": "a"}), &cancel)
+            .await
+    }
+
+    #[tokio::test]
+    async fn the_first_block_wins_and_later_hooks_are_not_asked() {
+        let first = fixed("first@1", Ok(ToolCallAnswer::Block("no".into())), false);
+        let second = fixed("second@1", Ok(ToolCallAnswer::Allow), false);
+        let result = call(&pipeline(vec![first.clone(), second.clone()])).await;
+        assert_eq!(result, Err("Blocked by first@1: no".to_owned()));
+        assert_eq!(second.calls.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn rewrites_chain_in_load_order() {
+        let first = fixed("first@1", Ok(ToolCallAnswer::Rewrite(json!("b"))), false);
+        let second = fixed("second@1", Ok(ToolCallAnswer::Rewrite(json!("c"))), false);
+        let result = call(&pipeline(vec![first, second])).await;
+        assert_eq!(result, Ok(json!({"x": "abc"})));
+    }
+
+    #[tokio::test]
+    async fn a_failure_allows_unless_the_hook_fails_closed() {
+        let open = fixed("open@1", Err("trapped".into()), false);
+        assert_eq!(call(&pipeline(vec![open])).await, Ok(json!({"x": "a"})));
+        let closed = fixed("closed@1", Err("trapped".into()), true);
+        let blocked = call(&pipeline(vec![closed])).await.unwrap_err();
+        assert!(
+            blocked.contains("closed@1") && blocked.contains("fails closed"),
+            "{blocked}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_ask_with_no_one_to_answer_blocks() {
+        let asks = fixed("asks@1", Ok(ToolCallAnswer::Ask("sure?".into())), false);
+        let blocked = call(&pipeline(vec![asks])).await.unwrap_err();
+        assert!(blocked.contains("no one answered yes"), "{blocked}");
+    }
 }

@@ -1,4 +1,4 @@
-//! The `fetch-url` example (`extensions/fetch-url`, a Rust tool on WIT 0.2.0 that reaches the
+//! The `fetch-url` example (`extensions/fetch-url`, a Rust tool on WIT 0.3.0 that reaches the
 //! network through `wasi:http`): installed with its `network` list edited to 127.0.0.1, as its
 //! README tells a user to do, it fetches pages from a loopback HTTP server the test runs and
 //! the readable text reaches the model; a host it was not granted is refused before any
@@ -118,7 +118,7 @@ fn fetch_url_returns_readable_text_from_a_granted_host_and_refuses_others() {
     let out = pi.run(&["ext", "install", package.to_str().unwrap(), "--yes"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let info = stdout(&pi.run(&["ext", "info", "fetch-url"]));
-    assert!(info.contains("wit: 0.2.0"), "{info}");
+    assert!(info.contains("wit: 0.3.0"), "{info}");
     assert!(info.contains("fetch-url.wasm (tool)"), "{info}");
     assert!(
         info.contains("granted: reach these hosts: 127.0.0.1"),

@@ -22,7 +22,7 @@ fn install_compactor(pi: &PiEnv) {
     .unwrap();
     std::fs::write(
         package.join("pi-extension.toml"),
-        "[package]\nname = \"llmsum\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"llmsum\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"compactor.wasm\"\nworld = \"compactor\"\n\n\
          [capabilities]\nllm = true\n",
     )
@@ -194,7 +194,7 @@ pub(super) fn install_provider(pi: &PiEnv) {
     )
     .unwrap();
     let manifest = format!(
-        "[package]\nname = \"wasmprov\"\nversion = \"1.2.3\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"wasmprov\"\nversion = \"1.2.3\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"provider.wasm\"\nworld = \"provider\"\n\n\
          [capabilities]\nnetwork = [\"{authority}\"]\nenv = [\"TEST_PROVIDER_BASE_URL\"]\n"
     );

@@ -15,7 +15,7 @@ pub fn install(dir: &Path, name: &str) -> PathBuf {
     std::fs::create_dir_all(&package).unwrap();
     std::fs::copy(pi_ext_test_artifacts::TOOL, package.join("tool.wasm")).unwrap();
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n"
     );
     std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
@@ -336,7 +336,7 @@ fn broken_extensions_warn_and_pi_still_runs() {
     std::fs::create_dir_all(&bad).unwrap();
     std::fs::write(
         bad.join("pi-extension.toml"),
-        "[package]\nname = \"Bad Name\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n",
+        "[package]\nname = \"Bad Name\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n",
     )
     .unwrap();
     // A valid manifest whose component is not WebAssembly.
@@ -456,7 +456,7 @@ fn extension_compactor_writes_the_summary() {
     .unwrap();
     std::fs::write(
         package.join("pi-extension.toml"),
-        "[package]\nname = \"counter\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"counter\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"compactor.wasm\"\nworld = \"compactor\"\n",
     )
     .unwrap();
@@ -509,7 +509,7 @@ fn package_skills_and_prompt_templates_join_the_session() {
     std::fs::create_dir_all(package.join("prompts")).unwrap();
     std::fs::write(
         package.join("pi-extension.toml"),
-        "[package]\nname = \"resext\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"resext\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [resources]\nskills = \"skills\"\nprompts = \"prompts\"\n",
     )
     .unwrap();
@@ -671,7 +671,7 @@ fn a_tool_importing_process_without_the_grant_installs_and_its_call_reports_the_
     std::fs::copy(pi_ext_test_artifacts::SPAWNER, source.join("spawner.wasm")).unwrap();
     std::fs::write(
         source.join("pi-extension.toml"),
-        "[package]\nname = \"spawner\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"spawner\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"spawner.wasm\"\nworld = \"tool\"\n",
     )
     .unwrap();

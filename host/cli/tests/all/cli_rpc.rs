@@ -60,7 +60,7 @@ impl RpcClient {
     }
 
     /// Reads until a line matches `pred`; returns it.
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    pub(super) fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

@@ -244,7 +244,7 @@ fn broken_package(pi: &PiEnv) {
     std::fs::create_dir_all(&bad).unwrap();
     std::fs::write(
         bad.join("pi-extension.toml"),
-        "[package]\nname = \"Bad Name\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n",
+        "[package]\nname = \"Bad Name\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n",
     )
     .unwrap();
 }

@@ -25,7 +25,7 @@ fn install(pi: &PiEnv, name: &str, wasm: &str, world: &str, extra: &str) -> Path
     std::fs::create_dir_all(&package).unwrap();
     std::fs::copy(wasm, package.join("c.wasm")).unwrap();
     let manifest = format!(
-        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [[component]]\npath = \"c.wasm\"\nworld = \"{world}\"\n\n{extra}"
     );
     std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();

@@ -1,6 +1,6 @@
 //! A package built against the 0.1.0 WIT (pi-ext-host's `v010_tool` test component, built
 //! from the host's snapshot of that WIT) installs, loads and answers a tool call under the
-//! 0.2.0 host; the same component under a manifest naming 0.2.0 is refused at install, saying
+//! 0.3.0 host; the same component under a manifest naming 0.2.0 is refused at install, saying
 //! which `wit` to write.
 
 use super::cli_support::*;

@@ -21,6 +21,7 @@ mod cli_extension_sources;
 mod cli_extension_ui;
 mod cli_extensions;
 mod cli_faults;
+mod cli_hooks;
 mod cli_json;
 mod cli_local_servers;
 mod cli_model_ids;

@@ -1,9 +1,9 @@
 //! Host-side bindings of the `pi:extension` WIT, one module per version the host loads (as Zed
-//! keeps one per extension API version): `v0_2_0` is the latest, from the repository's `wit/`,
-//! and the host implements it once; `v0_1_0` is generated from the exact 0.1.0 snapshot in
-//! `host/ext-host/wit/since_v0.1.0/`, shares the latest Rust types where the WIT types are the
-//! same (`types`, `wasi:*`, the process child), and forwards its imports to the latest
-//! implementation.
+//! keeps one per extension API version): `v0_3_0` is the latest, from the repository's `wit/`,
+//! and the host implements it once; `v0_1_0` and `v0_2_0` are generated from the exact
+//! snapshots in `host/ext-host/wit/since_v0.1.0/` and `since_v0.2.0/`, share the latest Rust
+//! types where the WIT types are the same (`types`, `wasi:*`, the process child), and forward
+//! their imports to the latest implementation. The `hook` world exists only since 0.3.0.
 //!
 //! A component is linked and called through the module of the WIT version its manifest names
 //! ([`WitVersion`]); [`Pre`] is the pre-linked component, by world and version, and its
@@ -13,13 +13,15 @@
 
 pub mod v0_1_0;
 pub mod v0_2_0;
+pub mod v0_3_0;
 
-pub use v0_2_0 as latest;
+pub use v0_3_0 as latest;
 
 pub use latest::tool::pi::extension::types;
 
 use crate::manifest::{WitVersion, World};
 use crate::state::HostState;
+use latest::tool::pi::extension::hook_types as hooks;
 use types::{
     CompactionDecision, CompactionPreparation, LlmContext, ModelInfo, RenderSubject, StopReason,
     StreamOptions, StyledLine, ToolCall, ToolDefinition, ToolResult,
@@ -36,6 +38,9 @@ pub(crate) struct Optional {
     pub process: bool,
     pub llm: bool,
     pub http: bool,
+    /// Since 0.3.0, `tool` and `hook` components.
+    pub ui: bool,
+    pub session: bool,
 }
 
 /// Links the `pi:extension` interfaces of version `wit` that a component of `world` imports
@@ -49,13 +54,15 @@ pub(crate) fn add_to_linker(
     match wit {
         WitVersion::V0_1_0 => v0_1_0::add_to_linker(linker, world, optional),
         WitVersion::V0_2_0 => v0_2_0::add_to_linker(linker, world, optional),
+        WitVersion::V0_3_0 => latest::add_to_linker(linker, world, optional),
     }
 }
 
 /// A component's pre-linked form in one of the versions.
-pub(crate) enum Versioned<Old, New> {
-    V0_1_0(Old),
-    V0_2_0(New),
+pub(crate) enum Versioned<V1, V2, V3> {
+    V0_1_0(V1),
+    V0_2_0(V2),
+    V0_3_0(V3),
 }
 
 /// Runs `$body` with `$pre` bound to the pre-linked component, whatever its version (the
@@ -65,20 +72,33 @@ macro_rules! each_version {
         match $versioned {
             Versioned::V0_1_0($pre) => $body,
             Versioned::V0_2_0($pre) => $body,
+            Versioned::V0_3_0($pre) => $body,
         }
     };
 }
 
-pub(crate) type ToolPre =
-    Versioned<v0_1_0::tool::ToolPre<HostState>, latest::tool::ToolPre<HostState>>;
-pub(crate) type ProviderPre =
-    Versioned<v0_1_0::provider::ProviderPre<HostState>, latest::provider::ProviderPre<HostState>>;
-pub(crate) type RendererPre =
-    Versioned<v0_1_0::renderer::RendererPre<HostState>, latest::renderer::RendererPre<HostState>>;
+pub(crate) type ToolPre = Versioned<
+    v0_1_0::tool::ToolPre<HostState>,
+    v0_2_0::tool::ToolPre<HostState>,
+    latest::tool::ToolPre<HostState>,
+>;
+pub(crate) type ProviderPre = Versioned<
+    v0_1_0::provider::ProviderPre<HostState>,
+    v0_2_0::provider::ProviderPre<HostState>,
+    latest::provider::ProviderPre<HostState>,
+>;
+pub(crate) type RendererPre = Versioned<
+    v0_1_0::renderer::RendererPre<HostState>,
+    v0_2_0::renderer::RendererPre<HostState>,
+    latest::renderer::RendererPre<HostState>,
+>;
 pub(crate) type CompactorPre = Versioned<
     v0_1_0::compactor::CompactorPre<HostState>,
+    v0_2_0::compactor::CompactorPre<HostState>,
     latest::compactor::CompactorPre<HostState>,
 >;
+/// Hook components exist since 0.3.0: one version so far.
+pub(crate) type HookPre = latest::hook::HookPre<HostState>;
 
 /// The pre-linked form of a component, by world.
 pub(crate) enum Pre {
@@ -86,6 +106,7 @@ pub(crate) enum Pre {
     Provider(ProviderPre),
     Renderer(RendererPre),
     Compactor(CompactorPre),
+    Hook(HookPre),
 }
 
 impl Pre {
@@ -95,28 +116,42 @@ impl Pre {
         wit: WitVersion,
         pre: InstancePre<HostState>,
     ) -> wasmtime::Result<Pre> {
-        use WitVersion::{V0_1_0 as Old, V0_2_0 as New};
+        use WitVersion::{V0_1_0 as V1, V0_2_0 as V2, V0_3_0 as V3};
         Ok(match (world, wit) {
-            (World::Tool, Old) => Pre::Tool(Versioned::V0_1_0(v0_1_0::tool::ToolPre::new(pre)?)),
-            (World::Tool, New) => Pre::Tool(Versioned::V0_2_0(latest::tool::ToolPre::new(pre)?)),
-            (World::Provider, Old) => {
+            (World::Tool, V1) => Pre::Tool(Versioned::V0_1_0(v0_1_0::tool::ToolPre::new(pre)?)),
+            (World::Tool, V2) => Pre::Tool(Versioned::V0_2_0(v0_2_0::tool::ToolPre::new(pre)?)),
+            (World::Tool, V3) => Pre::Tool(Versioned::V0_3_0(latest::tool::ToolPre::new(pre)?)),
+            (World::Provider, V1) => {
                 Pre::Provider(Versioned::V0_1_0(v0_1_0::provider::ProviderPre::new(pre)?))
             }
-            (World::Provider, New) => {
-                Pre::Provider(Versioned::V0_2_0(latest::provider::ProviderPre::new(pre)?))
+            (World::Provider, V2) => {
+                Pre::Provider(Versioned::V0_2_0(v0_2_0::provider::ProviderPre::new(pre)?))
             }
-            (World::Renderer, Old) => {
+            (World::Provider, V3) => {
+                Pre::Provider(Versioned::V0_3_0(latest::provider::ProviderPre::new(pre)?))
+            }
+            (World::Renderer, V1) => {
                 Pre::Renderer(Versioned::V0_1_0(v0_1_0::renderer::RendererPre::new(pre)?))
             }
-            (World::Renderer, New) => {
-                Pre::Renderer(Versioned::V0_2_0(latest::renderer::RendererPre::new(pre)?))
+            (World::Renderer, V2) => {
+                Pre::Renderer(Versioned::V0_2_0(v0_2_0::renderer::RendererPre::new(pre)?))
             }
-            (World::Compactor, Old) => Pre::Compactor(Versioned::V0_1_0(
+            (World::Renderer, V3) => {
+                Pre::Renderer(Versioned::V0_3_0(latest::renderer::RendererPre::new(pre)?))
+            }
+            (World::Compactor, V1) => Pre::Compactor(Versioned::V0_1_0(
                 v0_1_0::compactor::CompactorPre::new(pre)?,
             )),
-            (World::Compactor, New) => Pre::Compactor(Versioned::V0_2_0(
+            (World::Compactor, V2) => Pre::Compactor(Versioned::V0_2_0(
+                v0_2_0::compactor::CompactorPre::new(pre)?,
+            )),
+            (World::Compactor, V3) => Pre::Compactor(Versioned::V0_3_0(
                 latest::compactor::CompactorPre::new(pre)?,
             )),
+            (World::Hook, V3) => Pre::Hook(latest::hook::HookPre::new(pre)?),
+            (World::Hook, old) => {
+                wasmtime::bail!("the `hook` world needs WIT 0.3.0 or later, not {old}")
+            }
         })
     }
 }
@@ -210,4 +245,14 @@ impl CompactorPre {
             .pi_extension_compactor_guest()
             .call_compact(store, preparation))
     }
+}
+
+/// Instantiates a hook component in `store` and asks what it subscribes to and serves.
+pub(crate) fn describe_hook(
+    pre: &HookPre,
+    store: &mut Store<HostState>,
+) -> wasmtime::Result<hooks::HookInfo> {
+    pre.instantiate(&mut *store)?
+        .pi_extension_hook_guest()
+        .call_describe(store)
 }

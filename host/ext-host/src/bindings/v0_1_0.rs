@@ -2,9 +2,9 @@
 //! `host/ext-host/wit/since_v0.1.0/`, so components built against 0.1.0 keep loading.
 //!
 //! 0.1.0 differs from 0.2.0 only in that its `tool` world has no `wasi:http` import (a 0.1.0
-//! tool that imports it anyway is linked as in 0.2.0). Its `types` interface, the WASI
+//! tool that imports it anyway is linked as in 0.2.0), and from 0.3.0 as 0.2.0 does. Its `types` interface, the WASI
 //! interfaces and the process `child` resource are the latest Rust types (`with`), so calls
-//! into a 0.1.0 component take and return the same values as into a 0.2.0 one; each 0.1.0
+//! into a 0.1.0 component take and return the same values as into a 0.3.0 one; each 0.1.0
 //! import forwards to the latest implementation, converting only the few types its interface
 //! defines itself (log levels, spawn options, process output, directory entries).
 
@@ -99,7 +99,7 @@ pub(super) fn add_to_linker(
                 |s| s,
             )?;
         }
-        World::Renderer | World::Compactor => {}
+        World::Renderer | World::Compactor | World::Hook => {}
     }
     if optional.process {
         process::add_to_linker::<_, HasSelf<HostState>>(linker, |s| s)?;

@@ -5,7 +5,7 @@ use pi_ext_host::discovery::{DiscoveredExtension, ExtensionSource};
 fn package(dir: &Path, wasm: &[u8]) -> DiscoveredExtension {
     std::fs::create_dir_all(dir).expect("dir");
     std::fs::write(dir.join("tool.wasm"), wasm).expect("wasm");
-    let manifest = "[package]\nname = \"cached\"\nversion = \"1.2.3\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n";
+    let manifest = "[package]\nname = \"cached\"\nversion = \"1.2.3\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n";
     std::fs::write(dir.join("pi-extension.toml"), manifest).expect("manifest");
     DiscoveredExtension {
         dir: dir.to_owned(),

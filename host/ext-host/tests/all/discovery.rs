@@ -3,7 +3,7 @@ use std::path::Path;
 
 fn package(dir: &Path, name: &str, version: &str) {
     std::fs::create_dir_all(dir).expect("dir");
-    let text = format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\nwit = \"0.2.0\"\n");
+    let text = format!("[package]\nname = \"{name}\"\nversion = \"{version}\"\nwit = \"0.3.0\"\n");
     std::fs::write(dir.join("pi-extension.toml"), text).expect("manifest");
 }
 

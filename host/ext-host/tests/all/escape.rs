@@ -308,7 +308,7 @@ async fn a_component_whose_world_does_not_match_its_manifest_is_refused() {
         "{message}"
     );
     assert!(
-        message.contains("does not implement world `tool`: it does not export `pi:extension/tool-guest@0.2.0` (it exports: pi:extension/renderer-guest@0.2.0)"),
+        message.contains("does not implement world `tool`: it does not export `pi:extension/tool-guest@0.3.0` (it exports: pi:extension/renderer-guest@0.3.0)"),
         "{message}"
     );
     host_still_works(&ws).await;

@@ -9,7 +9,7 @@ use std::path::{Component, Path};
 
 use crate::manifest::FULL;
 
-const SMALL: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"a.wasm\"\nworld = \"provider\"\n";
+const SMALL: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \"a.wasm\"\nworld = \"provider\"\n";
 
 const TOML_TOKENS: &[&str] = &[
     "[",

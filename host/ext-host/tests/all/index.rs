@@ -12,7 +12,7 @@ struct Setup {
 
 fn manifest_text(name: &str, version: &str) -> String {
     format!(
-        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nwit = \"0.2.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n"
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nwit = \"0.3.0\"\n\n[[component]]\npath = \"tool.wasm\"\nworld = \"tool\"\n"
     )
 }
 

@@ -9,6 +9,7 @@ mod compactor;
 mod discovery;
 mod escape;
 mod fuzz_manifest;
+mod hooks;
 mod index;
 mod manifest;
 mod provider;

@@ -5,14 +5,14 @@ fn parse(text: &str) -> Result<Manifest, String> {
     Manifest::parse(text, Path::new("/pkg/pi-extension.toml")).map_err(|e| e.to_string())
 }
 
-const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n";
+const HEAD: &str = "[package]\nname = \"hello\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n";
 
 /// A manifest using every section (also the fuzz targets' seed).
 pub const FULL: &str = r#"[package]
 name = "hello-tools"
 version = "1.2.3"
 description = "Says hello"
-wit = "0.2.0"
+wit = "0.3.0"
 
 [[component]]
 path = "tools/hello.wasm"
@@ -60,25 +60,25 @@ fn defaults_grant_nothing() {
 fn errors_name_the_file_and_the_field() {
     let cases: &[(&str, &str)] = &[
         (
-            "[package]\nname = \"Hello\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"Hello\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.name: `Hello` must start with a lowercase letter and hold only a-z, 0-9, - and _ (at most 64)",
         ),
         (
-            "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"h\"\nversion = \"1.0\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.version: `1.0` is not a semantic version (MAJOR.MINOR.PATCH)",
         ),
         // The version names an install directory: a `/` in its pre-release part is refused.
         (
-            "[package]\nname = \"h\"\nversion = \"1.0.0-/../../x\"\nwit = \"0.2.0\"\n",
+            "[package]\nname = \"h\"\nversion = \"1.0.0-/../../x\"\nwit = \"0.3.0\"\n",
             "/pkg/pi-extension.toml: package.version: `1.0.0-/../../x` is not a semantic version (MAJOR.MINOR.PATCH)",
         ),
         (
             "[package]\nname = \"h\"\nversion = \"1.0.0\"\nwit = \"9.0.0\"\n",
-            "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0, 0.2.0)",
+            "/pkg/pi-extension.toml: package.wit: WIT version `9.0.0` is not supported (supported: 0.1.0, 0.2.0, 0.3.0)",
         ),
         (
             "[[component]]\npath = \"a.wasm\"\nworld = \"widget\"\n",
-            "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor)",
+            "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor, hook)",
         ),
         (
             "[[component]]\npath = \"../a.wasm\"\nworld = \"tool\"\n",
@@ -188,5 +188,43 @@ fn a_package_may_shorten_its_deadline_but_never_lengthen_it() {
     assert_eq!(
         parse(&format!("{HEAD}\n[limits]\ntimeout-ms = 0\n")).expect_err("zero"),
         "/pkg/pi-extension.toml: limits.timeout-ms: must be at least 1 millisecond"
+    );
+}
+
+#[test]
+fn a_hook_package_asks_for_ui_and_session_and_may_fail_closed() {
+    let text = format!(
+        "{HEAD}\n[[component]]\npath = \"gate.wasm\"\nworld = \"hook\"\n\n\
+         [capabilities]\nui = true\nsession = true\n\n[hook]\nfail = \"closed\"\n"
+    );
+    let m = parse(&text).expect("valid");
+    assert_eq!(m.components[0].world, World::Hook);
+    assert!(m.capabilities.ui && m.capabilities.session);
+    assert!(m.hook.fail_closed);
+    let words = m.capabilities.plain_words();
+    assert!(words.iter().any(|w| w.starts_with("ui: ")), "{words:?}");
+    assert!(
+        words.iter().any(|w| w.starts_with("session: ")),
+        "{words:?}"
+    );
+    let none = pi_ext_host::Capabilities::default();
+    assert_eq!(m.capabilities.beyond(&none).len(), 2);
+    // Open is the default.
+    let open = parse(&format!("{HEAD}\n[hook]\nfail = \"open\"\n")).expect("valid");
+    assert!(!open.hook.fail_closed);
+    assert!(!parse(HEAD).expect("valid").hook.fail_closed);
+}
+
+#[test]
+fn a_fail_mode_other_than_open_or_closed_and_a_hook_before_0_3_0_are_refused() {
+    assert_eq!(
+        parse(&format!("{HEAD}\n[hook]\nfail = \"shut\"\n")).unwrap_err(),
+        "/pkg/pi-extension.toml: hook.fail: `shut` is not one of open, closed"
+    );
+    let old = "[package]\nname = \"h\"\nversion = \"0.1.0\"\nwit = \"0.2.0\"\n\n\
+               [[component]]\npath = \"gate.wasm\"\nworld = \"hook\"\n";
+    assert_eq!(
+        parse(old).unwrap_err(),
+        "/pkg/pi-extension.toml: package.wit: the `hook` world needs wit = \"0.3.0\" or later (it says \"0.2.0\")"
     );
 }

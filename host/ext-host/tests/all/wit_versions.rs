@@ -1,5 +1,5 @@
 //! Components built against the 0.1.0 WIT (the `v010_*` test components, straight from
-//! wit-bindgen on the host's snapshot) load and run under the 0.2.0 host, through its 0.1.0
+//! wit-bindgen on the host's snapshot) load and run under the 0.3.0 host, through its 0.1.0
 //! module; a manifest naming the wrong version is refused with what to write instead.
 
 use crate::*;
@@ -134,7 +134,7 @@ fn a_component_of_another_wit_version_than_its_manifest_says_is_refused() {
     let new_as_old = load_error(pi_ext_test_artifacts::TOOL, World::Tool, OLD);
     assert!(
         matches!(&new_as_old, Cause::WitMismatch { declared, interface, .. }
-            if *declared == OLD && interface == "pi:extension/tool-guest@0.2.0"),
+            if *declared == OLD && interface == "pi:extension/tool-guest@0.3.0"),
         "{new_as_old}"
     );
     // Another world in the right version is still a world mismatch.
@@ -164,7 +164,63 @@ fn a_component_without_a_manifest_is_recognised_with_its_version() {
         (World::Renderer, OLD)
     );
     assert_eq!(
-        world_of(pi_ext_test_artifacts::TOOL),
+        world_of(pi_ext_test_artifacts::V020_TOOL),
         (World::Tool, WitVersion::V0_2_0)
+    );
+    assert_eq!(
+        world_of(pi_ext_test_artifacts::TOOL),
+        (World::Tool, WitVersion::V0_3_0)
+    );
+    assert_eq!(
+        world_of(pi_ext_test_artifacts::HOOK_PROBE),
+        (World::Hook, WitVersion::V0_3_0)
+    );
+}
+
+#[tokio::test]
+async fn a_0_2_0_tool_is_described_and_its_calls_reach_the_host() {
+    let ws = Workspace::create();
+    let mut grant = ws.grant();
+    grant.filesystem = FsAccess::Read;
+    let component = component_of(
+        pi_ext_test_artifacts::V020_TOOL,
+        (World::Tool, WitVersion::V0_2_0),
+        grant,
+        "older",
+    );
+    let descriptions = host().describe(&component).expect("describe");
+    assert_eq!(descriptions.len(), 1);
+    assert_eq!(
+        descriptions[0].description,
+        "A tool built against pi:extension@0.2.0."
+    );
+    let tool = ComponentTool::new(component, descriptions[0].clone());
+    let output = run(&tool, json!({"op": "echo"})).await.expect("echo");
+    assert_eq!(text(&output), r#"0.2.0 says: {"op":"echo"}"#);
+    let cwd = run(&tool, json!({"op": "cwd"})).await.expect("cwd");
+    assert_eq!(text(&cwd), ws.dir.to_string_lossy());
+    let listed = run(&tool, json!({"op": "list"})).await.expect("list");
+    assert_eq!(text(&listed), "hello.txt,sub");
+    let err = run(&tool, json!({"op": "spawn"}))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        err.message,
+        "extension older@0.1.0: capability `process` was not granted to older@0.1.0"
+    );
+}
+
+#[test]
+fn a_0_2_0_tool_under_a_0_3_0_manifest_is_told_which_wit_to_write() {
+    let cause = load_error(
+        pi_ext_test_artifacts::V020_TOOL,
+        World::Tool,
+        WitVersion::V0_3_0,
+    );
+    assert!(
+        cause
+            .to_string()
+            .contains("set `wit = \"0.2.0\"` in pi-extension.toml"),
+        "{cause}"
     );
 }

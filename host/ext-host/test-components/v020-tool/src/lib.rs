@@ -1,0 +1,112 @@
+//! A tool component built against `pi:extension@0.2.0` (the snapshot the host keeps in
+//! `host/ext-host/wit/since_v0.2.0`), straight from wit-bindgen: it shows that components built
+//! before the WIT moved keep loading and that each 0.2.0 import reaches the host. Its one tool,
+//! `legacy`, does what `op` says: `echo` (with a progress update and a log line), `cwd`,
+//! `list` (the workspace through `directory.entries`) or `spawn` (a process, refused without
+//! the grant).
+
+// The glue wit-bindgen generates is unsafe; nothing this crate writes itself is.
+#[allow(unsafe_code)]
+mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit/since_v0.2.0",
+        world: "pi:extension/tool",
+        generate_all,
+    });
+}
+
+use bindings::exports::pi::extension::tool_guest::Guest;
+use bindings::pi::extension::types::{
+    ContentBlock, ExecutionMode, ToolCall, ToolDefinition, ToolResult,
+};
+use bindings::pi::extension::{directory, host, process};
+
+struct Legacy;
+
+fn text(text: String) -> ToolResult {
+    ToolResult {
+        content: vec![ContentBlock::Text(text)],
+        details: None,
+        is_error: false,
+    }
+}
+
+/// The value of `"op"` in the call's JSON arguments (`{"op":"list"}`), without a JSON parser:
+/// the component depends on nothing but the bindings.
+fn op(arguments: &str) -> &str {
+    arguments
+        .split('"')
+        .skip_while(|part| *part != "op")
+        .nth(2)
+        .unwrap_or("echo")
+}
+
+fn list() -> Result<String, String> {
+    use bindings::wasi::filesystem::types::{DescriptorFlags, OpenFlags, PathFlags};
+    let (preopen, _) = bindings::wasi::filesystem::preopens::get_directories()
+        .into_iter()
+        .find(|(_, path)| path == ".")
+        .ok_or("the workspace is not preopened")?;
+    // `directory` lists what the component opened itself with read access.
+    let dir = preopen
+        .open_at(
+            PathFlags::empty(),
+            ".",
+            OpenFlags::DIRECTORY,
+            DescriptorFlags::READ,
+        )
+        .map_err(|e| format!("open: {e:?}"))?;
+    let entries = directory::entries(&dir).map_err(|e| format!("entries: {e:?}"))?;
+    let mut names: Vec<String> = entries
+        .into_iter()
+        .map(|e| String::from_utf8_lossy(&e.name).into_owned())
+        .collect();
+    names.sort();
+    Ok(names.join(","))
+}
+
+fn spawn() -> Result<String, String> {
+    let child = process::spawn(&process::SpawnOptions {
+        program: "true".into(),
+        args: vec![],
+        cwd: None,
+        env: vec![],
+        timeout_ms: Some(5000),
+        merge_stderr: false,
+    })?;
+    Ok(format!("exit {:?}", child.wait().code))
+}
+
+impl Guest for Legacy {
+    fn describe() -> Vec<ToolDefinition> {
+        vec![ToolDefinition {
+            name: "legacy".into(),
+            label: "Legacy".into(),
+            description: "A tool built against pi:extension@0.2.0.".into(),
+            parameters_schema: r#"{"type":"object","properties":{"op":{"type":"string"}}}"#.into(),
+            prompt_snippet: None,
+            prompt_guidelines: vec![],
+            execution_mode: ExecutionMode::Parallel,
+        }]
+    }
+
+    fn execute(call: ToolCall) -> Result<ToolResult, String> {
+        match op(&call.arguments) {
+            "echo" => {
+                host::log(host::LogLevel::Info, "legacy echo");
+                host::progress(&text("echoing".into()));
+                Ok(text(format!("0.2.0 says: {}", call.arguments)))
+            }
+            "cwd" => Ok(text(host::cwd())),
+            "list" => list().map(text),
+            "spawn" => spawn().map(text),
+            other => Err(format!("unknown op {other}")),
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+mod export {
+    use super::Legacy;
+    crate::bindings::export!(Legacy with_types_in crate::bindings);
+}
