@@ -1,5 +1,7 @@
 //! The `pi` binary end to end: `pi --version`, print mode with one text turn, print mode with a
-//! 10-tool-call task, each against the in-process mock LLM server. Prints median / p95 wall
+//! 10-tool-call task (also with 5 hook packages installed, each asked at every event it
+//! can be: the test component `hook-probe` subscribes to all of them), each against the
+//! in-process mock LLM server. Prints median / p95 wall
 //! time and the peak RSS of the pi process (through `/usr/bin/time -f %M` when installed).
 //!
 //! `cargo bench -p pi-cli --bench cli` (builds `pi` in release); `scripts/release.sh` runs it
@@ -32,6 +34,31 @@ struct Case {
     /// Replies to queue before each run.
     script: fn() -> Vec<Turn>,
     target_ms: f64,
+    /// Runs with five hook packages installed.
+    hooks: bool,
+}
+
+/// Installs the test hook component as five approved packages in `dirs`' agent dir.
+fn install_hooks(dirs: &Dirs) {
+    for i in 0..5 {
+        let package = dirs.agent.join("extensions").join(format!("hook-{i}"));
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::copy(pi_ext_test_artifacts::HOOK_PROBE, package.join("hook.wasm")).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"hook-{i}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
+             [[component]]\npath = \"hook.wasm\"\nworld = \"hook\"\n\n\
+             [capabilities]\nui = true\nsession = true\n"
+        );
+        std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+        let mut approve = Command::new(PI);
+        approve.args(["ext", "approve", &package.to_string_lossy(), "--yes"]);
+        let out = dirs.apply(&mut approve).output().unwrap();
+        assert!(
+            out.status.success(),
+            "approve: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 fn no_turns() -> Vec<Turn> {
@@ -124,7 +151,9 @@ fn main() {
     let mut bins = vec![PI.to_owned()];
     bins.extend(baseline.clone());
     let mock = MockLlm::start();
-    let dirs = Dirs::new(&mock);
+    let plain = Dirs::new(&mock);
+    let hooked = Dirs::new(&mock);
+    install_hooks(&hooked);
     let wrapped = std::env::var_os("PI_BENCH_WRAP").is_some();
     // The wrapped runs replace `time`: they still happen, but measure no RSS.
     let has_time = Path::new(TIME).exists() && !wrapped;
@@ -135,12 +164,21 @@ fn main() {
             args: strings(&["--version"]),
             script: no_turns,
             target_ms: 3.0,
+            hooks: false,
         },
         Case {
             name: "print mode, 1 text turn",
             args: strings(&["--no-session", "-p", "Say hello"]),
             script: one_turn,
             target_ms: 30.0,
+            hooks: false,
+        },
+        Case {
+            name: "print mode, 1 text turn, 5 hook packages",
+            args: strings(&["--no-session", "-p", "Say hello"]),
+            script: one_turn,
+            target_ms: 33.0,
+            hooks: true,
         },
         Case {
             name: "print mode, 10 tool calls",
@@ -152,6 +190,20 @@ fn main() {
             ]),
             script: ten_tools,
             target_ms: 150.0,
+            hooks: false,
+        },
+        Case {
+            name: "print mode, 10 tool calls, 5 hook packages",
+            args: strings(&[
+                "--tools",
+                "read,bash,edit,write,grep,find,ls",
+                "-p",
+                "Do it",
+            ]),
+            script: ten_tools,
+            // The goal: within 1.1× of the run without hooks.
+            target_ms: 165.0,
+            hooks: true,
         },
     ];
     println!("pi: {PI}\nruns per case: {runs}");
@@ -163,10 +215,11 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     let mut peak_kb = 0u64;
     for case in &cases {
+        let dirs = if case.hooks { &hooked } else { &plain };
         let run = |bin: &str, rss: bool| {
             mock.push_all((case.script)());
             let started = Instant::now();
-            let out = command(bin, &dirs, &case.args, rss).output().unwrap();
+            let out = command(bin, dirs, &case.args, rss).output().unwrap();
             let elapsed = started.elapsed();
             let err = String::from_utf8_lossy(&out.stderr).into_owned();
             assert!(out.status.success(), "{} ({bin}): {err}", case.name);

@@ -41,6 +41,7 @@ mod source;
 mod state;
 pub mod tool;
 mod watchdog;
+mod workers;
 
 pub use cache::ComponentCache;
 pub use compactor::ComponentCompactor;

@@ -5,7 +5,8 @@
 //! caller forever; the watchdog gives the caller its error at the deadline or abort and
 //! abandons the store with its thread.
 //!
-//! The threads are plain `std` threads outside any tokio runtime, not `spawn_blocking`: a
+//! The threads are plain `std` threads outside any tokio runtime (reused from call to call,
+//! `workers`), not `spawn_blocking`: a
 //! runtime waits for its blocking tasks when it is dropped, so an abandoned call would keep pi
 //! from exiting, and WASI calls made inside a runtime that shuts down panic. Outside one,
 //! wasmtime-wasi runs its futures on its own ambient runtime, which lives as long as the process.
@@ -92,7 +93,7 @@ pub(crate) struct Watchdog<T> {
     result: Arc<Mutex<Option<Result<T, ExtensionError>>>>,
 }
 
-/// Starts `call` on a new thread. `call` gets the [`Watch`] to put in its `CallContext`.
+/// Starts `call` on a thread of its own (a reused one: `workers`). `call` gets the [`Watch`] to put in its `CallContext`.
 pub(crate) fn spawn<T, F>(
     extension: &Arc<ExtensionId>,
     abort: CancellationToken,
@@ -115,26 +116,23 @@ where
         started: Some(signal.clone()),
     };
     let (thread_signal, thread_result, id) = (signal.clone(), result.clone(), extension.clone());
-    std::thread::Builder::new()
-        .name(format!("pi-ext {}", extension.name))
-        .stack_size(CALL_STACK)
-        .spawn(move || {
-            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| call(watch)))
-                .unwrap_or_else(|_| {
-                    Err(ExtensionError::new(
-                        &id,
-                        Cause::Runtime("the call failed in the host (panic)".into()),
-                    ))
-                });
-            *thread_result.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
-            thread_signal.update(|slot| slot.ended = true);
-        })
-        .map_err(|e| {
-            ExtensionError::new(
-                extension,
-                Cause::Runtime(format!("cannot start the call's thread: {e}")),
-            )
-        })?;
+    let job = move || {
+        let outcome =
+            std::panic::catch_unwind(AssertUnwindSafe(|| call(watch))).unwrap_or_else(|_| {
+                Err(ExtensionError::new(
+                    &id,
+                    Cause::Runtime("the call failed in the host (panic)".into()),
+                ))
+            });
+        *thread_result.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+        thread_signal.update(|slot| slot.ended = true);
+    };
+    crate::workers::run(CALL_STACK, Box::new(job)).map_err(|e| {
+        ExtensionError::new(
+            extension,
+            Cause::Runtime(format!("cannot start the call's thread: {e}")),
+        )
+    })?;
     Ok(Watchdog {
         extension: extension.clone(),
         abort,

@@ -21,7 +21,10 @@ use std::cell::RefCell;
 use std::time::{Duration, Instant};
 use tree::TreeFilter;
 
+pub use extensions::Attention;
+
 mod dispatch;
+mod extensions;
 mod scoped;
 mod selectors;
 mod settings;
@@ -136,6 +139,12 @@ pub struct Ui {
     package_themes: Option<pi_app::extensions::PackageThemes>,
     cwd: std::path::PathBuf,
     agent_dir: std::path::PathBuf,
+    /// Extensions' dialogs waiting for an answer.
+    dialogs: crate::dialog::Dialogs,
+    /// Extensions' footer statuses by key (`setStatus`), cleaned.
+    statuses: std::collections::BTreeMap<String, String>,
+    /// Whether the terminal has the focus (as far as its focus reports say).
+    pub focused: bool,
 }
 
 impl Ui {
@@ -199,6 +208,9 @@ impl Ui {
             package_themes: options.package_themes.then(|| app.package_themes()),
             cwd: options.cwd.clone(),
             agent_dir: options.agent_dir.clone(),
+            dialogs: crate::dialog::Dialogs::default(),
+            statuses: std::collections::BTreeMap::new(),
+            focused: true,
         };
         ui.load_theme();
         ui.refresh_footer(app);
@@ -244,6 +256,8 @@ impl Ui {
             renderers: &self.renderers,
             images: self.images,
             theme: &self.theme,
+            dialog: self.dialog_view(),
+            statuses: self.statuses.values().cloned().collect(),
         }
     }
 
@@ -285,6 +299,16 @@ impl Ui {
     /// Applies one terminal event.
     pub fn handle(&mut self, event: &Event, app: &App) -> Action {
         match event {
+            Event::Paste(text) if self.dialogs.is_open() => {
+                if let Some(dialog) = self.dialogs.current_mut() {
+                    dialog.paste(text);
+                }
+                Action::None
+            }
+            Event::FocusGained | Event::FocusLost => {
+                self.focused = matches!(event, Event::FocusGained);
+                Action::None
+            }
             Event::Paste(text) => {
                 // A key is usually pasted: it goes to the open prompt, never to the editor.
                 match &mut self.prompt {
@@ -309,6 +333,10 @@ impl Ui {
     fn key(&mut self, key: &KeyEvent, app: &App) -> Action {
         if !self.keymap.is(key, Binding::Clear) {
             self.hint = None;
+        }
+        if self.dialogs.is_open() {
+            self.dialog_key(key, app);
+            return Action::None;
         }
         if self.prompt.is_some() {
             return self.prompt_key(key, app);
@@ -632,6 +660,7 @@ impl Ui {
         if self.transcript.working {
             self.take_back_queue(app);
             app.abort();
+            self.close_dialogs();
             return Action::None;
         }
         if !self.editor.is_empty() {

@@ -15,6 +15,7 @@
 mod color;
 mod commands;
 mod complete;
+pub mod dialog;
 mod editor;
 mod external;
 mod files;
@@ -24,6 +25,7 @@ mod images;
 mod input;
 mod keys;
 mod markdown;
+mod notify;
 mod picker;
 mod search;
 mod terminal;
@@ -122,6 +124,8 @@ pub async fn run(
     shutdown: CancellationToken,
 ) -> Result<i32, TuiError> {
     let mut events = app.subscribe();
+    // Extensions' dialogs are drawn and answered here (`input::extensions`).
+    app.enable_dialogs();
     let (keymap, warnings) = match &options.keybindings {
         Some(path) => Keymap::load(path),
         None => (Keymap::defaults(), Vec::new()),
@@ -174,6 +178,9 @@ pub async fn run(
             () = shutdown.cancelled() => break 0,
             Some(event) = events.recv() => {
                 ui.transcript.apply(&event);
+                if let Some(attention) = ui.extension_event(&event) {
+                    notify::attention(&attention, ui.focused, ui.idle());
+                }
                 dirty = true;
             }
             Some(error) = errors.recv() => {
@@ -244,6 +251,7 @@ pub async fn run(
             _ = frames.tick() => {
                 dirty |= ui.refresh_completion();
                 dirty |= ui.reload_theme();
+                dirty |= ui.expire_dialogs() || ui.counting_down();
                 if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);
                     draw(&mut guard.terminal, &mut ui)?;

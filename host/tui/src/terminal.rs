@@ -1,5 +1,5 @@
-//! Taking the terminal over and giving it back. [`TerminalGuard`] enters raw mode and
-//! bracketed paste, and in the fullscreen layout the alternate screen and mouse wheel reports
+//! Taking the terminal over and giving it back. [`TerminalGuard`] enters raw mode, bracketed
+//! paste and focus reports (an extension's attention request is sent while unfocused), and in the fullscreen layout the alternate screen and mouse wheel reports
 //! (the regular layout leaves the mouse to the terminal, so its own scrolling and selection
 //! work); dropping it (also while a panic unwinds, and from the panic hook when the panic
 //! aborts) restores all of it and shows the cursor, so the user's shell is never left broken.
@@ -13,7 +13,8 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::cursor::Show;
 use ratatui::crossterm::event::{self, Event};
 use ratatui::crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture,
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{
@@ -62,7 +63,8 @@ impl TerminalGuard {
     }
 }
 
-/// Raw mode and bracketed paste; fullscreen also the alternate screen and mouse reports.
+/// Raw mode, bracketed paste and focus reports; fullscreen also the alternate screen and
+/// mouse reports.
 fn take_over() -> std::io::Result<()> {
     enable_raw_mode()?;
     let entered = if FULLSCREEN.load(Ordering::SeqCst) {
@@ -70,10 +72,11 @@ fn take_over() -> std::io::Result<()> {
             stdout(),
             EnterAlternateScreen,
             EnableBracketedPaste,
+            EnableFocusChange,
             EnableMouseCapture
         )
     } else {
-        execute!(stdout(), EnableBracketedPaste)
+        execute!(stdout(), EnableBracketedPaste, EnableFocusChange)
     };
     if entered.is_err() {
         restore();
@@ -126,12 +129,13 @@ pub fn restore() {
         execute!(
             stdout(),
             DisableMouseCapture,
+            DisableFocusChange,
             DisableBracketedPaste,
             LeaveAlternateScreen,
             Show
         )
     } else {
-        execute!(stdout(), DisableBracketedPaste, Show)
+        execute!(stdout(), DisableFocusChange, DisableBracketedPaste, Show)
     };
 }
 

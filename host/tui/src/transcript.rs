@@ -35,6 +35,8 @@ pub enum Item {
         text: String,
         error: bool,
     },
+    /// An extension's information notice, dimmed (pi's status line in the chat).
+    Status(String),
 }
 
 /// A tool call and, once it ran, its result.
@@ -159,7 +161,7 @@ impl Transcript {
             Item::Assistant { streaming, .. } => *streaming,
             Item::Tool(call) => !call.done,
             Item::Bash(run) => !run.done,
-            Item::User(_) | Item::Custom { .. } | Item::Notice { .. } => false,
+            Item::User(_) | Item::Custom { .. } | Item::Notice { .. } | Item::Status(_) => false,
         };
         self.items.iter().position(open).unwrap_or(self.items.len())
     }
@@ -347,6 +349,19 @@ impl Transcript {
 
     pub fn notice(&mut self, text: String, error: bool) {
         self.push(Item::Notice { text, error });
+    }
+
+    /// An extension's `notify`, as pi shows it: information dimmed, a warning as `Warning: …`,
+    /// an error as `Error: …`. (pi replaces a status line that directly follows another; here
+    /// each stays, since the regular layout may have printed the last one to the scrollback.)
+    pub fn extension_notice(&mut self, message: &str, level: pi_app::hooks::NotifyType) {
+        use pi_app::hooks::NotifyType;
+        let text = pi_ai::terminal_text::terminal_safe(message, pi_ai::terminal_text::Keep::Lines);
+        match level {
+            NotifyType::Info => self.push(Item::Status(text.into_owned())),
+            NotifyType::Warning => self.notice(format!("Warning: {text}"), false),
+            NotifyType::Error => self.notice(format!("Error: {text}"), true),
+        }
     }
 
     /// The answer being streamed, marked as changed (the caller is about to change it).

@@ -42,6 +42,8 @@ pub enum UiRequest {
     #[serde(rename = "setStatus", rename_all = "camelCase")]
     SetStatus {
         status_key: String,
+        /// Absent when cleared (pi's `undefined`).
+        #[serde(skip_serializing_if = "Option::is_none")]
         status_text: Option<String>,
     },
 }

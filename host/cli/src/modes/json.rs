@@ -163,6 +163,49 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn ui_event(request: pi_app::hooks::UiRequest) -> AppEvent {
+        AppEvent::Session(pi_app::SessionEvent::ExtensionUiRequest {
+            id: "ui-7".into(),
+            request,
+            from: "probe@1.0.0".into(),
+        })
+    }
+
+    #[test]
+    fn extension_ui_requests_are_written_as_pi_writes_them_in_rpc_mode_only() {
+        use pi_app::hooks::UiRequest;
+        let confirm = ui_event(UiRequest::Confirm {
+            title: "Probe".into(),
+            message: "Proceed?".into(),
+            timeout: Some(5000),
+        });
+        assert!(confirm.is_wire(true) && !confirm.is_wire(false));
+        let expected = json!({"type": "extension_ui_request", "id": "ui-7", "method": "confirm",
+                              "title": "Probe", "message": "Proceed?", "timeout": 5000});
+        for protocol in [Protocol::V1_6, Protocol::V0_73] {
+            let value = serde_json::to_value(&confirm).unwrap_or_default();
+            assert_eq!(to_wire(value, protocol), expected);
+        }
+        let cleared = ui_event(UiRequest::SetStatus {
+            status_key: "todo".into(),
+            status_text: None,
+        });
+        assert_eq!(
+            serde_json::to_value(&cleared).unwrap_or_default(),
+            json!({"type": "extension_ui_request", "id": "ui-7", "method": "setStatus",
+                   "statusKey": "todo"})
+        );
+        let notice = ui_event(UiRequest::Notify {
+            message: "hi".into(),
+            notify_type: pi_app::hooks::NotifyType::Error,
+        });
+        assert_eq!(
+            serde_json::to_value(&notice).unwrap_or_default(),
+            json!({"type": "extension_ui_request", "id": "ui-7", "method": "notify",
+                   "message": "hi", "notifyType": "error"})
+        );
+    }
+
     #[test]
     fn message_update_is_delta_only_with_the_cumulative_usage() {
         let event = json!({

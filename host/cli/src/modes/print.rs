@@ -10,7 +10,8 @@
 use crate::modes::json::JsonLines;
 use pi_ai::terminal_text::{Keep, terminal_safe};
 use pi_ai::{AssistantBlock, ImageContent, StopReason};
-use pi_app::{App, AppError, AppEvent, Disposition};
+use pi_app::hooks::UiRequest;
+use pi_app::{App, AppError, AppEvent, Disposition, SessionEvent};
 use std::io::Write;
 use std::pin::pin;
 
@@ -20,6 +21,11 @@ pub type Prompt = (String, Vec<ImageContent>);
 /// Runs `prompts` and returns the exit code (0, or 1 when the last answer failed or was
 /// aborted). `json`: stream events instead of printing the answer.
 pub async fn run(session: &App, prompts: Vec<Prompt>, json: Option<JsonLines>) -> i32 {
+    session.subscribe_fn(|event| {
+        if let Some(line) = notice_line(event) {
+            eprintln!("{line}");
+        }
+    });
     // Text mode never looks at events: no subscription, so nothing is serialized per token.
     let mut events = json.as_ref().map(|out| {
         out.write_value(&session.with_session(|s| s.header().to_json()));
@@ -63,6 +69,23 @@ async fn stream_events(
     result
 }
 
+/// An extension's notice as its line on stderr: `<from>: <text>`, one line, cleaned.
+fn notice_line(event: &AppEvent) -> Option<String> {
+    let AppEvent::Session(SessionEvent::ExtensionUiRequest {
+        request: UiRequest::Notify { message, .. },
+        from,
+        ..
+    }) = event
+    else {
+        return None;
+    };
+    Some(format!(
+        "{}: {}",
+        terminal_safe(from, Keep::Line),
+        terminal_safe(message, Keep::Line)
+    ))
+}
+
 fn last_failed(session: &App) -> bool {
     session
         .last_assistant()
@@ -100,5 +123,36 @@ fn report(session: &App, json: bool) -> i32 {
             }
             0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_app::hooks::NotifyType;
+
+    fn request(request: UiRequest) -> AppEvent {
+        AppEvent::Session(SessionEvent::ExtensionUiRequest {
+            id: "ui-1".into(),
+            request,
+            from: "probe@1.0.0".into(),
+        })
+    }
+
+    #[test]
+    fn a_notice_is_one_clean_line_naming_the_extension() {
+        let notice = request(UiRequest::Notify {
+            message: "done\n\x1b]52;c;aGk=\x07ok".into(),
+            notify_type: NotifyType::Warning,
+        });
+        assert_eq!(
+            notice_line(&notice).as_deref(),
+            Some("probe@1.0.0: done\u{240a}ok")
+        );
+        let status = request(UiRequest::SetStatus {
+            status_key: "k".into(),
+            status_text: Some("x".into()),
+        });
+        assert_eq!(notice_line(&status), None);
     }
 }

@@ -24,6 +24,8 @@ pub async fn run(session: Arc<App>, out: JsonLines, shutdown: CancellationToken)
     // Events are written as they happen, so a command's events precede its response.
     let events_out = out.clone();
     session.subscribe_fn(move |event| events_out.write_event(event, true));
+    // The client answers extensions' dialogs with `extension_ui_response`.
+    session.enable_dialogs();
     let server = Server {
         session,
         out,
@@ -112,7 +114,16 @@ impl Server {
                 background.push(task);
             }
             Ok(Incoming::Command(request)) => self.answer(request).await,
-            Ok(Incoming::ExtensionUiResponse | Incoming::Empty) => {}
+            Ok(Incoming::ExtensionUiResponse(Some(answer))) => {
+                // No response line for it, as in pi.
+                if !self.session.respond_ui(&answer.id, answer.response) {
+                    tracing::info!(
+                        "extension_ui_response for {}: no such open dialog",
+                        answer.id
+                    );
+                }
+            }
+            Ok(Incoming::ExtensionUiResponse(None) | Incoming::Empty) => {}
             Err(response) => self.out.write_value(&response),
         }
     }

@@ -2,6 +2,7 @@
 //! Parsing never fails hard: every bad line becomes an error response.
 
 use pi_ai::ImageContent;
+use pi_app::hooks::UiResponse;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -154,10 +155,34 @@ pub struct RpcRequest {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     Command(RpcRequest),
-    /// An answer to an extension UI request (no extension UI yet: ignored).
-    ExtensionUiResponse,
+    /// A client's answer to an `extension_ui_request` dialog (`None`: no string `id`, which
+    /// answers nothing, as in pi).
+    ExtensionUiResponse(Option<UiAnswer>),
     /// A blank line.
     Empty,
+}
+
+/// `extension_ui_response {id, value | confirmed | cancelled}`: the answer to dialog `id`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UiAnswer {
+    pub id: String,
+    pub response: UiResponse,
+}
+
+/// Reads an `extension_ui_response` as pi does: `cancelled: true` first, then `value`, then
+/// `confirmed`; a response with none of them cancels the dialog.
+fn ui_answer(map: &Map<String, Value>) -> Option<UiAnswer> {
+    let id = map.get("id")?.as_str()?.to_owned();
+    let response = if map.get("cancelled") == Some(&Value::Bool(true)) {
+        UiResponse::Cancelled
+    } else if let Some(Value::String(value)) = map.get("value") {
+        UiResponse::Value(value.clone())
+    } else if let Some(Value::Bool(yes)) = map.get("confirmed") {
+        UiResponse::Confirmed(*yes)
+    } else {
+        UiResponse::Cancelled
+    };
+    Some(UiAnswer { id, response })
 }
 
 /// Parses one line. `Err` is the error response to send.
@@ -187,7 +212,7 @@ pub fn parse_line(line: &str) -> Result<Incoming, Value> {
         }
     };
     if kind == "extension_ui_response" {
-        return Ok(Incoming::ExtensionUiResponse);
+        return Ok(Incoming::ExtensionUiResponse(ui_answer(map)));
     }
     if !COMMAND_TYPES.contains(&kind.as_str()) {
         return Err(error_response(
@@ -304,6 +329,44 @@ impl RpcCommand {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answer(line: &str) -> Option<UiAnswer> {
+        match parse_line(line) {
+            Ok(Incoming::ExtensionUiResponse(answer)) => answer,
+            other => panic!("not a UI response: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reads_extension_ui_responses_as_pi_does() {
+        let of = |line| answer(line).map(|a| (a.id, a.response));
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":"ui-1","confirmed":true}"#),
+            Some(("ui-1".into(), UiResponse::Confirmed(true)))
+        );
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":"ui-2","confirmed":false}"#),
+            Some(("ui-2".into(), UiResponse::Confirmed(false)))
+        );
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":"ui-3","value":"b"}"#),
+            Some(("ui-3".into(), UiResponse::Value("b".into())))
+        );
+        // `cancelled` wins over anything else; nothing usable cancels.
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":"u","value":"b","cancelled":true}"#),
+            Some(("u".into(), UiResponse::Cancelled))
+        );
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":"u"}"#),
+            Some(("u".into(), UiResponse::Cancelled))
+        );
+        // Without a string id it answers nothing, and gets no response line either.
+        assert_eq!(
+            of(r#"{"type":"extension_ui_response","id":7,"confirmed":true}"#),
+            None
+        );
+    }
 
     #[test]
     fn parses_commands_with_ids() {

@@ -38,7 +38,7 @@ pub(super) fn model(id: &str, name: &str, window: u64) -> Model {
 }
 
 /// An App over an in-memory session with a short conversation already in its tree.
-fn app() -> Arc<App> {
+pub(super) fn app() -> Arc<App> {
     let cwd = Path::new("/tmp/demo");
     let mut session = SessionManager::in_memory(cwd);
     let user = |text: &str| {
@@ -84,7 +84,7 @@ fn app() -> Arc<App> {
     ))
 }
 
-fn ui(app: &App) -> Ui {
+pub(super) fn ui(app: &App) -> Ui {
     let options = TuiOptions {
         cwd: "/tmp/demo".into(),
         fullscreen: true,
@@ -110,7 +110,7 @@ fn command(ui: &mut Ui, app: &App, text: &str) {
     key(ui, app, KeyCode::Enter, KeyModifiers::NONE);
 }
 
-fn render(ui: &Ui, width: u16, height: u16) -> String {
+pub(super) fn render(ui: &Ui, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal.draw(|frame| draw(frame, &ui.screen())).unwrap();
     let buffer = terminal.backend().buffer();

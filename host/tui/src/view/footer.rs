@@ -1,4 +1,5 @@
-//! The footer: where, which session, which model, what it cost, and how full the context is.
+//! The footer: where, which session, which model, what it cost, and how full the context is;
+//! under it, when extensions set any, their statuses on one line (pi's extension statuses).
 
 use super::{Palette, Screen};
 use crate::theme::Token;
@@ -87,6 +88,42 @@ pub(super) fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> L
     }
     spans.push(Span::styled(context_part, palette.style(bar_color)));
     Line::from(spans)
+}
+
+/// The extensions' statuses (already in key order and cleaned) on one line, cut with `...` at
+/// the edge, as pi shows them.
+pub(super) fn status_slots_line(
+    statuses: &[String],
+    palette: &Palette,
+    width: usize,
+) -> Line<'static> {
+    let line = statuses.join(" ");
+    if line.width() <= width {
+        return Line::from(line);
+    }
+    let mut kept = String::new();
+    let mut used = 0;
+    for ch in line.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + w + 3 > width {
+            break;
+        }
+        used += w;
+        kept.push(ch);
+    }
+    Line::from(vec![Span::raw(kept), Span::styled("...", palette.dim())])
+}
+
+/// What a status slot shows of an extension's text: one line of printable text (line breaks
+/// and tabs become spaces, runs of spaces one), as pi's footer does.
+pub fn status_text(text: &str) -> String {
+    let flat = text.replace(['\r', '\n', '\t'], " ");
+    let clean = pi_ai::terminal_text::terminal_safe(&flat, pi_ai::terminal_text::Keep::Nothing);
+    clean
+        .split(' ')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The end of `text` in at most `width` cells, with `…` where it was cut.

@@ -386,6 +386,7 @@ fn item_lines(
                 }
             }
         }
+        Item::Status(text) => prefixed(out, text, "  ", palette.dim(), width, palette.dim()),
         Item::Notice { text, error } => {
             let color = if *error { Token::Error } else { Token::Warning };
             prefixed(

@@ -1,14 +1,17 @@
 //! Drawing one frame: the transcript (scrollable, following the end unless scrolled back), the
-//! queued messages, the working indicator, the editor and the footer. Everything is computed
+//! queued messages, the working indicator, the editor (or an extension's dialog in its place)
+//! and the footer (with the extensions' status line under it when they set one). Everything is computed
 //! from [`Screen`], so a frame is a pure function of the state (the snapshot tests rely on it).
 //! The transcript's lines come from [`LineCache`], which draws each item once (`lines`, `items`).
 
+mod dialog;
 mod footer;
 mod items;
 mod lines;
 
-pub use footer::Footer;
-use footer::footer_line;
+pub use dialog::DialogView;
+pub use footer::{Footer, status_text};
+use footer::{footer_line, status_slots_line};
 pub use lines::{LineCache, plain_transcript, scrollback_lines};
 
 use crate::color::ColorLevel;
@@ -64,6 +67,10 @@ pub struct Screen<'a> {
     pub images: crate::images::ImageProtocol,
     /// The colours of the UI's parts.
     pub theme: &'a Theme,
+    /// An extension's dialog, drawn in the editor's place while it is open.
+    pub dialog: Option<DialogView<'a>>,
+    /// The extensions' footer statuses (`setStatus`), in the order of their keys.
+    pub statuses: Vec<String>,
 }
 
 impl<'a> Screen<'a> {
@@ -95,6 +102,8 @@ impl<'a> Screen<'a> {
             renderers: &[],
             images: crate::images::ImageProtocol::None,
             theme: Theme::default_dark(),
+            dialog: None,
+            statuses: Vec::new(),
         }
     }
 }
@@ -143,9 +152,17 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     let palette = Palette::of(screen);
     let queue = queue_lines(screen.transcript, &palette, area.width as usize);
     let editor_width = area.width.saturating_sub(2).max(1) as usize;
-    let editor_lines = wrap(screen.editor.text(), editor_width).len().clamp(1, 10);
-    let popup = screen.popup.len().min(screen.popup_height) as u16;
-    let fixed = queue.len() as u16 + popup + 1 + editor_lines as u16 + 2 + 1;
+    // A dialog takes the editor's place (and the completion list's).
+    let (editor_rows, popup) = match &screen.dialog {
+        Some(view) => (dialog::height(view, &palette, area.width), 0),
+        None => {
+            let lines = wrap(screen.editor.text(), editor_width).len().clamp(1, 10);
+            let popup = screen.popup.len().min(screen.popup_height) as u16;
+            (lines as u16 + 2, popup)
+        }
+    };
+    let footer_rows = 1 + u16::from(!screen.statuses.is_empty());
+    let fixed = queue.len() as u16 + popup + 1 + editor_rows + footer_rows;
     // Fullscreen: the transcript takes what is left. Regular: the live items come first and take
     // only the rows they need, so the editor follows them.
     let transcript_rows = match screen.live_from {
@@ -169,8 +186,8 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
         Constraint::Length(queue.len() as u16),
         Constraint::Length(1),
         Constraint::Length(popup),
-        Constraint::Length(editor_lines as u16 + 2),
-        Constraint::Length(1),
+        Constraint::Length(editor_rows),
+        Constraint::Length(footer_rows),
     ])
     .flex(ratatui::layout::Flex::Start)
     .areas(area);
@@ -181,11 +198,16 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     frame.render_widget(Paragraph::new(queue), queue_area);
     frame.render_widget(Paragraph::new(status_line(screen, &palette)), status_area);
     draw_popup(frame, screen, &palette, popup_area);
-    draw_editor(frame, screen, &palette, editor_area);
-    frame.render_widget(
-        Paragraph::new(footer_line(screen, &palette, footer_area.width as usize)),
-        footer_area,
-    );
+    match &screen.dialog {
+        Some(view) => dialog::draw(frame, view, &palette, editor_area),
+        None => draw_editor(frame, screen, &palette, editor_area),
+    }
+    let width = footer_area.width as usize;
+    let mut footer = vec![footer_line(screen, &palette, width)];
+    if !screen.statuses.is_empty() {
+        footer.push(status_slots_line(&screen.statuses, &palette, width));
+    }
+    frame.render_widget(Paragraph::new(footer), footer_area);
 }
 
 /// Regular layout: the items not yet printed to the scrollback, their last lines when they do
@@ -301,12 +323,15 @@ fn status_line(screen: &Screen, palette: &Palette) -> Line<'static> {
     }
     if screen.transcript.working {
         let spin = SPINNER[screen.tick % SPINNER.len()];
+        // While a dialog is open the keys are the dialog's: Esc cancels it, not the run.
+        let keys = if screen.dialog.is_some() {
+            "(waiting for your answer below; Esc cancels the dialog)"
+        } else {
+            "(Esc to interrupt, Enter to steer, Alt+Enter to follow up)"
+        };
         return Line::from(vec![
             Span::styled(format!(" {spin} Working… "), palette.style(Token::Accent)),
-            Span::styled(
-                "(Esc to interrupt, Enter to steer, Alt+Enter to follow up)",
-                palette.dim(),
-            ),
+            Span::styled(keys, palette.dim()),
         ]);
     }
     if screen.scroll > 0 {

@@ -5,4 +5,5 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod dialogs;
 mod screens;
