@@ -65,6 +65,7 @@ pub fn tools(
                     ComponentTool::new(Arc::clone(&tool.component), tool.description.clone())
                         .with_session_id(Some(session_id.to_owned()))
                         .with_write_observer(prompt_writes(agent_dir, &tool.extension));
+                let component = host.serve_tool(component);
                 Some(Arc::new(component) as Arc<dyn AgentTool>)
             }
             None => pi_builtins::select(&ctx, &[name.as_str()])

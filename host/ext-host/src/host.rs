@@ -53,6 +53,12 @@ impl ExtensionHost {
             .unwrap_or_else(PoisonError::into_inner) = services;
     }
 
+    /// `tool` with its `ui` and `session` calls going to this host's services (a tool
+    /// built from cached descriptions, outside [`load`](Self::load)).
+    pub fn serve_tool(&self, tool: crate::tool::ComponentTool) -> crate::tool::ComponentTool {
+        tool.with_services(self.services.clone())
+    }
+
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

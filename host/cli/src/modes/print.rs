@@ -69,20 +69,24 @@ async fn stream_events(
     result
 }
 
-/// An extension's notice as its line on stderr: `<from>: <text>`, one line, cleaned.
+/// An extension's notice (or request for attention: there is no terminal UI to flash) as its
+/// line on stderr: `<from>: <text>`, one line, cleaned.
 fn notice_line(event: &AppEvent) -> Option<String> {
-    let AppEvent::Session(SessionEvent::ExtensionUiRequest {
-        request: UiRequest::Notify { message, .. },
-        from,
-        ..
-    }) = event
-    else {
-        return None;
+    let (from, text) = match event {
+        AppEvent::Session(SessionEvent::ExtensionUiRequest {
+            request: UiRequest::Notify { message, .. },
+            from,
+            ..
+        }) => (from, message.clone()),
+        AppEvent::Session(SessionEvent::Attention { from, title, text }) => {
+            (from, format!("{title}: {text}"))
+        }
+        _ => return None,
     };
     Some(format!(
         "{}: {}",
         terminal_safe(from, Keep::Line),
-        terminal_safe(message, Keep::Line)
+        terminal_safe(&text, Keep::Line)
     ))
 }
 

@@ -11,6 +11,7 @@ mod cli_docs;
 mod cli_example_checksum;
 mod cli_example_compactor;
 mod cli_example_fetch_url;
+mod cli_example_hooks;
 mod cli_example_json_query;
 mod cli_example_md_table;
 mod cli_example_renderer;
