@@ -376,10 +376,19 @@ impl App {
         text: String,
         images: Vec<ImageContent>,
     ) -> Result<Disposition, AppError> {
-        let (text, images) = match self.input_step(text, images, source).await {
-            Ok(prompt) => prompt,
-            Err(disposition) => return Ok(disposition),
-        };
+        match self.input_step(text, images, source).await {
+            Ok((text, images)) => self.prompt_after_input(text, images).await,
+            Err(disposition) => Ok(disposition),
+        }
+    }
+
+    /// Runs a prompt that went through [`input_step`](Self::input_step): templates and
+    /// skills expanded, then the run until the session is settled.
+    pub async fn prompt_after_input(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Result<Disposition, AppError> {
         let text = self.expand_input(&text)?;
         let mut blocks = vec![UserBlock::Text(TextContent {
             text,

@@ -147,9 +147,17 @@ impl App {
             && self.session.hooks().command(name).is_some()
     }
 
-    /// The `input` step of a prompt: a hook command runs, `input` hooks may transform the
-    /// prompt or handle it. `Err` carries the disposition of a prompt that ends here.
-    pub(super) async fn input_step(
+    /// Whether a prompt's `input` step may take a while (some hook wants the event).
+    pub fn has_input_hooks(&self) -> bool {
+        self.session
+            .hooks()
+            .wants(pi_ext_api::hooks::HookEventKind::Input)
+    }
+
+    /// The `input` step of a prompt (pi's steps 1 and 3): a hook command runs, `input` hooks
+    /// may transform the prompt or handle it. `Err` carries the disposition of a prompt that
+    /// ends here; `Ok` the prompt for [`prompt_after_input`](Self::prompt_after_input).
+    pub async fn input_step(
         &self,
         text: String,
         images: Vec<ImageContent>,

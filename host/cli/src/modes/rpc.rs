@@ -95,8 +95,13 @@ impl Server {
     async fn handle_line(&self, line: &str) {
         match parse_line(line) {
             // `bash` and `compact` can take long: they answer when done while the next lines
-            // (`abort_bash`, `abort`, queries) are served meanwhile.
-            Ok(Incoming::Command(request)) if runs_in_background(&request.command) => {
+            // (`abort_bash`, `abort`, queries) are served meanwhile. So does a prompt `input`
+            // hooks are asked about first (one may ask the user, whose answer is a later line).
+            Ok(Incoming::Command(request))
+                if runs_in_background(&request.command)
+                    || (matches!(request.command, RpcCommand::Prompt { .. })
+                        && self.session.has_input_hooks()) =>
+            {
                 // A bash command claims its slot now, so an `abort_bash` on the next line
                 // finds it even before the command has started.
                 if let RpcCommand::Bash { .. } = request.command
@@ -159,7 +164,7 @@ impl Server {
                 message,
                 images,
                 streaming_behavior,
-            } => self.prompt(message, images, streaming_behavior),
+            } => self.prompt(message, images, streaming_behavior).await,
             RpcCommand::Steer { message, .. } => {
                 let text = session.expand_input(&message).map_err(fail)?;
                 Ok(self.disposition(session.steer(text)))
@@ -323,7 +328,10 @@ impl Server {
         }
     }
 
-    fn prompt(
+    /// pi's prompt: a hook's command, else a steer or follow-up while the agent works, else
+    /// the `input` hooks (awaited: a prompt runs in the background when there are any, see
+    /// `handle_line`) and the run, answered once it started.
+    async fn prompt(
         &self,
         message: String,
         images: Vec<ImageContent>,
@@ -348,11 +356,15 @@ impl Server {
                 ),
             };
         }
+        let source = pi_app::hooks::InputSource::Rpc;
+        let (message, images) = match session.input_step(message, images, source).await {
+            Ok(prompt) => prompt,
+            Err(disposition) => return Ok(self.disposition(disposition)),
+        };
         let runner = Arc::clone(session);
         let out = self.out.clone();
         tokio::spawn(async move {
-            let source = pi_app::hooks::InputSource::Rpc;
-            if let Err(error) = runner.prompt_from(source, message, images).await {
+            if let Err(error) = runner.prompt_after_input(message, images).await {
                 out.write_value(&json!({"type": "error", "error": error.to_string()}));
             }
         });

@@ -296,7 +296,7 @@ fn a_bad_name_language_or_world_is_a_usage_error_and_writes_nothing() {
     let out = pi.run(&["ext", "new", "ok", "--world", "widget"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("[possible values: tool, provider, renderer, compactor]"),
+        stderr(&out).contains("[possible values: tool, provider, renderer, compactor, hook]"),
         "{}",
         stderr(&out)
     );

@@ -94,9 +94,8 @@ fn a_replaced_result_is_what_the_model_sees() {
     bash_turns(&pi, "echo hook-replace");
     run_ok(&pi, &["-p", "echo it"]);
     let result = tool_message(&pi, 1);
-    assert_eq!(
+    assert!(
         result["content"].to_string().contains("HOOK-REPLACED"),
-        true,
         "{result}"
     );
     assert!(
@@ -173,7 +172,11 @@ fn hooks_run_in_load_order_the_first_block_wins_and_rewrites_chain() {
     bash_turns(&pi, "touch chain-hook-rewrite");
     run_ok(&pi, &["-p", "chain"]);
     assert!(pi.cwd().join("chain-hook-rewritten-twice").exists());
-    assert_eq!(pi.session_entries("custom").len() >= 1, true);
+    let second = pi.session_entries("custom");
+    assert!(
+        second.iter().any(|e| e["customType"] == "second-called"),
+        "the second hook was not asked: {second:?}"
+    );
 
     let pi = PiEnv::new(Api::OpenAiCompletions);
     probe(&pi);
@@ -216,12 +219,9 @@ fn failing_hooks_allow_with_one_notice_unless_they_fail_closed() {
             "{command}: the tool did not run"
         );
         let err = stderr(&out);
-        assert_eq!(
-            err.matches("hook-probe").count() >= 1,
-            true,
-            "{command}: {err}"
-        );
-        assert!(err.contains("hook failed"), "{command}: {err}");
+        assert!(err.contains("hook-probe"), "{command}: {err}");
+        // Reported once, however many times the hook is asked.
+        assert_eq!(err.matches("hook failed").count(), 1, "{command}: {err}");
     }
 
     let pi = PiEnv::new(Api::OpenAiCompletions);
@@ -283,6 +283,11 @@ fn rpc_lists_runs_and_answers_hook_commands_and_dialogs() {
         .find(|c| c["name"] == "probe")
         .expect("listed");
     assert_eq!(probe["source"], "extension");
+
+    // An `input` hook that handles the prompt: answered `handled`, and no request is made.
+    let handled = rpc.call(json!({"id": "h", "type": "prompt", "message": "hook:handled"}));
+    assert_eq!(ok(&handled)["disposition"], "handled");
+    assert!(pi.mock.requests().is_empty());
 
     let response = rpc.call(json!({"id": "p1", "type": "prompt", "message": "/probe hello"}));
     assert_eq!(ok(&response)["disposition"], "handled");
