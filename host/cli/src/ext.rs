@@ -7,26 +7,6 @@
 //! `pi_ai::terminal_text` (`say!`, `tell!`); `pi ext list --json` is JSON and is left as it
 //! is.
 
-/// `println!` for a line of `pi ext`'s output, made safe for the terminal.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        println!("{}", pi_ai::terminal_text::terminal_safe(
-            &format!($($arg)*),
-            pi_ai::terminal_text::Keep::Lines,
-        ))
-    };
-}
-
-/// `eprintln!` for a message of `pi ext`, made safe for the terminal.
-macro_rules! tell {
-    ($($arg:tt)*) => {
-        eprintln!("{}", pi_ai::terminal_text::terminal_safe(
-            &format!($($arg)*),
-            pi_ai::terminal_text::Keep::Lines,
-        ))
-    };
-}
-
 mod approve;
 mod new;
 mod templates;

@@ -12,26 +12,6 @@ use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal, Write};
 
-/// `println!` for a line of output, made safe for the terminal (it quotes settings files).
-macro_rules! say {
-    ($($arg:tt)*) => {
-        println!("{}", pi_ai::terminal_text::terminal_safe(
-            &format!($($arg)*),
-            pi_ai::terminal_text::Keep::Lines,
-        ))
-    };
-}
-
-/// `eprintln!`, made safe for the terminal.
-macro_rules! tell {
-    ($($arg:tt)*) => {
-        eprintln!("{}", pi_ai::terminal_text::terminal_safe(
-            &format!($($arg)*),
-            pi_ai::terminal_text::Keep::Lines,
-        ))
-    };
-}
-
 /// Whether the arguments start a `pi hooks` command.
 pub fn is_hooks_command(first: &OsString) -> bool {
     first == "hooks"

@@ -1,6 +1,9 @@
 //! pi-cli: the `pi` binary's library part — arguments, the top-level flow and the print, JSON
 //! and RPC modes, each a thin face over pi-app's typed API. JSON is produced only here.
 
+#[macro_use]
+mod terminal_out;
+
 pub mod args;
 pub mod auth;
 pub mod ext;

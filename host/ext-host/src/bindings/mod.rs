@@ -11,6 +11,142 @@
 
 #![allow(missing_docs)]
 
+/// The imports of an older version, each forwarding to the latest implementation: expanded in
+/// `v0_1_0` and `v0_2_0`, whose interfaces differ from the latest only in the types they
+/// define themselves (log levels, spawn options, process output, directory entries). Paths
+/// resolve where it is expanded: each module names its own interfaces `host`, `process`,
+/// `directory`, `provider`, `compactor` and the latest ones `latest_*`.
+macro_rules! forward_to_latest {
+    () => {
+        impl host::Host for HostState {
+            fn log(&mut self, level: host::LogLevel, message: String) {
+                let level = match level {
+                    host::LogLevel::Trace => latest_host::LogLevel::Trace,
+                    host::LogLevel::Debug => latest_host::LogLevel::Debug,
+                    host::LogLevel::Info => latest_host::LogLevel::Info,
+                    host::LogLevel::Warn => latest_host::LogLevel::Warn,
+                    host::LogLevel::Error => latest_host::LogLevel::Error,
+                };
+                latest_host::Host::log(self, level, message);
+            }
+
+            fn progress(&mut self, update: ToolResult) {
+                latest_host::Host::progress(self, update);
+            }
+
+            fn cwd(&mut self) -> String {
+                latest_host::Host::cwd(self)
+            }
+
+            fn session_id(&mut self) -> Option<String> {
+                latest_host::Host::session_id(self)
+            }
+
+            fn aborted(&mut self) -> bool {
+                latest_host::Host::aborted(self)
+            }
+        }
+
+        impl process::Host for HostState {
+            fn spawn(
+                &mut self,
+                options: process::SpawnOptions,
+            ) -> Result<Resource<ChildProcess>, String> {
+                let options = latest_process::SpawnOptions {
+                    program: options.program,
+                    args: options.args,
+                    cwd: options.cwd,
+                    env: options.env,
+                    timeout_ms: options.timeout_ms,
+                    merge_stderr: options.merge_stderr,
+                };
+                latest_process::Host::spawn(self, options)
+            }
+        }
+
+        impl process::HostChild for HostState {
+            fn read(&mut self, child: Resource<ChildProcess>, wait_ms: u32) -> process::ReadResult {
+                match latest_process::HostChild::read(self, child, wait_ms) {
+                    latest_process::ReadResult::Output(latest_process::Output::Stdout(bytes)) => {
+                        process::ReadResult::Output(process::Output::Stdout(bytes))
+                    }
+                    latest_process::ReadResult::Output(latest_process::Output::Stderr(bytes)) => {
+                        process::ReadResult::Output(process::Output::Stderr(bytes))
+                    }
+                    latest_process::ReadResult::Pending => process::ReadResult::Pending,
+                    latest_process::ReadResult::Closed => process::ReadResult::Closed,
+                }
+            }
+
+            fn kill(&mut self, child: Resource<ChildProcess>) {
+                latest_process::HostChild::kill(self, child);
+            }
+
+            fn wait(&mut self, child: Resource<ChildProcess>) -> process::ExitStatus {
+                let status = latest_process::HostChild::wait(self, child);
+                process::ExitStatus {
+                    code: status.code,
+                    signal: status.signal,
+                    timed_out: status.timed_out,
+                }
+            }
+
+            fn drop(&mut self, child: Resource<ChildProcess>) -> wasmtime::Result<()> {
+                latest_process::HostChild::drop(self, child)
+            }
+        }
+
+        impl directory::Host for HostState {
+            fn entries(
+                &mut self,
+                dir: Resource<Descriptor>,
+            ) -> Result<Vec<directory::Entry>, ErrorCode> {
+                let entries = latest_directory::Host::entries(self, dir)?;
+                Ok(entries
+                    .into_iter()
+                    .map(|entry| directory::Entry {
+                        name: entry.name,
+                        type_: entry.type_,
+                    })
+                    .collect())
+            }
+
+            fn open_dir(
+                &mut self,
+                dir: Resource<Descriptor>,
+                name: Vec<u8>,
+            ) -> Result<Resource<Descriptor>, ErrorCode> {
+                latest_directory::Host::open_dir(self, dir, name)
+            }
+
+            fn read_file(
+                &mut self,
+                dir: Resource<Descriptor>,
+                name: Vec<u8>,
+                max_bytes: u64,
+            ) -> Result<Vec<u8>, ErrorCode> {
+                latest_directory::Host::read_file(self, dir, name, max_bytes)
+            }
+        }
+
+        impl provider::pi::extension::stream_sink::Host for HostState {
+            fn emit(&mut self, event: StreamEvent) -> bool {
+                latest_sink::Host::emit(self, event)
+            }
+        }
+
+        impl compactor::pi::extension::llm::Host for HostState {
+            fn complete(
+                &mut self,
+                model: Option<String>,
+                context: LlmContext,
+            ) -> Result<AssistantMessage, String> {
+                latest_llm::Host::complete(self, model, context)
+            }
+        }
+    };
+}
+
 pub mod v0_1_0;
 pub mod v0_2_0;
 pub mod v0_3_0;
