@@ -7,6 +7,7 @@
 use super::cli_extension_examples::built_package;
 use super::cli_rpc::{RpcClient, ok};
 use super::cli_support::*;
+use super::cli_tui_support::{REGULAR, pi_in_tmux};
 use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -213,4 +214,43 @@ fn notify_asks_for_attention_after_a_run_longer_than_its_threshold() {
         "{}",
         stderr(&out)
     );
+}
+
+/// The screens of these tests, printed for `--nocapture` readers (what the user sees).
+fn show(what: &str, screen: &str) {
+    println!("--- {what} ---\n{}\n---", screen.trim_end());
+}
+
+#[test]
+fn in_the_terminal_ui_the_gate_asks_and_slash_todos_lists_the_todos() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    install(
+        &pi,
+        built_package(&pi, pi_extension_examples::PERMISSION_GATE, "permission-gate.wasm"),
+    );
+    install(&pi, todo_package(&pi));
+    let victim = pi.cwd().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let tmux = pi_in_tmux(&pi, REGULAR);
+
+    call(&pi, "bash", json!({"command": "rm -rf victim"}));
+    tmux.submit("clean up");
+    let asking = tmux.wait_text("permission-gate@0.1.0 asks");
+    show("the permission gate asks", &asking);
+    assert!(asking.contains("rm -rf victim"), "{asking}");
+    assert!(victim.exists());
+    tmux.keys(&["y"]);
+    tmux.wait_for("the run to end", |_| !victim.exists());
+    tmux.wait_text("done");
+
+    call(&pi, "todo", json!({"action": "add", "text": "write the tests"}));
+    tmux.submit("plan it");
+    tmux.wait_text("1 open");
+    tmux.submit("/todos");
+    // The list once more, now as the command's notice under the tool's result.
+    let listed = tmux.wait_for("the /todos notice", |screen| {
+        screen.matches("[ ] 1. write the tests").count() >= 2
+    });
+    show("/todos", &listed);
+    tmux.exit();
 }

@@ -1,8 +1,3 @@
-//! NOT WIRED IN YET (no `mod` line in main.rs). Run against main at 7e5a100 they fail before
-//! any dialog opens: the probe loads, but `/probe` is an "Unknown command" in the TUI and in
-//! print mode, exactly as main's own `cli_hooks::rpc_lists_runs_and_answers_hook_commands_and_dialogs`
-//! fails at `get_commands` ("listed"). Add `mod cli_hook_dialogs;` once hook commands run.
-//!
 //! The `hook-probe` test component (`/probe confirm` asks `confirm("Probe", "Proceed?")` and
 //! then notifies "probe confirmed: yes|no|cancelled"); the RPC round trip, yes and no through
 //! `extension_ui_response`, is `cli_hooks`' `rpc_lists_runs_and_answers_hook_commands_and_dialogs`.
