@@ -136,6 +136,24 @@ fn todo_package(pi: &PiEnv) -> PathBuf {
 }
 
 #[test]
+fn the_install_prompt_names_the_ui_and_session_capabilities() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = todo_package(&pi);
+    // No terminal to ask on and no --yes: the request is shown, nothing installed.
+    let out = pi.run(&["ext", "install", package.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ui: show notices and ask you questions"),
+        "{err}"
+    );
+    assert!(
+        err.contains("session: add messages to the conversation"),
+        "{err}"
+    );
+}
+
+#[test]
 fn todo_keeps_its_list_in_the_session_and_shows_it_with_slash_todos_and_in_the_footer() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     install(&pi, todo_package(&pi));
@@ -226,7 +244,11 @@ fn in_the_terminal_ui_the_gate_asks_and_slash_todos_lists_the_todos() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     install(
         &pi,
-        built_package(&pi, pi_extension_examples::PERMISSION_GATE, "permission-gate.wasm"),
+        built_package(
+            &pi,
+            pi_extension_examples::PERMISSION_GATE,
+            "permission-gate.wasm",
+        ),
     );
     install(&pi, todo_package(&pi));
     let victim = pi.cwd().join("victim");
@@ -243,7 +265,11 @@ fn in_the_terminal_ui_the_gate_asks_and_slash_todos_lists_the_todos() {
     tmux.wait_for("the run to end", |_| !victim.exists());
     tmux.wait_text("done");
 
-    call(&pi, "todo", json!({"action": "add", "text": "write the tests"}));
+    call(
+        &pi,
+        "todo",
+        json!({"action": "add", "text": "write the tests"}),
+    );
     tmux.submit("plan it");
     tmux.wait_text("1 open");
     tmux.submit("/todos");

@@ -362,3 +362,26 @@ fn a_hook_cancels_compaction() {
         "{compact}"
     );
 }
+
+#[test]
+fn a_command_another_package_already_serves_is_refused_with_a_warning() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    probe(&pi);
+    install_hook(
+        &pi,
+        "probe-again",
+        pi_ext_test_artifacts::HOOK_PROBE,
+        GRANTS,
+    );
+    let out = run_ok(&pi, &["-p", "/probe hello"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "probe-again@0.1.0: command /probe is refused: hook-probe@0.1.0 already has it"
+        ),
+        "{err}"
+    );
+    // The first package keeps it.
+    assert!(err.contains("hook-probe@0.1.0: probe: hello"), "{err}");
+    assert!(!err.contains("probe-again@0.1.0: probe: hello"), "{err}");
+}
