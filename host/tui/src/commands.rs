@@ -92,7 +92,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         },
         "login" => Command::Login((!rest.is_empty()).then(|| rest.to_owned())),
         "logout" => Command::Logout((!rest.is_empty()).then(|| rest.to_owned())),
-        "help" => Command::Say(help(), false),
+        "help" => Command::Say(help(app), false),
         _ if name.starts_with("skill:") && !skill_commands(app) => Command::Say(
             format!("/{name}: skill commands are off (enableSkillCommands); nothing was sent"),
             true,
@@ -247,7 +247,7 @@ fn thinking(rest: &str, app: &App) -> Command {
     }
 }
 
-fn help() -> String {
+fn help(app: &App) -> String {
     let mut lines: Vec<String> = BUILTIN
         .iter()
         .map(|(name, what)| format!("/{name:<10} {what}"))
@@ -255,5 +255,17 @@ fn help() -> String {
     lines.push(
         "!cmd       Run a shell command; its output joins the context (!!cmd: it does not)".into(),
     );
+    // Extensions' commands, each with the package that serves it (their words are the
+    // package's: the transcript sanitises them like every extension string).
+    for command in app.extension_commands() {
+        let hint = command.info.argument_hint.as_deref().unwrap_or("");
+        let name = format!("{} {hint}", command.info.name);
+        lines.push(format!(
+            "/{:<10} {} ({})",
+            name.trim_end(),
+            command.info.description,
+            command.source
+        ));
+    }
     lines.join("\n")
 }

@@ -764,7 +764,7 @@ impl Ui {
     }
 
     /// Enter: a prompt when idle; while the agent works, a steering message (Alt+Enter: a
-    /// follow-up).
+    /// follow-up), except an extension's command, which runs at once.
     fn submit(&mut self, app: &App, follow_up: bool) -> Action {
         let text = self.editor.take().trim().to_owned();
         if text.is_empty() {
@@ -774,7 +774,9 @@ impl Ui {
         if let Some(action) = self.command(&text, app) {
             return action;
         }
-        if !self.transcript.working && !app.is_streaming() {
+        // An extension's command runs at once, even while the agent works (as in pi): the
+        // prompt path runs it without starting a run.
+        if (!self.transcript.working && !app.is_streaming()) || app.is_extension_command(&text) {
             return Action::Prompt(text);
         }
         match app.expand_input(&text) {

@@ -426,50 +426,17 @@ impl HookPipeline {
     }
 }
 
-/// A hook's new message list, sharing the messages it left as they were (the WIT form of a
-/// message drops provider details such as thinking signatures, so an unchanged message must be
-/// the original).
+/// A hook's new message list, sharing the messages it left as they were (the hook's side
+/// hands those back as the originals: `pi_ext_host`'s `hook_convert::keep_unchanged`).
 fn keep_unchanged(before: &[Arc<Message>], after: Vec<Message>) -> Vec<Arc<Message>> {
     after
         .into_iter()
         .enumerate()
         .map(|(index, message)| match before.get(index) {
-            Some(original) if same_for_the_model(original, &message) => Arc::clone(original),
+            Some(original) if **original == message => Arc::clone(original),
             _ => Arc::new(message),
         })
         .collect()
-}
-
-/// Whether two messages say the same to a model (role, text, images, tool calls), ignoring
-/// what the WIT form does not carry.
-fn same_for_the_model(a: &Message, b: &Message) -> bool {
-    fn key(message: &Message) -> Value {
-        let mut value = serde_json::to_value(message).unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut value {
-            map.retain(|k, _| matches!(k.as_str(), "role" | "content" | "toolCallId" | "isError"));
-            if let Some(Value::Array(blocks)) = map.get_mut("content") {
-                for block in blocks {
-                    if let Value::Object(b) = block {
-                        b.retain(|k, _| {
-                            matches!(
-                                k.as_str(),
-                                "type"
-                                    | "text"
-                                    | "thinking"
-                                    | "data"
-                                    | "mimeType"
-                                    | "id"
-                                    | "name"
-                                    | "arguments"
-                            )
-                        });
-                    }
-                }
-            }
-        }
-        value
-    }
-    key(a) == key(b)
 }
 
 #[cfg(test)]

@@ -278,5 +278,12 @@ fn in_the_terminal_ui_the_gate_asks_and_slash_todos_lists_the_todos() {
         screen.matches("[ ] 1. write the tests").count() >= 2
     });
     show("/todos", &listed);
+    // Offered after `/` and listed by /help, with the package that serves it.
+    tmux.type_text("/tod");
+    tmux.wait_text("Show the todo list of this session (todo@0.1.0)");
+    tmux.keys(&["C-u"]);
+    tmux.submit("/help");
+    let help = tmux.wait_text("/todos");
+    assert!(help.contains("(todo@0.1.0)"), "{help}");
     tmux.exit();
 }

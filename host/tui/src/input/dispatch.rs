@@ -167,13 +167,25 @@ impl Ui {
 }
 
 /// The session's commands offered after `/` (skills only while `enableSkillCommands`).
+/// An extension's command says which package serves it.
 pub(super) fn commands_of(app: &App) -> Vec<(String, String)> {
     let skills = crate::commands::skill_commands(app);
-    app.commands()
+    let mut commands: Vec<(String, String)> = app
+        .extension_commands()
         .into_iter()
-        .filter(|c| skills || !c.name.starts_with("skill:"))
-        .map(|c| (c.name, c.description))
-        .collect()
+        .map(|c| {
+            let described = format!("{} ({})", c.info.description, c.source);
+            (c.info.name, described)
+        })
+        .collect();
+    commands.extend(
+        app.commands()
+            .into_iter()
+            .filter(|c| c.source != pi_app::app::CommandSource::Extension)
+            .filter(|c| skills || !c.name.starts_with("skill:"))
+            .map(|c| (c.name, c.description)),
+    );
+    commands
 }
 
 fn modified(path: &std::path::Path) -> Option<std::time::SystemTime> {
