@@ -15,9 +15,8 @@ mod bindings {
 use bindings::exports::pi::extension::hook_guest::Guest;
 use bindings::pi::extension::hook_types::{
     AgentEndEvent, BeforeAgentStartAnswer, BeforeAgentStartEvent, BeforeCompactAnswer,
-    BeforeCompactEvent, ContextEvent, EventKind, HookInfo, InputAnswer, InputEvent,
-    SessionStart, ToolCallAnswer, ToolCallEvent, ToolResultAnswer, ToolResultEvent,
-    TurnEndEvent,
+    BeforeCompactEvent, ContextEvent, EventKind, HookInfo, InputAnswer, InputEvent, SessionStart,
+    ToolCallAnswer, ToolCallEvent, ToolResultAnswer, ToolResultEvent, TurnEndEvent,
 };
 use bindings::pi::extension::session;
 use bindings::pi::extension::types::Message;

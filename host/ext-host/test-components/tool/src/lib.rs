@@ -196,8 +196,7 @@ fn probe(op: &str, args: &Value) -> Result<ToolResult, String> {
         // The 0.3.0 imports a tool may use: a notice, and an entry whose refusal is reported.
         "talk" => {
             pi_guest_sdk::ui::notify("the tool says hi", pi_guest_sdk::ui::NotifyLevel::Info);
-            pi_guest_sdk::session::append_entry("tool-entry", r#"{"n":1}"#)
-                .map(|()| text("stored"))
+            pi_guest_sdk::session::append_entry("tool-entry", r#"{"n":1}"#).map(|()| text("stored"))
         }
         other => Err(format!("unknown op {other}")),
     }
