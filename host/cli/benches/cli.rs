@@ -1,7 +1,7 @@
 //! The `pi` binary end to end: `pi --version`, print mode with one text turn, print mode with a
-//! 10-tool-call task (also with 5 hook packages installed, each asked at every event it
-//! can be: the test component `hook-probe` subscribes to all of them), each against the
-//! in-process mock LLM server. Prints median / p95 wall
+//! 10-tool-call task (also with 5 hook packages installed: five tool-call gates, and five
+//! copies of the test component `hook-probe`, which subscribes to every event), each against
+//! the in-process mock LLM server. Prints median / p95 wall
 //! time and the peak RSS of the pi process (through `/usr/bin/time -f %M` when installed).
 //!
 //! `cargo bench -p pi-cli --bench cli` (builds `pi` in release); `scripts/release.sh` runs it
@@ -34,16 +34,26 @@ struct Case {
     /// Replies to queue before each run.
     script: fn() -> Vec<Turn>,
     target_ms: f64,
-    /// Runs with five hook packages installed.
-    hooks: bool,
+    /// Which packages are installed.
+    hooks: Hooks,
 }
 
-/// Installs the test hook component as five approved packages in `dirs`' agent dir.
-fn install_hooks(dirs: &Dirs) {
+#[derive(Clone, Copy, PartialEq)]
+enum Hooks {
+    None,
+    /// Five copies of the test hook `hook-probe`, which subscribes to every event (the worst
+    /// case: each is asked at every prompt, request, tool call, result and turn).
+    Probes,
+    /// Five copies of `extensions/permission-gate`, asked at tool calls only (the usual case).
+    Gates,
+}
+
+/// Installs `wasm` as five approved hook packages in `dirs`' agent dir.
+fn install_hooks(dirs: &Dirs, wasm: &str) {
     for i in 0..5 {
         let package = dirs.agent.join("extensions").join(format!("hook-{i}"));
         std::fs::create_dir_all(&package).unwrap();
-        std::fs::copy(pi_ext_test_artifacts::HOOK_PROBE, package.join("hook.wasm")).unwrap();
+        std::fs::copy(wasm, package.join("hook.wasm")).unwrap();
         let manifest = format!(
             "[package]\nname = \"hook-{i}\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
              [[component]]\npath = \"hook.wasm\"\nworld = \"hook\"\n\n\
@@ -152,8 +162,10 @@ fn main() {
     bins.extend(baseline.clone());
     let mock = MockLlm::start();
     let plain = Dirs::new(&mock);
-    let hooked = Dirs::new(&mock);
-    install_hooks(&hooked);
+    let probes = Dirs::new(&mock);
+    install_hooks(&probes, pi_ext_test_artifacts::HOOK_PROBE);
+    let gates = Dirs::new(&mock);
+    install_hooks(&gates, pi_extension_examples::PERMISSION_GATE.component);
     let wrapped = std::env::var_os("PI_BENCH_WRAP").is_some();
     // The wrapped runs replace `time`: they still happen, but measure no RSS.
     let has_time = Path::new(TIME).exists() && !wrapped;
@@ -164,21 +176,21 @@ fn main() {
             args: strings(&["--version"]),
             script: no_turns,
             target_ms: 3.0,
-            hooks: false,
+            hooks: Hooks::None,
         },
         Case {
             name: "print mode, 1 text turn",
             args: strings(&["--no-session", "-p", "Say hello"]),
             script: one_turn,
             target_ms: 30.0,
-            hooks: false,
+            hooks: Hooks::None,
         },
         Case {
-            name: "print mode, 1 text turn, 5 hook packages",
+            name: "print mode, 1 text turn, 5 hooks on every event",
             args: strings(&["--no-session", "-p", "Say hello"]),
             script: one_turn,
             target_ms: 33.0,
-            hooks: true,
+            hooks: Hooks::Probes,
         },
         Case {
             name: "print mode, 10 tool calls",
@@ -190,10 +202,10 @@ fn main() {
             ]),
             script: ten_tools,
             target_ms: 150.0,
-            hooks: false,
+            hooks: Hooks::None,
         },
         Case {
-            name: "print mode, 10 tool calls, 5 hook packages",
+            name: "print mode, 10 tool calls, 5 tool-call gates",
             args: strings(&[
                 "--tools",
                 "read,bash,edit,write,grep,find,ls",
@@ -203,7 +215,19 @@ fn main() {
             script: ten_tools,
             // The goal: within 1.1× of the run without hooks.
             target_ms: 165.0,
-            hooks: true,
+            hooks: Hooks::Gates,
+        },
+        Case {
+            name: "print mode, 10 tool calls, 5 hooks on every event",
+            args: strings(&[
+                "--tools",
+                "read,bash,edit,write,grep,find,ls",
+                "-p",
+                "Do it",
+            ]),
+            script: ten_tools,
+            target_ms: 165.0,
+            hooks: Hooks::Probes,
         },
     ];
     println!("pi: {PI}\nruns per case: {runs}");
@@ -215,7 +239,11 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     let mut peak_kb = 0u64;
     for case in &cases {
-        let dirs = if case.hooks { &hooked } else { &plain };
+        let dirs = match case.hooks {
+            Hooks::None => &plain,
+            Hooks::Probes => &probes,
+            Hooks::Gates => &gates,
+        };
         let run = |bin: &str, rss: bool| {
             mock.push_all((case.script)());
             let started = Instant::now();
