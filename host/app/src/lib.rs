@@ -15,6 +15,7 @@ pub mod extensions;
 pub mod hooks;
 pub mod local_servers;
 pub mod model_select;
+pub mod permissions;
 pub mod project_code;
 pub mod shipped_docs;
 pub mod startup;

@@ -312,8 +312,42 @@ fn main() {
             if peak_kb <= 15 * 1024 { "✔" } else { "✘" }
         );
     }
+    hook_ratios(&mock, [&plain, &gates, &probes], &cases[3].args, runs);
     let leftover = mock.pending();
     assert_eq!(leftover, 0, "every scripted reply was used");
+}
+
+/// What hooks cost in the 10-tool-call run, as ratios from one interleaved run (no hooks,
+/// five gates and five probes one after the other in every round), so that the machine's
+/// drift falls on all three alike.
+fn hook_ratios(mock: &MockLlm, dirs: [&Dirs; 3], args: &[String], runs: usize) {
+    let mut times: [Vec<Duration>; 3] = Default::default();
+    for round in 0..runs + 2 {
+        for (dirs, times) in dirs.iter().zip(&mut times) {
+            mock.push_all(ten_tools());
+            let started = Instant::now();
+            let out = command(PI, dirs, args, false).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            if round >= 2 {
+                times.push(started.elapsed());
+            }
+        }
+    }
+    let [none, gates, probes] = times.map(|mut t| {
+        t.sort();
+        percentile(&t, 0.5)
+    });
+    println!(
+        "\n10 tool calls, runs interleaved (medians): no hooks {none:.2} ms; \
+         5 tool-call gates {gates:.2} ms ({:.2}×, goal ≤ 1.1×); \
+         5 hooks on every event {probes:.2} ms ({:.2}×)",
+        gates / none,
+        probes / none
+    );
 }
 
 fn print_row(case: &Case, binary: &str, f: &Figures, has_time: bool, wrapped: bool) {

@@ -227,6 +227,10 @@ pub trait Hook: Send + Sync {
     /// Whether a failure blocks the tool call instead of allowing it (`fail = "closed"`).
     fn fails_closed(&self) -> bool;
 
+    /// Gets ready for its first event ahead of it (loads its code). It blocks: the session
+    /// calls it on a thread of its own. A failure is left for that event to meet and report.
+    fn prepare(&self) {}
+
     /// Answers one event. An `Err` (a trap, a passed deadline, an answer that does not fit the
     /// event) names the hook; the session reports it and goes on as the rules say.
     fn handle(
@@ -267,6 +271,28 @@ pub enum Dialog {
         title: String,
         placeholder: Option<String>,
     },
+    /// A tool call the permission mode (or a hook's `ask`) puts to the user: a select whose
+    /// options are the approval choices, with what the call would do. Answered `Selected`.
+    Approval {
+        title: String,
+        options: Vec<String>,
+        tool: String,
+        preview: ApprovalPreview,
+    },
+}
+
+/// What a tool call put to the user would do, in a form to read before saying yes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ApprovalPreview {
+    /// A shell command.
+    Command { command: String },
+    /// An edit of `path`: `diff` holds `-`/`+` lines, old then new, per replaced passage.
+    Edit { path: String, diff: String },
+    /// A file written whole.
+    Write { path: String, content: String },
+    /// Any other call: its arguments as pretty JSON.
+    Arguments { json: String },
 }
 
 /// The user's answer to a [`Dialog`] (of the same kind).
@@ -324,6 +350,11 @@ pub trait SessionAccess: Send + Sync {
 
     /// Labels `entry_id` (the current leaf when `None`); a `None` label removes it.
     fn set_label(&self, entry_id: Option<&str>, label: Option<&str>) -> Result<(), String>;
+
+    /// The session's id, which every component may read (the `host` import's `session-id`).
+    fn session_id(&self) -> Option<String> {
+        None
+    }
 }
 
 /// What the application gives the hooks it runs. Until it is set (and in tests that do not

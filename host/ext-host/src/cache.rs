@@ -4,6 +4,7 @@
 
 use crate::bindings::types::ToolDefinition;
 use crate::index::StartupIndex;
+use crate::linkers::Linkers;
 use crate::record::{DescriptionRecord, HookRecord, write_atomic};
 use crate::source::ComponentSource;
 pub use pi_ext_api::ToolDescription;
@@ -23,6 +24,8 @@ pub struct ComponentCache {
     dir: PathBuf,
     compilations: AtomicU64,
     index: Mutex<StartupIndex>,
+    /// Kept with the artifacts they link (not on disk).
+    linkers: Linkers,
 }
 
 /// The host's description of a WIT tool definition (an unparsable schema becomes an empty
@@ -87,7 +90,13 @@ impl ComponentCache {
             dir: dir.into(),
             compilations: AtomicU64::new(0),
             index: Mutex::new(StartupIndex::default()),
+            linkers: Linkers::default(),
         }
+    }
+
+    /// The linkers of the components loaded through this cache (all of one engine).
+    pub(crate) fn linkers(&self) -> &Linkers {
+        &self.linkers
     }
 
     pub fn dir(&self) -> &Path {
@@ -151,6 +160,15 @@ impl ComponentCache {
     ) -> Result<Cached, String> {
         match source {
             ComponentSource::File(path) => {
+                // While the file's size and mtime are those its description record was made
+                // for (the same test that lets start-up trust the record's tools), the record
+                // names the artifact of these bytes: a warm load neither reads nor hashes them.
+                let known = self.record(path).and_then(|record| record.artifact);
+                if let Some(key) = known
+                    && let Some(component) = self.reload(engine, &key)
+                {
+                    return Ok(Cached::stored(component, key));
+                }
                 let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
                 self.load_keyed(engine, &bytes, Self::key(engine, &bytes))
             }
@@ -231,17 +249,29 @@ impl ComponentCache {
         self.record(wasm)?.hook.map(|hook| hook.info())
     }
 
-    /// Stores the tool descriptions of `wasm` next to the compiled artifacts.
-    pub fn store_descriptions(&self, wasm: &Path, tools: &[ToolDescription]) {
-        self.store_record(wasm, tools.to_vec(), None);
+    /// Stores the tool descriptions of `wasm` next to the compiled artifacts, with the key of
+    /// its artifact when it has one.
+    pub fn store_descriptions(
+        &self,
+        wasm: &Path,
+        tools: &[ToolDescription],
+        artifact: Option<&str>,
+    ) {
+        self.store_record(wasm, tools.to_vec(), None, artifact);
     }
 
-    /// Stores what the hook component `wasm` subscribes to and serves.
-    pub fn store_hook_info(&self, wasm: &Path, info: &HookInfo) {
-        self.store_record(wasm, Vec::new(), Some(HookRecord::of(info)));
+    /// Stores what the hook component `wasm` subscribes to and serves (and its artifact key).
+    pub fn store_hook_info(&self, wasm: &Path, info: &HookInfo, artifact: Option<&str>) {
+        self.store_record(wasm, Vec::new(), Some(HookRecord::of(info)), artifact);
     }
 
-    fn store_record(&self, wasm: &Path, tools: Vec<ToolDescription>, hook: Option<HookRecord>) {
+    fn store_record(
+        &self,
+        wasm: &Path,
+        tools: Vec<ToolDescription>,
+        hook: Option<HookRecord>,
+        artifact: Option<&str>,
+    ) {
         let Some((size, mtime_ns)) = fingerprint(wasm) else {
             return;
         };
@@ -250,6 +280,7 @@ impl ComponentCache {
             mtime_ns,
             tools,
             hook,
+            artifact: artifact.map(str::to_owned),
         };
         self.index().store_descriptions(wasm, &record);
         let path = self.record_path(wasm);

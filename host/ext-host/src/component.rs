@@ -8,6 +8,7 @@ use crate::clock::Interrupt;
 use crate::engine::new_store;
 use crate::error::{Cause, ExtensionError, ExtensionId};
 use crate::grant::Grant;
+use crate::linkers::Linkers;
 use crate::manifest::{WitVersion, World};
 pub use crate::source::ComponentSource;
 use crate::state::{CallContext, HostState};
@@ -30,15 +31,13 @@ pub struct LoadedComponent {
     temp_dir: Option<Arc<TempDir>>,
     /// The key of the compiled artifact on disk, when there is one.
     artifact: Option<String>,
-    linker: Arc<Linker<HostState>>,
 }
 
-/// What loading a component again keeps from its previous load: the temp directory (its
-/// files last the session) and the linker (building one registers every WASI function).
-#[derive(Default)]
-struct Reuse {
+/// What linking a component uses that outlives one load: the temp directory of its previous
+/// load (its files last the session) and the host's linkers.
+struct Reuse<'a> {
     temp_dir: Option<Arc<TempDir>>,
-    linker: Option<Arc<Linker<HostState>>>,
+    linkers: &'a Linkers,
 }
 
 /// A component that is loaded on first use (start-up reads only manifests and cached
@@ -69,7 +68,8 @@ struct Slot {
     pinned: Option<Arc<LoadedComponent>>,
     /// The key of the stored artifact once the component was loaded.
     artifact: Option<String>,
-    reuse: Reuse,
+    /// The temp directory of the previous load.
+    temp_dir: Option<Arc<TempDir>>,
 }
 
 impl LazyComponent {
@@ -151,10 +151,7 @@ impl LazyComponent {
         };
         self.loads.fetch_add(1, Ordering::Relaxed);
         slot.resident = Arc::downgrade(&loaded);
-        slot.reuse = Reuse {
-            temp_dir: loaded.temp_dir.clone(),
-            linker: Some(loaded.linker.clone()),
-        };
+        slot.temp_dir = loaded.temp_dir.clone();
         slot.artifact = loaded.artifact.clone();
         if loaded.artifact.is_none() {
             slot.pinned = Some(loaded.clone());
@@ -193,8 +190,8 @@ impl LazyComponent {
             (self.world, self.wit),
             self.grant.clone(),
             Reuse {
-                temp_dir: slot.reuse.temp_dir.clone(),
-                linker: slot.reuse.linker.clone(),
+                temp_dir: slot.temp_dir.clone(),
+                linkers: self.cache.linkers(),
             },
         )
     }
@@ -456,7 +453,10 @@ impl LoadedComponent {
             cached,
             (world, wit),
             grant,
-            Reuse::default(),
+            Reuse {
+                temp_dir: None,
+                linkers: cache.linkers(),
+            },
         )
     }
 
@@ -470,7 +470,7 @@ impl LoadedComponent {
         cached: Cached,
         (world, wit): (World, WitVersion),
         grant: Arc<Grant>,
-        reuse: Reuse,
+        reuse: Reuse<'_>,
     ) -> Result<Self, ExtensionError> {
         let fail = |cause| ExtensionError::new(&extension, cause);
         let component = cached.component;
@@ -481,10 +481,12 @@ impl LoadedComponent {
             check_import(name, (world, wit), &mut optional, path).map_err(fail)?;
         }
         let runtime = |e: wasmtime::Error| fail(Cause::Runtime(format!("{e:#}")));
-        let linker = match reuse.linker {
-            Some(linker) => linker,
-            None => Arc::new(linker(engine, (world, wit), optional).map_err(runtime)?),
-        };
+        let linker = reuse
+            .linkers
+            .get((world, wit), optional, || {
+                linker(engine, (world, wit), optional)
+            })
+            .map_err(runtime)?;
         let instance_pre = linker.instantiate_pre(&component).map_err(runtime)?;
         let pre = Pre::new(world, wit, instance_pre).map_err(runtime)?;
         let temp_dir = match reuse.temp_dir {
@@ -503,7 +505,6 @@ impl LoadedComponent {
             pre,
             temp_dir,
             artifact: cached.key,
-            linker,
         })
     }
 
@@ -517,6 +518,11 @@ impl LoadedComponent {
         )
         .map_err(|e| self.error(Cause::Io(e)))?;
         Ok(new_store(&self.engine, state))
+    }
+
+    /// The key of its compiled artifact on disk, when there is one.
+    pub(crate) fn artifact(&self) -> Option<&str> {
+        self.artifact.as_deref()
     }
 
     pub(crate) fn error(&self, cause: Cause) -> ExtensionError {

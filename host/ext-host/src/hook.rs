@@ -1,13 +1,16 @@
-//! Hook components as pi-ext-api [`Hook`]s. Each event runs on the component's cached
-//! `InstancePre` in a fresh store, on a thread of its own under a watchdog (as tool calls do),
-//! with the hook deadline: 2 s, or the package's lower `[limits] timeout-ms`. Time spent in a
-//! `ui` dialog does not count (`clock.rs`). What the component subscribes to and serves comes
+//! Hook components as pi-ext-api [`Hook`]s. Each event runs on a thread of its own under a
+//! watchdog (as tool calls do), with the hook deadline: 2 s, or the package's lower `[limits]
+//! timeout-ms`. Time spent in a `ui` dialog does not count (`clock.rs`). A hook answers many
+//! small events, for which a fresh store and instance would cost more than the call itself:
+//! the instance a call leaves behind serves the next one ([`Warm`]), unless that call failed
+//! or printed; a component keeps its memory between events, as pi's extensions keep theirs. What the component subscribes to and serves comes
 //! from `describe`, asked once and kept in the start-up index, so start-up neither compiles
 //! nor instantiates hooks.
 
-use crate::bindings::{HookPre, Pre};
+use crate::bindings::{HookInstance, HookPre, Pre};
 use crate::component::{LazyComponent, LoadedComponent};
 use crate::error::{Cause, ExtensionError};
+use crate::grant::Grant;
 use crate::hook_convert::{self, WitAnswer, WitEvent};
 use crate::state::CallContext;
 use crate::watchdog::{self, Watch};
@@ -16,7 +19,7 @@ use pi_ext_api::ExtensionFailure;
 use pi_ext_api::hooks::{
     CommandInfo, Hook, HookAnswer, HookEvent, HookEventKind, HookInfo, HookServices,
 };
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use wasmtime::Store;
@@ -39,6 +42,15 @@ pub struct HookComponent {
     info: Arc<HookInfo>,
     fail_closed: bool,
     services: ServicesSlot,
+    warm: Arc<Mutex<Option<Warm>>>,
+}
+
+/// An instance kept for the next call, with its store and the component it came from (which
+/// it keeps loaded).
+struct Warm {
+    loaded: Arc<LoadedComponent>,
+    store: Store<crate::state::HostState>,
+    instance: HookInstance,
 }
 
 /// Asks a loaded hook component what it wants and serves, bounded like any call.
@@ -66,24 +78,23 @@ fn hook_pre(component: &LoadedComponent) -> Result<&HookPre, ExtensionError> {
     }
 }
 
-/// The deadline of a hook call of `component`.
-pub fn deadline(component: &LoadedComponent) -> Duration {
-    HOOK_DEADLINE.min(component.grant.limits.timeout)
+/// The deadline of a hook call of a component with `grant`.
+pub fn deadline(grant: &Grant) -> Duration {
+    HOOK_DEADLINE.min(grant.limits.timeout)
 }
 
 fn context(component: &LoadedComponent, watch: Watch) -> CallContext {
-    let mut context = CallContext::new(deadline(component));
+    let mut context = CallContext::new(deadline(&component.grant));
     context.watch = watch;
     context
 }
 
-/// Calls the export of `event` in a fresh instance.
+/// Calls the export of `event`.
 fn dispatch(
-    pre: &HookPre,
+    instance: &HookInstance,
     store: &mut Store<crate::state::HostState>,
     event: &WitEvent,
 ) -> wasmtime::Result<WitAnswer> {
-    let instance = pre.instantiate(&mut *store)?;
     let guest = instance.pi_extension_hook_guest();
     Ok(match event {
         WitEvent::SessionStart(e) => {
@@ -123,8 +134,10 @@ pub fn answer_once(
     event: &HookEvent,
 ) -> Result<HookAnswer, ExtensionError> {
     let pre = hook_pre(component)?;
-    let mut store = component.store(CallContext::new(deadline(component)))?;
-    let answer = dispatch(pre, &mut store, &hook_convert::to_wit(event))
+    let mut store = component.store(CallContext::new(deadline(&component.grant)))?;
+    let answer = pre
+        .instantiate(&mut store)
+        .and_then(|instance| dispatch(&instance, &mut store, &hook_convert::to_wit(event)))
         .map_err(|e| component.classify(&e, &store))?;
     hook_convert::from_wit(event.kind(), answer, &component.grant.limits)
         .map_err(|reason| component.error(Cause::Guest(reason)))
@@ -147,6 +160,33 @@ fn neutral(kind: HookEventKind) -> HookAnswer {
     }
 }
 
+/// The warm instance, if no other call has it.
+fn take(slot: &Mutex<Option<Warm>>) -> Option<Warm> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner).take()
+}
+
+/// Keeps `warm` for the next call, unless a call running alongside kept its own first.
+fn keep(slot: &Mutex<Option<Warm>>, warm: Warm) {
+    let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    if slot.is_none() {
+        *slot = Some(warm);
+    }
+}
+
+/// A new instance of the component (loaded now if needed) in a store for `context`.
+fn instantiate(component: &LazyComponent, context: CallContext) -> Result<Warm, ExtensionError> {
+    let loaded = component.get()?;
+    let mut store = loaded.store(context)?;
+    let instance = hook_pre(&loaded)?
+        .instantiate(&mut store)
+        .map_err(|e| loaded.classify(&e, &store))?;
+    Ok(Warm {
+        loaded,
+        store,
+        instance,
+    })
+}
+
 fn failure(error: &ExtensionError) -> ExtensionFailure {
     ExtensionFailure(format!("{}: {}", error.extension, error.cause))
 }
@@ -164,6 +204,7 @@ impl HookComponent {
             info: Arc::new(info),
             fail_closed,
             services,
+            warm: Arc::default(),
         }
     }
 
@@ -175,32 +216,50 @@ impl HookComponent {
         &self.info
     }
 
-    /// Runs `call` on the loaded component on its own thread under the watchdog, with the
-    /// hook deadline, `cancel` as the abort and the embedder's services.
+    /// Runs `call` on its own thread under the watchdog, with the hook deadline, `cancel` as
+    /// the abort and the embedder's services, in the warm instance if there is one, else in a
+    /// new one.
     async fn run<T, F>(&self, cancel: CancellationToken, call: F) -> Result<T, ExtensionError>
     where
         T: Send + 'static,
         F: FnOnce(
                 &LoadedComponent,
                 &mut Store<crate::state::HostState>,
+                &HookInstance,
             ) -> Result<T, ExtensionError>
             + Send
             + 'static,
     {
         let component = self.component.clone();
         let services = services_of(&self.services);
+        let session_id = services.session.session_id();
         let abort = cancel.clone();
+        let warm_slot = self.warm.clone();
         watchdog::spawn(&self.component.extension, cancel, move |watch| {
-            let loaded = component.get()?;
-            let mut context = context(&loaded, watch);
+            let mut context = CallContext::new(deadline(&component.grant));
+            context.watch = watch;
             context.abort = abort;
             context.services = services;
-            let mut store = loaded.store(context)?;
-            let result = call(&loaded, &mut store);
-            store.data().flush_output();
+            context.session_id = session_id;
+            let mut warm = match take(&warm_slot) {
+                Some(mut warm) => {
+                    warm.store.data_mut().begin(context);
+                    warm.store.set_epoch_deadline(1);
+                    warm
+                }
+                None => instantiate(&component, context)?,
+            };
+            let result = call(&warm.loaded, &mut warm.store, &warm.instance);
+            let state = warm.store.data_mut();
+            state.flush_output();
+            if result.is_ok() && !state.printed() {
+                // The services and abort of this call are not the next one's.
+                state.begin(CallContext::new(Duration::ZERO));
+                keep(&warm_slot, warm);
+            }
             result
         })?
-        .wait()
+        .wait_short()
         .await
     }
 
@@ -217,9 +276,8 @@ impl HookComponent {
         let wit_event = hook_convert::to_wit(&event);
         let limits = self.component.grant.limits.clone();
         let answer = self
-            .run(cancel, move |loaded, store| {
-                let pre = hook_pre(loaded)?;
-                dispatch(pre, store, &wit_event).map_err(|e| loaded.classify(&e, store))
+            .run(cancel, move |loaded, store, instance| {
+                dispatch(instance, store, &wit_event).map_err(|e| loaded.classify(&e, store))
             })
             .await
             .map_err(|e| failure(&e))?;
@@ -247,11 +305,7 @@ impl HookComponent {
             )));
         }
         let (name, args) = (name.to_owned(), args.to_owned());
-        self.run(cancel, move |loaded, store| {
-            let pre = hook_pre(loaded)?;
-            let instance = pre
-                .instantiate(&mut *store)
-                .map_err(|e| loaded.classify(&e, store))?;
+        self.run(cancel, move |loaded, store, instance| {
             instance
                 .pi_extension_hook_guest()
                 .call_run_command(&mut *store, &name, &args)
@@ -280,6 +334,16 @@ impl Hook for HookComponent {
 
     fn fails_closed(&self) -> bool {
         self.fail_closed
+    }
+
+    fn prepare(&self) {
+        // Instantiating runs no more of the component than its start (bounded by the epoch
+        // deadline like any call); no watchdog is needed for nobody waits on it.
+        let context = CallContext::new(deadline(&self.component.grant));
+        match instantiate(&self.component, context) {
+            Ok(warm) => keep(&self.warm, warm),
+            Err(error) => tracing::debug!(hook = %self.source, "not prepared: {error}"),
+        }
     }
 
     fn handle(
@@ -312,6 +376,7 @@ impl HookComponent {
             info: self.info.clone(),
             fail_closed: self.fail_closed,
             services: self.services.clone(),
+            warm: self.warm.clone(),
         }
     }
 }

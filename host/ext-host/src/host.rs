@@ -111,7 +111,8 @@ impl ExtensionHost {
         }
         let loaded = component.get()?;
         let tools = tool::describe(&loaded)?;
-        self.cache.store_descriptions(component.path(), &tools);
+        self.cache
+            .store_descriptions(component.path(), &tools, loaded.artifact());
         Ok(tools)
     }
 
@@ -123,7 +124,8 @@ impl ExtensionHost {
         }
         let loaded = component.get()?;
         let info = hook::describe(&loaded)?;
-        self.cache.store_hook_info(component.path(), &info);
+        self.cache
+            .store_hook_info(component.path(), &info, loaded.artifact());
         Ok(info)
     }
 

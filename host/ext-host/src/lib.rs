@@ -28,6 +28,7 @@ pub mod hook;
 mod hook_convert;
 pub mod host;
 mod index;
+mod linkers;
 pub mod lockfile;
 pub mod manifest;
 mod process;

@@ -16,6 +16,9 @@ pub struct DescriptionRecord {
     /// What a hook component's `describe` answered (none for other worlds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hook: Option<HookRecord>,
+    /// The key of the compiled artifact of these bytes (see `ComponentCache::load_source`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
 }
 
 /// A [`HookInfo`] as stored: events by their WIT names.

@@ -286,6 +286,28 @@ impl HostState {
         })
     }
 
+    /// Starts another call in this state (a hook's instance kept between events): the new
+    /// call's facts and a fresh clock; what the previous call left is forgotten.
+    pub(crate) fn begin(&mut self, call: CallContext) {
+        let clock = CallClock::start(
+            call.timeout,
+            call.abort.clone(),
+            self.grant.limits.abort_grace,
+        );
+        call.watch.started(&clock);
+        self.gate.clock = clock.clone();
+        self.clock = clock;
+        self.call = call;
+        self.refused.clear();
+        self.limiter.memory_denied = false;
+    }
+
+    /// Whether the component wrote to stdout or stderr (the pipes only fill up, so a state
+    /// that printed is not used for another call).
+    pub(crate) fn printed(&self) -> bool {
+        !self.stdout.contents().is_empty() || !self.stderr.contents().is_empty()
+    }
+
     /// Checked by the epoch callback: abort first (once the grant's abort grace has passed),
     /// then the deadline.
     pub fn interrupt(&self) -> Option<Interrupt> {

@@ -4,15 +4,19 @@
 //! else changes for the caller.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One call's work.
 pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// How long an idle thread waits for another call before it ends.
 const IDLE_FOR: Duration = Duration::from_secs(30);
+
+/// How long a thread that finished its call watches for the next one before it sleeps:
+/// the hooks of one event come one after the other, and a sleeping thread is slow to wake.
+const SPIN: Duration = Duration::from_micros(100);
 
 /// At most this many threads wait idle; more finish when their call does.
 const MAX_IDLE: usize = 8;
@@ -61,6 +65,10 @@ fn serve(first: Job, me: Idle, receiver: &Receiver<Job>) {
             }
             idle.push((me.0, me.1.clone()));
         }
+        if let Some(next) = spin(receiver) {
+            job = next;
+            continue;
+        }
         job = match receiver.recv_timeout(IDLE_FOR) {
             Ok(next) => next,
             Err(RecvTimeoutError::Timeout) => {
@@ -80,4 +88,17 @@ fn serve(first: Job, me: Idle, receiver: &Receiver<Job>) {
             Err(RecvTimeoutError::Disconnected) => return,
         };
     }
+}
+
+/// The next call if it comes within [`SPIN`].
+fn spin(receiver: &Receiver<Job>) -> Option<Job> {
+    let until = Instant::now() + SPIN;
+    while Instant::now() < until {
+        match receiver.try_recv() {
+            Ok(job) => return Some(job),
+            Err(TryRecvError::Empty) => std::hint::spin_loop(),
+            Err(TryRecvError::Disconnected) => return None,
+        }
+    }
+    None
 }

@@ -64,6 +64,7 @@ impl Dialog {
                 title,
                 options,
                 timeout,
+                ..
             } => {
                 let options = options.iter().map(|o| clean_line(o)).collect();
                 let kind = Kind::Select {
@@ -299,6 +300,7 @@ mod tests {
             title: "Pick".into(),
             options: vec!["a".into(), "b\x1b[31m".into()],
             timeout: None,
+            approval: None,
         };
         let mut d = open(&request);
         d.key(&press(KeyCode::Down));

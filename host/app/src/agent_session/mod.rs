@@ -30,7 +30,7 @@ pub use navigate::{NavigateOptions, NavigateResult};
 pub use pi_session::retry::{RetryPolicy, Sleeper, TokioSleeper};
 pub use pipeline::HookCommand;
 pub(crate) use pipeline::{HookPipeline, InputOutcome};
-pub use ui_request::{NotifyType, UiRequest, UiResponse};
+pub use ui_request::{ApprovalView, NotifyType, UiRequest, UiResponse};
 
 use pi_agent::{
     Agent, AgentEvent, AgentMessage, AgentOptions, AgentTool, Hooks, PromptInput, StreamFn,

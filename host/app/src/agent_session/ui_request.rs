@@ -2,8 +2,15 @@
 //! ([`SessionEvent::ExtensionUiRequest`](super::SessionEvent::ExtensionUiRequest)), and a face's
 //! answer to a dialog.
 
-use pi_ext_api::hooks::NotifyLevel;
+use pi_ext_api::hooks::{ApprovalPreview, NotifyLevel};
 use serde::Serialize;
+
+/// The call an approval select is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovalView {
+    pub tool: String,
+    pub preview: ApprovalPreview,
+}
 
 /// A request to the user from an extension, in pi's `extension_ui_request` shape (`method`
 /// plus its fields).
@@ -23,6 +30,10 @@ pub enum UiRequest {
         options: Vec<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         timeout: Option<u64>,
+        /// Present when the select is an approval: the tool and what the call would do (an
+        /// RPC client that does not know it still sees a plain `select`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        approval: Option<ApprovalView>,
     },
     #[serde(rename = "input")]
     Input {

@@ -90,6 +90,7 @@ impl App {
                     .map(|c| (c.name, "a prompt template or skill".to_owned())),
             )
             .collect();
+        prepare(&hooks);
         let warnings = self.session.set_hooks(hooks, taken);
         for warning in &warnings {
             tracing::warn!("{warning}");
@@ -204,5 +205,20 @@ impl App {
     /// Shows a notice from pi itself through the same channel as extensions' notices.
     pub fn notify(&self, text: &str, level: NotifyLevel) {
         self.ui.notify("pi", text, level);
+    }
+}
+
+/// Loads the hooks one after the other on a thread of their own while the session gets going,
+/// so that the first event finds them ready (one thread: the loads do not crowd the session's).
+fn prepare(hooks: &[Arc<dyn Hook>]) {
+    if hooks.is_empty() {
+        return;
+    }
+    let hooks = hooks.to_vec();
+    let started = std::thread::Builder::new()
+        .name("pi-hooks prepare".into())
+        .spawn(move || hooks.iter().for_each(|hook| hook.prepare()));
+    if let Err(error) = started {
+        tracing::debug!("hooks not prepared ahead: {error}");
     }
 }

@@ -5,7 +5,8 @@
 mod session_access;
 mod ui;
 
-pub use crate::agent_session::{HookCommand, NotifyType, UiRequest, UiResponse};
+pub use crate::agent_session::{ApprovalView, HookCommand, NotifyType, UiRequest, UiResponse};
+pub use pi_ext_api::hooks::ApprovalPreview;
 pub use pi_ext_api::hooks::{InputSource, SessionStartReason};
 pub(crate) use session_access::HookSession;
 pub(crate) use ui::UiBridge;

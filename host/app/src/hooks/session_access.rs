@@ -73,6 +73,12 @@ impl SessionAccess for HookSession {
             .map_err(|e| e.to_string())
     }
 
+    fn session_id(&self) -> Option<String> {
+        // Asked by the caller of every hook call: it must never wait for the session file.
+        let session = self.session.upgrade()?;
+        session.try_with_session(|s| s.session_id().to_owned())
+    }
+
     fn entries(&self, custom_type: &str) -> Result<Vec<Value>, String> {
         let session = self.session.upgrade().ok_or(CLOSED)?;
         Ok(session.with_session(|s| {

@@ -7,7 +7,7 @@
 //! abort (which cancels every open dialog). Where no face can answer (print and JSON modes,
 //! until a face calls [`UiBridge::enable_dialogs`]) dialogs answer "cancelled" at once.
 
-use crate::agent_session::{SessionEvent, UiRequest, UiResponse};
+use crate::agent_session::{ApprovalView, SessionEvent, UiRequest, UiResponse};
 use pi_ai::lock;
 use pi_ext_api::hooks::{Dialog, DialogAnswer, NotifyLevel, UserInterface};
 use std::collections::HashMap;
@@ -83,6 +83,18 @@ fn dialog_request(dialog: &Dialog, timeout: Option<u64>) -> UiRequest {
             title,
             options,
             timeout,
+            approval: None,
+        },
+        Dialog::Approval {
+            title,
+            options,
+            tool,
+            preview,
+        } => UiRequest::Select {
+            title,
+            options,
+            timeout,
+            approval: Some(ApprovalView { tool, preview }),
         },
         Dialog::Input { title, placeholder } => UiRequest::Input {
             title,
@@ -97,7 +109,10 @@ fn answer(dialog: &Dialog, response: UiResponse) -> Option<DialogAnswer> {
     match (dialog, response) {
         (_, UiResponse::Cancelled) => None,
         (Dialog::Confirm { .. }, UiResponse::Confirmed(yes)) => Some(DialogAnswer::Confirmed(yes)),
-        (Dialog::Select { options, .. }, UiResponse::Value(value)) => options
+        (
+            Dialog::Select { options, .. } | Dialog::Approval { options, .. },
+            UiResponse::Value(value),
+        ) => options
             .iter()
             .position(|option| *option == value)
             .map(DialogAnswer::Selected),

@@ -140,6 +140,18 @@ fn before_agent_start_changes_the_system_prompt_for_that_run_and_adds_a_message(
         custom.iter().any(|e| e["customType"] == "probe"),
         "{custom:?}"
     );
+    // The `host` import gives hooks the session's id, as it gives tools.
+    let id = pi.session_lines()[0]["id"].clone();
+    let starts: Vec<Value> = pi
+        .session_entries("custom")
+        .into_iter()
+        .filter(|e| e["customType"] == "probe-start")
+        .collect();
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    assert!(
+        starts.iter().all(|e| e["data"]["host_session"] == id),
+        "{starts:?}"
+    );
 }
 
 #[test]

@@ -169,7 +169,7 @@ use wasmtime::component::{InstancePre, Linker};
 /// them. They are linked whatever the grant: a toolchain that imports every interface of its
 /// world (componentize-py, jco) must not need `process` to count words, so the grant is
 /// checked at each call instead ([`crate::grant::not_granted`]).
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Optional {
     pub process: bool,
     pub llm: bool,
@@ -235,6 +235,8 @@ pub(crate) type CompactorPre = Versioned<
 >;
 /// Hook components exist since 0.3.0: one version so far.
 pub(crate) type HookPre = latest::hook::HookPre<HostState>;
+/// An instantiated hook component.
+pub(crate) type HookInstance = latest::hook::Hook;
 
 /// The pre-linked form of a component, by world.
 pub(crate) enum Pre {

@@ -141,3 +141,58 @@ async fn a_component_that_could_not_be_stored_stays_loaded() {
     assert_eq!(opened.components[0].loads(), 1);
     assert_eq!(host.cache().compilations(), 1);
 }
+
+#[tokio::test]
+async fn a_warm_load_takes_the_artifact_named_by_the_record_while_the_file_is_unchanged() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cache_dir = tmp.path().join("cache");
+    let tool_bytes = std::fs::read(pi_ext_test_artifacts::TOOL).expect("tool");
+    let pkg = package(&tmp.path().join("pkg"), &tool_bytes);
+    let wasm = pkg.dir.join("tool.wasm");
+    let grant = Grant::new(tmp.path());
+    ExtensionHost::new(&cache_dir)
+        .expect("host")
+        .open(&pkg, grant.clone())
+        .expect("open");
+
+    // Same size and mtime, other bytes: the record still names the artifact, so the load
+    // never reads the file (reading it would find no component).
+    let mtime = std::fs::metadata(&wasm)
+        .expect("meta")
+        .modified()
+        .expect("mtime");
+    let blank = || {
+        std::fs::write(&wasm, vec![0u8; tool_bytes.len()]).expect("blank");
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&wasm)
+            .expect("open");
+        file.set_modified(mtime).expect("mtime");
+    };
+    blank();
+    let warm = ExtensionHost::new(&cache_dir).expect("host");
+    let opened = warm.open(&pkg, grant.clone()).expect("open");
+    assert!(opened.components[0].get().is_ok());
+    assert_eq!(opened.components[0].loads(), 1);
+
+    // Another mtime: the record no longer applies and the file is read (and refused).
+    let later = mtime + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&wasm)
+        .expect("open")
+        .set_modified(later)
+        .expect("mtime");
+    let changed = ExtensionHost::new(&cache_dir).expect("host");
+    let component = changed.component(
+        Arc::new(ExtensionId {
+            name: "cached".into(),
+            version: "1.2.3".into(),
+        }),
+        wasm.clone(),
+        World::Tool,
+        WitVersion::LATEST,
+        Arc::new(grant),
+    );
+    assert!(component.get().is_err());
+}

@@ -79,6 +79,9 @@ impl UserInterface for Doubles {
 }
 
 impl SessionAccess for Doubles {
+    fn session_id(&self) -> Option<String> {
+        Some("s-doubles".into())
+    }
     fn send_message(
         &self,
         _from: &str,
@@ -450,7 +453,10 @@ async fn observed_events_reach_the_component_and_its_imports() {
     assert_eq!(ask(&hook, start).await.unwrap(), HookAnswer::Observed);
     assert_eq!(
         doubles.seen().entries,
-        [("probe-start".to_owned(), json!({"reason": "resume"}))]
+        [(
+            "probe-start".to_owned(),
+            json!({"reason": "resume", "host_session": "s-doubles"})
+        )]
     );
     let end = HookEvent::AgentEnd {
         duration_ms: 1200,
@@ -603,11 +609,14 @@ async fn the_hook_deadline_is_two_seconds_unless_the_package_sets_less() {
     let host = hook_host(HookServices::none());
     let hook = probe_in(&host, granted(false, false), false);
     let loaded = hook.component().get().unwrap();
-    assert_eq!(pi_ext_host::hook::deadline(&loaded), Duration::from_secs(2));
+    assert_eq!(
+        pi_ext_host::hook::deadline(&loaded.grant),
+        Duration::from_secs(2)
+    );
     let (short, _h) = short_deadline_probe(false);
     let loaded = short.component().get().unwrap();
     assert_eq!(
-        pi_ext_host::hook::deadline(&loaded),
+        pi_ext_host::hook::deadline(&loaded.grant),
         Duration::from_millis(300)
     );
 }
@@ -634,6 +643,50 @@ async fn a_trapping_hook_and_a_garbage_answer_are_failures_naming_the_package() 
         ask(&hook, tool_call(json!({"c": "ls"}))).await.unwrap(),
         HookAnswer::ToolCall(ToolCallAnswer::Allow)
     );
+}
+
+async fn count(hook: &HookComponent) -> String {
+    match ask(hook, tool_call(json!({"c": "hook-count"})))
+        .await
+        .unwrap()
+    {
+        HookAnswer::ToolCall(ToolCallAnswer::Block(reason)) => reason,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn one_instance_answers_event_after_event_until_a_call_fails_or_prints() {
+    let (hook, _doubles, _host) = probe();
+    assert_eq!(count(&hook).await, "count 1");
+    assert_eq!(count(&hook).await, "count 2");
+    // A trap leaves the instance in an unknown state: the next call gets a new one.
+    ask(&hook, tool_call(json!({"c": "hook-trap"})))
+        .await
+        .unwrap_err();
+    assert_eq!(count(&hook).await, "count 1");
+    assert_eq!(count(&hook).await, "count 2");
+    // What a component prints fills its pipes, which last as long as its store.
+    assert_eq!(
+        ask(&hook, tool_call(json!({"c": "hook-print"})))
+            .await
+            .unwrap(),
+        HookAnswer::ToolCall(ToolCallAnswer::Allow)
+    );
+    assert_eq!(count(&hook).await, "count 1");
+}
+
+#[tokio::test]
+async fn a_prepared_hook_is_loaded_before_its_first_event() {
+    let (hook, _doubles, _host) = probe();
+    assert!(!hook.component().is_resident());
+    let loads = hook.component().loads();
+    hook.prepare();
+    assert!(hook.component().is_resident());
+    assert_eq!(hook.component().loads(), loads + 1);
+    // The first event finds the instance made ahead (its count starts there).
+    assert_eq!(count(&hook).await, "count 1");
+    assert_eq!(hook.component().loads(), loads + 1);
 }
 
 #[test]

@@ -87,6 +87,7 @@ fn select_dialog_scrolls_a_long_list() {
         title: "Pick one".into(),
         options,
         timeout: None,
+        approval: None,
     });
     for _ in 0..8 {
         d.key(&press(KeyCode::Down));

@@ -8,10 +8,13 @@
 //!   `probe` message `HOOK-MESSAGE`.
 //! - context: the last user message holding `hook:context` becomes `HOOK-CONTEXT-CHANGED`.
 //! - tool-call (arguments): `hook-block`, `hook-ask`, `hook-rewrite` (→ `hook-rewritten`),
-//!   `hook-trap`, `hook-hang`, `hook-garbage` (a rewrite that is not JSON); else allow.
+//!   `hook-trap`, `hook-hang`, `hook-garbage` (a rewrite that is not JSON); `hook-count` →
+//!   block with "count N", N counting these calls in this instance's memory; `hook-print`
+//!   prints a line and allows; else allow.
 //! - tool-result: a text holding `hook-replace` → `HOOK-REPLACED`.
 //! - before-compact: cancelled while a `probe-nocompact` entry exists.
-//! - session-start: stores a `probe-start` entry with the reason; agent-end: a notice.
+//! - session-start: stores a `probe-start` entry with the reason and the session id the host
+//!   import gives; agent-end: a notice.
 //! - `/probe confirm|nocompact|send <text>|status <text>|<anything>`.
 
 // The glue wit-bindgen generates is unsafe; nothing this crate writes itself is.
@@ -25,6 +28,10 @@ mod bindings {
 }
 
 use bindings::exports::pi::extension::hook_guest::Guest;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The `hook-count` calls this instance answered.
+static COUNTED: AtomicU32 = AtomicU32::new(0);
 use bindings::pi::extension::hook_types::{
     AgentEndEvent, BeforeAgentStartAnswer, BeforeAgentStartEvent, BeforeCompactAnswer,
     BeforeCompactEvent, CommandInfo, ContextEvent, EventKind, HookInfo, InputAnswer, InputEvent,
@@ -33,7 +40,7 @@ use bindings::pi::extension::hook_types::{
     TurnEndEvent,
 };
 use bindings::pi::extension::types::{ContentBlock, Message};
-use bindings::pi::extension::{session, ui};
+use bindings::pi::extension::{host, session, ui};
 
 struct Probe;
 
@@ -103,7 +110,11 @@ impl Guest for Probe {
     }
 
     fn on_session_start(event: SessionStart) {
-        let data = format!("{{\"reason\":\"{}\"}}", reason(event.reason));
+        let host_id = host::session_id().unwrap_or_default();
+        let data = format!(
+            "{{\"reason\":\"{}\",\"host_session\":\"{host_id}\"}}",
+            reason(event.reason)
+        );
         let _ = session::append_entry("probe-start", &data);
     }
 
@@ -167,6 +178,12 @@ impl Guest for Probe {
             hang()
         } else if input.contains("hook-garbage") {
             ToolCallAnswer::Rewrite("not json{".into())
+        } else if input.contains("hook-count") {
+            let n = COUNTED.fetch_add(1, Ordering::Relaxed) + 1;
+            ToolCallAnswer::Block(format!("count {n}"))
+        } else if input.contains("hook-print") {
+            println!("the probe prints");
+            ToolCallAnswer::Allow
         } else {
             ToolCallAnswer::Allow
         }
