@@ -526,6 +526,16 @@ impl App {
         self.session.thinking_level()
     }
 
+    /// The permission mode the session's tool calls are gated by.
+    pub fn permission_mode(&self) -> crate::permissions::PermissionMode {
+        self.session.permission_mode().get()
+    }
+
+    /// Switches the permission mode; the session's next tool call is gated by it.
+    pub fn set_permission_mode(&self, mode: crate::permissions::PermissionMode) {
+        self.session.permission_mode().set(mode);
+    }
+
     /// Models with credentials (the scoped ones when a scope is set).
     pub fn available_models(&self) -> Vec<Model> {
         let scoped = self.scoped_models();

@@ -100,6 +100,8 @@ pub struct AgentSessionOptions {
     /// instead of attaching an image the model would not see); kept up to date on model
     /// changes.
     pub model_images: Arc<std::sync::atomic::AtomicBool>,
+    /// The permission mode, shared with whoever switches it.
+    pub permission_mode: crate::permissions::ModeCell,
 }
 
 impl AgentSessionOptions {
@@ -120,6 +122,7 @@ impl AgentSessionOptions {
             sleeper: None,
             compactors: Vec::new(),
             model_images,
+            permission_mode: crate::permissions::ModeCell::default(),
         }
     }
 }
@@ -162,6 +165,7 @@ struct Inner {
     /// Cancels a retry wait or a running compaction (`abort`).
     cancel: Mutex<CancellationToken>,
     model_images: Arc<std::sync::atomic::AtomicBool>,
+    permission_mode: crate::permissions::ModeCell,
     /// The sections of the prompt the agent sends, recorded before requests.
     prompt_sections: Mutex<Vec<PromptSection>>,
     /// The hooks asked at the session's lifecycle events.
@@ -264,6 +268,7 @@ impl AgentSession {
             run: Mutex::new(RunState::default()),
             cancel: Mutex::new(CancellationToken::new()),
             model_images: options.model_images,
+            permission_mode: options.permission_mode,
             prompt_sections: Mutex::new(options.system_prompt),
             hooks,
             next_turn: Arc::default(),
@@ -546,6 +551,11 @@ impl AgentSession {
 
     /// Switches the model and records a `model_change` entry.
     /// Whether the current model takes images (shared with the `read` tool).
+    /// The permission mode (shared: setting it switches the session's).
+    pub fn permission_mode(&self) -> crate::permissions::ModeCell {
+        self.inner.permission_mode.clone()
+    }
+
     pub fn model_images(&self) -> Arc<std::sync::atomic::AtomicBool> {
         Arc::clone(&self.inner.model_images)
     }

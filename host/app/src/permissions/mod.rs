@@ -7,3 +7,32 @@
 mod mode;
 
 pub use mode::PermissionMode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The run's current mode, shared by the session's tool-call gate and whoever switches it
+/// (`/mode`, the mode key, RPC's `set_permission_mode`). Cheap to clone; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct ModeCell(Arc<AtomicU8>);
+
+impl ModeCell {
+    pub fn new(mode: PermissionMode) -> Self {
+        let cell = ModeCell::default();
+        cell.set(mode);
+        cell
+    }
+
+    pub fn get(&self) -> PermissionMode {
+        let n = usize::from(self.0.load(Ordering::Acquire));
+        PermissionMode::ALL.get(n).copied().unwrap_or_default()
+    }
+
+    pub fn set(&self, mode: PermissionMode) {
+        let n = PermissionMode::ALL
+            .iter()
+            .position(|m| *m == mode)
+            .unwrap_or(0);
+        self.0
+            .store(u8::try_from(n).unwrap_or(0), Ordering::Release);
+    }
+}
