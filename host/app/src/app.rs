@@ -13,6 +13,7 @@
 
 mod bash;
 mod hooks;
+mod permissions;
 mod queries;
 mod reload;
 mod session_ops;
@@ -249,6 +250,7 @@ impl App {
         let mut hooks = base.extensions.hooks.clone();
         hooks.extend(command_hooks.hooks.iter().cloned());
         app.set_hooks(hooks);
+        app.load_approvals(&base.env, base.trusted, &base.extensions);
         app.announce_session(pi_ext_api::hooks::SessionStartReason::Startup);
         app
     }
@@ -271,7 +273,10 @@ impl App {
         let ui = Arc::new(crate::hooks::UiBridge::new(Arc::new(move |event| {
             ui_events.emit(&AppEvent::Session(event));
         })));
-        let pipeline = Arc::new(crate::agent_session::HookPipeline::new(ui.clone()));
+        let pipeline = Arc::new(crate::agent_session::HookPipeline::new(
+            ui.clone(),
+            options.permission_mode.clone(),
+        ));
         let session = AgentSession::new(options, sink, pipeline);
         App {
             session,
@@ -524,16 +529,6 @@ impl App {
 
     pub fn thinking_level(&self) -> ThinkingLevel {
         self.session.thinking_level()
-    }
-
-    /// The permission mode the session's tool calls are gated by.
-    pub fn permission_mode(&self) -> crate::permissions::PermissionMode {
-        self.session.permission_mode().get()
-    }
-
-    /// Switches the permission mode; the session's next tool call is gated by it.
-    pub fn set_permission_mode(&self, mode: crate::permissions::PermissionMode) {
-        self.session.permission_mode().set(mode);
     }
 
     /// Models with credentials (the scoped ones when a scope is set).

@@ -130,6 +130,23 @@ impl Extensions {
     }
 }
 
+/// The extension tools whose package's grant lets them change something: files (a writable
+/// workspace or directory) or processes. The permission mode `ask-writes` asks before them.
+pub fn writing_tools(extensions: &Extensions) -> Vec<String> {
+    use pi_ext_host::FsAccess;
+    extensions
+        .tools
+        .iter()
+        .filter(|tool| {
+            let grant = &tool.component.grant;
+            grant.filesystem == FsAccess::Write
+                || grant.process
+                || grant.preopens.iter().any(|p| p.access == FsAccess::Write)
+        })
+        .map(|tool| tool.description.name.clone())
+        .collect()
+}
+
 /// The search paths of `search`. An installed package whose files changed since it was
 /// installed is reported and skipped.
 fn search_paths(search: &ExtensionSearch, out: &mut Extensions) -> SearchPaths {

@@ -319,6 +319,12 @@ pub trait UserInterface: Send + Sync {
 
     /// Asks and waits; `None` when cancelled, past `timeout`, aborted, or with no one to ask.
     fn ask(&self, from: &str, dialog: Dialog, timeout: Option<Duration>) -> Option<DialogAnswer>;
+
+    /// Whether someone can answer a dialog at all (false in print and JSON modes), so that a
+    /// call nobody can approve is refused with a message saying how to allow it.
+    fn can_ask(&self) -> bool {
+        true
+    }
 }
 
 /// When a message a hook sends reaches the model.
@@ -386,6 +392,9 @@ impl UserInterface for NoServices {
     fn attention(&self, _: &str, _: &str, _: &str) {}
     fn ask(&self, _: &str, _: Dialog, _: Option<Duration>) -> Option<DialogAnswer> {
         None
+    }
+    fn can_ask(&self) -> bool {
+        false
     }
 }
 

@@ -34,8 +34,34 @@ impl AgentSession {
         warnings
     }
 
-    /// The agent loop's functions for the hooks there are: none for an event no hook wants, so
-    /// a session without hooks runs exactly as before.
+    /// Switches the permission mode: the gate of the next tool call follows it.
+    pub(crate) fn set_permission_mode(&self, mode: crate::permissions::PermissionMode) {
+        self.inner.permission_mode.set(mode);
+        self.install_hooks();
+    }
+
+    /// The approval rules (and where relative paths in calls start) the gate checks.
+    pub(crate) fn set_approval_rules(
+        &self,
+        ledger: Arc<crate::permissions::Ledger>,
+        cwd: std::path::PathBuf,
+    ) {
+        self.inner.hooks.approvals.set_rules(ledger, cwd);
+    }
+
+    /// The approval rules the gate checks, once set.
+    pub(crate) fn approval_rules(&self) -> Option<Arc<crate::permissions::Ledger>> {
+        self.inner.hooks.approvals.ledger()
+    }
+
+    /// The extension tools whose grants let them change something (`ask-writes` asks first).
+    pub(crate) fn set_writing_tools(&self, tools: Vec<String>) {
+        self.inner.hooks.approvals.set_writers(tools);
+    }
+
+    /// The agent loop's functions for the hooks there are: none for an event no hook wants (and,
+    /// for tool calls, that the permission mode does not gate), so a session without hooks in
+    /// `auto` runs exactly as before.
     pub(super) fn hook_fns(&self) -> HookFns {
         let pipeline = &self.inner.hooks;
         let context = pipeline.wants(HookEventKind::Context).then(|| {
@@ -52,7 +78,8 @@ impl AgentSession {
             });
             transform
         });
-        let before = pipeline.wants(HookEventKind::ToolCall).then(|| {
+        let gated = pipeline.wants(HookEventKind::ToolCall) || pipeline.approvals.active();
+        let before = gated.then(|| {
             let pipeline = Arc::clone(pipeline);
             let gate: BeforeToolCallFn = Arc::new(move |call, args, cancel| {
                 let pipeline = Arc::clone(&pipeline);

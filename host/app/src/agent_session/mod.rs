@@ -13,6 +13,7 @@
 //! [`AgentEvent::QueueChanged`] and leave as [`SessionEvent::QueueUpdate`], so no layer keeps a
 //! copy of the queues.
 
+mod approval;
 mod compact;
 pub mod events;
 mod hooked;

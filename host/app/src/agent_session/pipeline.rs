@@ -2,8 +2,9 @@
 //! user's command hooks), and their answers combine by fixed rules:
 //!
 //! - a tool call: the first `block` wins and later hooks are not asked; rewrites chain (each
-//!   hook sees the arguments as the earlier ones left them); `ask` goes to the user, and a
-//!   "no" (or no one to ask) blocks;
+//!   hook sees the arguments as the earlier ones left them); `ask` goes to the approval rules,
+//!   then to the user, and a "no" (or no one to ask) blocks; then the permission mode's gate
+//!   (`approval`) has its say on the call as the hooks left it;
 //! - a prompt: transforms chain, the first `handled` ends it;
 //! - a tool result: replacements chain;
 //! - the system prompt of a run: changes chain; the added messages are all kept;
@@ -14,13 +15,14 @@
 //! hook and event kind (a notice, the log) and counts as allowing, unless it fails closed: then
 //! a tool call it was asked about is blocked with a message naming it.
 
+use super::approval::{Approvals, Asking};
 use pi_ai::UserBlock;
 use pi_ai::{ImageContent, Message, lock};
 use pi_ext_api::ExtensionFailure;
 use pi_ext_api::hooks::{
-    BeforeCompactAnswer, CommandInfo, Dialog, DialogAnswer, Hook, HookAnswer, HookEvent,
-    HookEventKind, InputAnswer, InputSource, NotifyLevel, OutgoingMessage, SystemPromptChange,
-    ToolCallAnswer, ToolResultAnswer, UserInterface,
+    BeforeCompactAnswer, CommandInfo, Hook, HookAnswer, HookEvent, HookEventKind, InputAnswer,
+    InputSource, NotifyLevel, OutgoingMessage, SystemPromptChange, ToolCallAnswer,
+    ToolResultAnswer, UserInterface,
 };
 use serde_json::Value;
 use std::collections::HashSet;
@@ -60,13 +62,16 @@ pub(crate) struct HookPipeline {
     ui: Arc<dyn UserInterface>,
     /// (hook source, event kind) failures already reported.
     reported: Mutex<HashSet<(String, HookEventKind)>>,
+    /// The permission mode's gate and the approval rules.
+    pub(crate) approvals: Approvals,
 }
 
 impl HookPipeline {
-    pub(crate) fn new(ui: Arc<dyn UserInterface>) -> Self {
+    pub(crate) fn new(ui: Arc<dyn UserInterface>, mode: crate::permissions::ModeCell) -> Self {
         HookPipeline {
             hooks: RwLock::default(),
             commands: RwLock::default(),
+            approvals: Approvals::new(mode, Arc::clone(&ui)),
             ui,
             reported: Mutex::default(),
         }
@@ -272,6 +277,8 @@ impl HookPipeline {
         cancel: &CancellationToken,
     ) -> Result<Value, String> {
         let mut args = args;
+        // The user answered for this call already (a hook asked): the mode does not ask again.
+        let mut approved = false;
         for hook in self.wanting(HookEventKind::ToolCall) {
             let event = Arc::new(HookEvent::ToolCall {
                 call_id: call_id.to_owned(),
@@ -298,8 +305,13 @@ impl HookPipeline {
                 }
                 HookAnswer::ToolCall(ToolCallAnswer::Rewrite(new)) => args = new,
                 HookAnswer::ToolCall(ToolCallAnswer::Ask(question)) => {
-                    self.confirm_call(hook.as_ref(), tool, &args, question)
-                        .await?;
+                    let source = hook.source();
+                    let why = Asking::Hook {
+                        source,
+                        question: &question,
+                    };
+                    self.approvals.approve(tool, &args, why).await?;
+                    approved = true;
                 }
                 _ => {
                     self.misfit(hook.as_ref(), HookEventKind::ToolCall);
@@ -312,33 +324,12 @@ impl HookPipeline {
                 }
             }
         }
-        Ok(args)
-    }
-
-    /// Asks the user whether a call a hook asked about may run; no answer is a no.
-    async fn confirm_call(
-        &self,
-        hook: &dyn Hook,
-        tool: &str,
-        args: &Value,
-        question: String,
-    ) -> Result<(), String> {
-        let ui = Arc::clone(&self.ui);
-        let from = hook.source().to_owned();
-        let text = format!("{question}\n\n{tool} {args}");
-        let title = format!("{from} asks");
-        let dialog = Dialog::Confirm { title, text };
-        let asked = {
-            let from = from.clone();
-            tokio::task::spawn_blocking(move || ui.ask(&from, dialog, None))
-        };
-        match asked.await.ok().flatten() {
-            Some(DialogAnswer::Confirmed(true)) => Ok(()),
-            Some(_) => Err(format!("Blocked by the user ({from} asked: {question})")),
-            None => Err(format!(
-                "Blocked: {from} asked \"{question}\" and no one answered yes"
-            )),
+        if let Some(mode) = self.approvals.must_ask(tool).filter(|_| !approved) {
+            self.approvals
+                .approve(tool, &args, Asking::Mode(mode))
+                .await?;
         }
+        Ok(args)
     }
 
     /// `tool_result`: replacements chain.
@@ -443,7 +434,7 @@ fn keep_unchanged(before: &[Arc<Message>], after: Vec<Message>) -> Vec<Arc<Messa
 mod tests {
     use super::*;
     use pi_agent::BoxFuture;
-    use pi_ext_api::hooks::HookServices;
+    use pi_ext_api::hooks::{Dialog, DialogAnswer, HookServices};
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -510,7 +501,7 @@ mod tests {
     }
 
     fn pipeline(hooks: Vec<Arc<Fixed>>) -> HookPipeline {
-        let pipeline = HookPipeline::new(HookServices::none().ui);
+        let pipeline = HookPipeline::new(HookServices::none().ui, Default::default());
         let hooks = hooks.into_iter().map(|h| h as Arc<dyn Hook>).collect();
         pipeline.set_hooks(hooks, Vec::new());
         pipeline
@@ -550,6 +541,94 @@ mod tests {
             blocked.contains("closed@1") && blocked.contains("fails closed"),
             "{blocked}"
         );
+    }
+
+    /// A user who gives scripted answers and records what they were asked.
+    struct Scripted {
+        answers: Mutex<Vec<Option<DialogAnswer>>>,
+        asked: Mutex<Vec<Dialog>>,
+    }
+
+    impl UserInterface for Scripted {
+        fn notify(&self, _: &str, _: &str, _: NotifyLevel) {}
+        fn set_status(&self, _: &str, _: &str, _: Option<&str>) {}
+        fn attention(&self, _: &str, _: &str, _: &str) {}
+        fn ask(
+            &self,
+            _: &str,
+            dialog: Dialog,
+            _: Option<std::time::Duration>,
+        ) -> Option<DialogAnswer> {
+            lock(&self.asked).push(dialog);
+            let mut answers = lock(&self.answers);
+            if answers.is_empty() {
+                None
+            } else {
+                answers.remove(0)
+            }
+        }
+    }
+
+    fn gated(
+        mode: crate::permissions::PermissionMode,
+        hooks: Vec<Arc<Fixed>>,
+        answers: Vec<Option<DialogAnswer>>,
+    ) -> (HookPipeline, Arc<Scripted>) {
+        let user = Arc::new(Scripted {
+            answers: Mutex::new(answers),
+            asked: Mutex::default(),
+        });
+        let mode = crate::permissions::ModeCell::new(mode);
+        let pipeline = HookPipeline::new(user.clone(), mode);
+        let hooks = hooks.into_iter().map(|h| h as Arc<dyn Hook>).collect();
+        pipeline.set_hooks(hooks, Vec::new());
+        (pipeline, user)
+    }
+
+    #[tokio::test]
+    async fn ask_writes_puts_bash_to_the_user_who_allows_or_denies_with_a_reason() {
+        use crate::permissions::PermissionMode::AskWrites;
+        let (pipeline, user) = gated(AskWrites, vec![], vec![Some(DialogAnswer::Selected(0))]);
+        assert_eq!(call(&pipeline).await, Ok(json!({"x": "a"})));
+        let asked = lock(&user.asked).clone();
+        assert!(
+            matches!(&asked[..], [Dialog::Approval { tool, options, .. }] if tool == "bash" && options.len() == 4),
+            "{asked:?}"
+        );
+        let deny = vec![
+            Some(DialogAnswer::Selected(3)),
+            Some(DialogAnswer::Text("use cargo check".into())),
+        ];
+        let (pipeline, _) = gated(AskWrites, vec![], deny);
+        assert_eq!(
+            call(&pipeline).await,
+            Err("Denied by the user: use cargo check".to_owned())
+        );
+        // Esc (no answer) denies too, without asking for a reason.
+        let (pipeline, user) = gated(AskWrites, vec![], vec![None]);
+        assert_eq!(call(&pipeline).await, Err("Denied by the user".to_owned()));
+        assert_eq!(lock(&user.asked).len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_hook_ask_uses_the_approval_dialog_and_the_mode_does_not_ask_again() {
+        use crate::permissions::PermissionMode::AskWrites;
+        let asks = fixed("asks@1", Ok(ToolCallAnswer::Ask("sure?".into())), false);
+        let (pipeline, user) = gated(AskWrites, vec![asks], vec![Some(DialogAnswer::Selected(0))]);
+        assert_eq!(call(&pipeline).await, Ok(json!({"x": "a"})));
+        let asked = lock(&user.asked).clone();
+        assert!(
+            matches!(&asked[..], [Dialog::Approval { title, .. }] if title == "asks@1 asks: sure?"),
+            "{asked:?}"
+        );
+        // A block wins over everything: nobody is asked.
+        let blocks = fixed("blocks@1", Ok(ToolCallAnswer::Block("no".into())), false);
+        let (pipeline, user) = gated(AskWrites, vec![blocks], vec![]);
+        assert_eq!(
+            call(&pipeline).await,
+            Err("Blocked by blocks@1: no".to_owned())
+        );
+        assert!(lock(&user.asked).is_empty());
     }
 
     #[tokio::test]

@@ -81,6 +81,8 @@ impl App {
             }
             self.session
                 .set_compactors(compactors(&extensions, &self.session));
+            self.session
+                .set_writing_tools(crate::extensions::writing_tools(&extensions));
             *lock(&self.renderers) = extensions.renderers.clone();
             let mut all = extensions.hooks.clone();
             all.extend(lock(&self.command_hooks).iter().cloned());

@@ -162,6 +162,10 @@ impl UserInterface for UiBridge {
         lock(&self.pending).remove(&id);
         answer(&dialog, response.ok()?)
     }
+
+    fn can_ask(&self) -> bool {
+        self.dialogs.load(Ordering::Acquire)
+    }
 }
 
 #[cfg(test)]

@@ -70,14 +70,22 @@ fn the_permission_gate_blocks_rm_rf_without_a_ui_and_runs_it_after_a_yes() {
     let mut rpc = RpcClient::start(&pi);
     call(&pi, "bash", json!({"command": "rm -rf victim"}));
     ok(&rpc.call(json!({"id": "p", "type": "prompt", "message": "clean up"})));
+    // The approval dialog: a select with the approval choices and what the call would do.
     let asked = rpc.wait_for("the gate's question", |l| {
-        l["type"] == "extension_ui_request" && l["method"] == "confirm"
+        l["type"] == "extension_ui_request" && l["method"] == "select"
     });
-    assert!(
-        asked["message"].as_str().unwrap().contains("rm -rf"),
-        "{asked}"
+    assert_eq!(asked["approval"]["tool"], "bash", "{asked}");
+    assert_eq!(
+        asked["approval"]["preview"],
+        json!({"kind": "command", "command": "rm -rf victim"})
     );
-    let yes = json!({"type": "extension_ui_response", "id": asked["id"], "confirmed": true});
+    assert!(
+        asked["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("permission-gate@0.1.0 asks")
+    );
+    let yes = json!({"type": "extension_ui_response", "id": asked["id"], "value": "Allow once"});
     rpc.send_raw(&yes.to_string());
     rpc.wait_event("agent_settled");
     assert!(!victim.exists(), "the confirmed rm -rf did not run");
@@ -261,7 +269,9 @@ fn in_the_terminal_ui_the_gate_asks_and_slash_todos_lists_the_todos() {
     show("the permission gate asks", &asking);
     assert!(asking.contains("rm -rf victim"), "{asking}");
     assert!(victim.exists());
-    tmux.keys(&["y"]);
+    // The first choice, "Allow once", is the one Enter takes.
+    assert!(asking.contains("Allow once"), "{asking}");
+    tmux.keys(&["Enter"]);
     tmux.wait_for("the run to end", |_| !victim.exists());
     tmux.wait_text("done");
 

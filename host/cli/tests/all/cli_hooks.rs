@@ -34,7 +34,7 @@ fn probe(pi: &PiEnv) -> PathBuf {
 }
 
 /// The model calls `bash` with `command`, then answers "done".
-fn bash_turns(pi: &PiEnv, command: &str) {
+pub(super) fn bash_turns(pi: &PiEnv, command: &str) {
     pi.mock
         .push(Turn::new().tool_call("c1", "bash", json!({ "command": command })));
     pi.mock.push(Turn::text("done"));
@@ -46,7 +46,7 @@ fn request_text(pi: &PiEnv, i: usize) -> String {
 }
 
 /// The tool result message of request `i` (OpenAI completions: `role: tool`).
-fn tool_message(pi: &PiEnv, i: usize) -> Value {
+pub(super) fn tool_message(pi: &PiEnv, i: usize) -> Value {
     pi.mock.requests()[i].body["messages"]
         .as_array()
         .unwrap()
@@ -56,7 +56,7 @@ fn tool_message(pi: &PiEnv, i: usize) -> Value {
         .expect("a tool result in the request")
 }
 
-fn run_ok(pi: &PiEnv, args: &[&str]) -> std::process::Output {
+pub(super) fn run_ok(pi: &PiEnv, args: &[&str]) -> std::process::Output {
     let out = pi.run(args);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     out
@@ -333,10 +333,12 @@ fn rpc_lists_runs_and_answers_hook_commands_and_dialogs() {
     bash_turns(&pi, "touch yes-hook-ask");
     ok(&rpc.call(json!({"id": "p3", "type": "prompt", "message": "go"})));
     let asked = rpc.wait_for("the ask", |l| {
-        l["type"] == "extension_ui_request" && l["method"] == "confirm"
+        l["type"] == "extension_ui_request" && l["method"] == "select"
     });
+    assert_eq!(asked["approval"]["tool"], "bash", "{asked}");
     rpc.send_raw(
-        &json!({"type": "extension_ui_response", "id": asked["id"], "confirmed": true}).to_string(),
+        &json!({"type": "extension_ui_response", "id": asked["id"], "value": "Allow once"})
+            .to_string(),
     );
     rpc.wait_event("agent_end");
     assert!(pi.cwd().join("yes-hook-ask").exists());

@@ -1,0 +1,141 @@
+//! Permission modes that ask (`ask-writes`, `ask-all`), through the binary against the mock LLM:
+//! print mode refuses what it cannot ask about, naming the mode and how to allow it; RPC carries
+//! the approval dialog and its answers; the rules "for this session" and "for this project"
+//! answer for the user later (the project's across processes, until `pi grants revoke`), and a
+//! denial's reason reaches the model.
+
+use super::cli_hooks::{bash_turns, run_ok, tool_message};
+use super::cli_rpc::{RpcClient, ok};
+use super::cli_support::*;
+use pi_mock_llm::{Api, Turn};
+use serde_json::{Value, json};
+
+/// A workspace the user trusts (project rules are only kept for those).
+fn trusted() -> PiEnv {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let cwd = pi.cwd();
+    pi.write_agent_file(
+        "trust.json",
+        &json!({ cwd.to_string_lossy(): true }).to_string(),
+    );
+    pi
+}
+
+fn result_text(pi: &PiEnv, request: usize) -> String {
+    tool_message(pi, request)["content"].to_string()
+}
+
+#[test]
+fn print_mode_refuses_what_must_ask_and_lets_read_only_calls_run() {
+    let pi = trusted();
+    bash_turns(&pi, "touch made-in-print");
+    let out = run_ok(&pi, &["--permission-mode", "ask-writes", "-p", "go"]);
+    assert!(!pi.cwd().join("made-in-print").exists(), "the call ran");
+    let refusal = result_text(&pi, 1);
+    assert!(refusal.contains("permission mode ask-writes"), "{refusal}");
+    assert!(refusal.contains("--permission-mode auto"), "{refusal}");
+    assert_eq!(stdout(&out).trim(), "done");
+
+    // `ls` is read-only: ask-all lets it run; a tool that is not read-only asks (and is refused).
+    std::fs::write(pi.cwd().join("seen.txt"), "x").unwrap();
+    pi.mock
+        .push(Turn::new().tool_call("c1", "ls", json!({ "path": "." })));
+    pi.mock.push(Turn::text("listed"));
+    run_ok(&pi, &["--permission-mode", "ask-all", "-p", "list"]);
+    assert!(
+        result_text(&pi, 3).contains("seen.txt"),
+        "{}",
+        result_text(&pi, 3)
+    );
+}
+
+/// Prompts `message` with the model calling `bash` `command`; returns the approval request
+/// the client got, if any, once answered with `choice` (and the run settled).
+fn prompt_bash(rpc: &mut RpcClient, pi: &PiEnv, command: &str, choice: Option<&str>) -> Value {
+    bash_turns(pi, command);
+    let id = format!("p-{command}");
+    ok(&rpc.call(json!({"id": id, "type": "prompt", "message": "go"})));
+    let Some(choice) = choice else {
+        rpc.wait_event("agent_settled");
+        return Value::Null;
+    };
+    let asked = rpc.wait_for("the approval", |l| {
+        l["type"] == "extension_ui_request" && l["method"] == "select"
+    });
+    assert_eq!(asked["approval"]["preview"]["command"], command, "{asked}");
+    let answer = json!({"type": "extension_ui_response", "id": asked["id"], "value": choice});
+    rpc.send_raw(&answer.to_string());
+    asked
+}
+
+#[test]
+fn rpc_answers_allow_once_for_the_session_or_the_project_or_deny_with_a_reason() {
+    let pi = trusted();
+    let mut rpc = RpcClient::start_with(&pi, &["--permission-mode", "ask-writes"]);
+    let exists = |name: &str| pi.cwd().join(name).exists();
+
+    // Once: it runs, and the same command asks again.
+    prompt_bash(&mut rpc, &pi, "touch once", Some("Allow once"));
+    rpc.wait_event("agent_settled");
+    assert!(exists("once"));
+    prompt_bash(&mut rpc, &pi, "touch once", Some("Allow once"));
+    rpc.wait_event("agent_settled");
+
+    // For the session: `touch s1` leaves the rule `touch s1`, which answers for `touch s1 s2`.
+    prompt_bash(&mut rpc, &pi, "touch s1", Some("Allow for this session"));
+    rpc.wait_event("agent_settled");
+    let before = rpc.seen.len();
+    prompt_bash(&mut rpc, &pi, "touch s1 s2", None);
+    assert!(exists("s2"), "the session rule did not answer");
+    let asked_again = rpc.seen[before..]
+        .iter()
+        .any(|l| l["type"] == "extension_ui_request" && l["method"] == "select");
+    assert!(!asked_again, "asked although a session rule allows it");
+
+    // Deny with a reason: the model reads it.
+    prompt_bash(&mut rpc, &pi, "touch denied", Some("Deny"));
+    let why = rpc.wait_for("the reason", |l| {
+        l["type"] == "extension_ui_request" && l["method"] == "input"
+    });
+    let reason = json!({"type": "extension_ui_response", "id": why["id"], "value": "use mkdir"});
+    rpc.send_raw(&reason.to_string());
+    rpc.wait_event("agent_settled");
+    assert!(!exists("denied"));
+    let last = pi.mock.requests().len() - 1;
+    let refusal = result_text(&pi, last);
+    assert!(
+        refusal.contains("Denied by the user: use mkdir"),
+        "{refusal}"
+    );
+
+    // For the project: kept in `.pi/approvals.json`, it answers in the next process too.
+    prompt_bash(
+        &mut rpc,
+        &pi,
+        "touch p1",
+        Some("Always allow for this project"),
+    );
+    rpc.wait_event("agent_settled");
+    drop(rpc);
+    bash_turns(&pi, "touch p1 later");
+    run_ok(&pi, &["--permission-mode", "ask-writes", "-p", "go"]);
+    assert!(
+        exists("later"),
+        "the project rule did not answer in a new process"
+    );
+
+    // Listed by `pi grants list`, and asked again once revoked.
+    let listed = stdout(&run_ok(&pi, &["grants", "list"]));
+    let line = listed
+        .lines()
+        .find(|l| l.contains("touch p1"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    let id = line
+        .split_whitespace()
+        .find(|w| w.starts_with('p') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no rule id in {line:?}"));
+    run_ok(&pi, &["grants", "revoke", id]);
+    bash_turns(&pi, "touch p1 revoked");
+    run_ok(&pi, &["--permission-mode", "ask-writes", "-p", "go"]);
+    assert!(!exists("revoked"), "a revoked rule still answered");
+}
