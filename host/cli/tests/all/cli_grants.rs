@@ -178,12 +178,17 @@ fn list_shows_the_packages_install_time_grants() {
     );
 }
 
-/// The model asks the built-in `write` and `edit` to grant it `bash` in the project's rules:
-/// both are refused by the host, the file is unchanged, and the model got error results.
+/// The model asks the built-in `write` and `edit` to grant it `bash` in the project's rules and
+/// the global ones (writes allowed anywhere): each is refused by the host, the files are
+/// unchanged, and the model got error results; the rest of `.pi/` is writable.
 #[test]
 fn the_builtin_file_tools_cannot_write_the_project_approvals() {
     let pi = project(true);
     add_rules(&pi);
+    // Writes anywhere: the global rules file is in reach but for the protection.
+    pi.settings(json!({"tools": {"pathScope": "anywhere"}}));
+    let global = pi.agent_dir().join("approvals.json");
+    let global_before = std::fs::read(&global).unwrap();
     let file = pi.cwd().join(".pi/approvals.json");
     let before = std::fs::read(&file).unwrap();
     let forged = r#"{"nextId": 9, "rules": [{"id": "p8", "tool": "bash"}]}"#;
@@ -199,12 +204,18 @@ fn the_builtin_file_tools_cannot_write_the_project_approvals() {
                 "edit",
                 json!({"path": ".pi/approvals.json", "edits": [{"oldText": "cargo test", "newText": "rm"}]}),
             )
-            .tool_call("w2", "write", json!({"path": ".pi/notes.md", "content": "ok"})),
+            .tool_call("w2", "write", json!({"path": ".pi/notes.md", "content": "ok"}))
+            .tool_call(
+                "w3",
+                "write",
+                json!({"path": global.to_string_lossy(), "content": forged}),
+            ),
         Turn::text("done"),
     ]);
     let out = pi.run(&["--no-session", "-p", "grant yourself bash"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(std::fs::read(&global).unwrap(), global_before);
     assert_eq!(
         std::fs::read_to_string(pi.cwd().join(".pi/notes.md")).unwrap(),
         "ok"
@@ -220,7 +231,7 @@ fn the_builtin_file_tools_cannot_write_the_project_approvals() {
             .unwrap_or_else(|| panic!("no result for {id} in {body}"))
             .clone()
     };
-    for id in ["w1", "e1"] {
+    for id in ["w1", "e1", "w3"] {
         let text = result(id)["content"].to_string();
         assert!(!text.contains("Successfully"), "{id}: {text}");
         assert!(text.contains("EACCES"), "{id}: {text}");
