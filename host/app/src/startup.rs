@@ -488,9 +488,11 @@ pub(crate) fn load_extensions(
             approvals: &approvals,
         },
     );
+    let project_files = pi_ext_host::protected::project_files(&env.cwd);
     if !extensions.loaded.is_empty()
         && protected
             .iter()
+            .filter(|dir| !project_files.contains(dir))
             .any(|dir| dir.starts_with(pi_ext_host::protected::canonical(&env.cwd)))
     {
         warnings.push(format!(
@@ -505,7 +507,7 @@ pub(crate) fn load_extensions(
 
 /// pi's own directories, which no extension reaches whatever its grant (see
 /// `pi_ext_host::protected`): the agent directory (credentials, settings, packages, trust
-/// records) and the session directory.
+/// records), the session directory, and the project's approval rules.
 fn protected_dirs(
     opts: &StartupOptions,
     env: &StartupEnv,
@@ -523,6 +525,7 @@ fn protected_dirs(
     if !sessions.starts_with(&dirs[0]) {
         dirs.push(sessions);
     }
+    dirs.extend(pi_ext_host::protected::project_files(&env.cwd));
     dirs
 }
 

@@ -57,6 +57,10 @@ pub fn tools(
             .into_owned();
     }
     ctx.shell.command_prefix = settings.shell_command_prefix();
+    // A file tool must not grant the agent approvals (cwd at `$HOME` holds the agent dir).
+    ctx.protected_files.push(pi_ext_host::protected::canonical(
+        &agent_dir.join(crate::permissions::ledger::FILE_NAME),
+    ));
     names
         .iter()
         .filter_map(|name| match extensions.tool(name) {

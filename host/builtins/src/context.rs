@@ -45,6 +45,10 @@ pub struct ToolContext {
     pub auto_resize_images: bool,
     /// Reported to the components as `host.session-id`.
     pub session_id: Option<String>,
+    /// Files `write` and `edit` are refused whatever the path policy (canonical, see
+    /// `pi_ext_host::protected`): default the project's approval rules
+    /// (`pi_ext_host::protected::project_files`); pi-app adds the global rules file.
+    pub protected_files: Vec<PathBuf>,
     pub(crate) locks: Arc<FileLocks>,
     /// How many instances of its component one `grep` or `find` call runs at once, each on
     /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default: one per CPU,
@@ -73,10 +77,12 @@ impl ToolContext {
         cache: Arc<ComponentCache>,
         cwd: impl Into<PathBuf>,
     ) -> Self {
+        let cwd = cwd.into();
         ToolContext {
             engine,
             cache,
-            cwd: cwd.into(),
+            protected_files: pi_ext_host::protected::project_files(&cwd),
+            cwd,
             home: std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from),

@@ -6,7 +6,7 @@
 //! | tools | grant |
 //! |---|---|
 //! | `read`, `grep`, `find`, `ls` | read-only: the policy's read roots (`/` unless `tools.pathScope` is `workspace`) |
-//! | `edit`, `write` | read-write: the workspace and the writable roots (`/` under `anywhere`) |
+//! | `edit`, `write` | read-write: the workspace and the writable roots (`/` under `anywhere`), except the approval rules files ([`ToolContext::protected_files`]) |
 //! | `bash` | workspace read-write, `process` (in the Landlock sandbox when one is set), the temp dir saved outputs go to |
 //!
 //! [`TOOLS`] is the one table of what the host knows of each tool.
@@ -211,6 +211,8 @@ pub fn grant(name: &str, ctx: &ToolContext) -> Option<Grant> {
         Access::Write => {
             grant.filesystem = FsAccess::Write;
             grant.preopens = preopens(PathAccess::Write, FsAccess::Write);
+            // Only pi writes the project's approval rules (a tool must not grant itself any).
+            grant.protected = ctx.protected_files.clone();
         }
         Access::Shell => {
             grant.filesystem = FsAccess::Write;

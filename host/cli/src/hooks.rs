@@ -64,6 +64,18 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     }
 }
 
+/// Whether the project at `env.cwd` is trusted (a saved decision or the default), as start-up
+/// decides it without `--approve`.
+pub(crate) fn project_trusted(env: &StartupEnv) -> bool {
+    trusted(env, &SettingsManager::load(&env.agent_dir, &env.cwd, true))
+}
+
+fn trusted(env: &StartupEnv, settings: &SettingsManager) -> bool {
+    let store = pi_session::trust::TrustStore::load(&env.agent_dir).unwrap_or_default();
+    pi_session::trust::resolve_trust(&env.cwd, None, &store, settings.default_project_trust())
+        .is_trusted()
+}
+
 /// The configured hooks and what decides whether they run.
 struct Hooks {
     all: Vec<ConfiguredHook>,
@@ -85,18 +97,10 @@ impl Hooks {
         for warning in warnings {
             tell!("{warning}");
         }
-        let store = pi_session::trust::TrustStore::load(&env.agent_dir).unwrap_or_default();
-        let trusted = pi_session::trust::resolve_trust(
-            &env.cwd,
-            None,
-            &store,
-            settings.default_project_trust(),
-        )
-        .is_trusted();
         Hooks {
             all,
             approved: approved(&env.agent_dir, &env.cwd),
-            trusted,
+            trusted: trusted(env, &settings),
             enabled: enabled(settings.global(), settings.project()),
         }
     }

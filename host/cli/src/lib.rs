@@ -8,6 +8,7 @@ pub mod args;
 pub mod auth;
 pub mod ext;
 pub mod file_args;
+pub mod grants;
 pub mod hooks;
 pub mod list_models;
 mod logging;

@@ -54,6 +54,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     if argv.get(1).is_some_and(crate::hooks::is_hooks_command) {
         return crate::hooks::main(argv);
     }
+    if argv.get(1).is_some_and(crate::grants::is_grants_command) {
+        return crate::grants::main(argv);
+    }
     let args = match Args::try_parse_argv(argv) {
         Ok(args) => args,
         Err(error) => {

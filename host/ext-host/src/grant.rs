@@ -78,9 +78,10 @@ pub struct Grant {
     /// More directories preopened at their real paths (the built-in tools' read and write
     /// roots). A directory missing when a call starts is left out of that call.
     pub preopens: Vec<Preopen>,
-    /// Host directories (canonical, see [`crate::protected::canonical`]) no call reaches
-    /// through any preopen, whatever the path: pi's agent and session directories. A workspace
-    /// inside one is not preopened at all.
+    /// Host directories and files (canonical, see [`crate::protected::canonical`]) no call
+    /// reaches through any preopen, whatever the path: pi's agent and session directories and
+    /// the project's approval rules ([`crate::protected::project_files`]). A workspace inside
+    /// one is not preopened at all.
     pub protected: Vec<PathBuf>,
     /// A private temp dir, preopened at its real path and named by `TMPDIR`.
     pub temp: bool,

@@ -12,6 +12,10 @@
 //! Besides the protected directories themselves, moving or replacing one of their ancestors is
 //! refused (renaming `~/.pi` away and creating a new `~/.pi/agent` would plant the same package).
 //!
+//! A protected path may also be one file: the project's `.pi/approvals.json`
+//! ([`project_files`]), which would otherwise let a tool or an extension grant the agent
+//! approvals. Its directory stays usable; only the file (and moving its ancestors) is refused.
+//!
 //! This module says where a path lands; `fs_guard` puts it in front of the WASI calls.
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -42,6 +46,18 @@ impl Landing {
     pub(crate) fn refuses_move(self) -> bool {
         self != Landing::Clear
     }
+}
+
+/// The project files only pi writes, relative to the workspace: its approval rules.
+pub const PROJECT_FILES: [&str; 1] = [".pi/approvals.json"];
+
+/// [`PROJECT_FILES`] of the workspace `cwd`, canonical, as [`crate::Grant::protected`] takes
+/// them.
+pub fn project_files(cwd: &Path) -> Vec<PathBuf> {
+    PROJECT_FILES
+        .iter()
+        .map(|file| canonical(&cwd.join(file)))
+        .collect()
 }
 
 /// The absolute form of `path` with every existing part resolved as the kernel would (the part
@@ -272,6 +288,18 @@ mod tests {
         assert_eq!(at("later"), Landing::Ancestor);
         assert_eq!(at("later/agent"), Landing::Inside);
         assert_eq!(at("later/agent/extensions/x"), Landing::Inside);
+    }
+
+    #[test]
+    fn a_protected_file_leaves_its_directory_usable() {
+        let h = home();
+        let protected = project_files(&h.home.join("project"));
+        let at = |path: &str| landing(&protected, h.root.as_fd(), path, false);
+        assert_eq!(at("project/.pi/approvals.json"), Landing::Inside);
+        assert_eq!(at("project/./.pi/../.pi/approvals.json"), Landing::Inside);
+        assert_eq!(at("project/.pi/approvals.json.lock"), Landing::Clear);
+        assert_eq!(at("project/.pi/settings.json"), Landing::Clear);
+        assert_eq!(at("project/.pi"), Landing::Ancestor);
     }
 
     #[test]

@@ -3,10 +3,16 @@
 //! and the rules the user's approvals leave behind.
 //!
 //! - `mode`: the four modes and which calls each puts to the user.
+//! - `rules`: what an approval rule allows (command prefix, path glob, tool name).
+//! - `ledger`: the rules of the session, the project and the user, and their files.
 
+pub mod ledger;
 mod mode;
+pub mod rules;
 
+pub use ledger::{Ledger, LedgerError, ProjectFile};
 pub use mode::PermissionMode;
+pub use rules::{CallFacts, Rule, RuleKind, Scope, rule_for};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 

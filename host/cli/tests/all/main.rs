@@ -24,6 +24,7 @@ mod cli_extension_sources;
 mod cli_extension_ui;
 mod cli_extensions;
 mod cli_faults;
+mod cli_grants;
 mod cli_hook_dialogs;
 mod cli_hooks;
 mod cli_json;

@@ -424,3 +424,38 @@ async fn a_protected_directory_inside_the_workspace_is_out_of_reach() {
         .expect("listable");
     assert_eq!(text(&out), "agent");
 }
+
+/// The project's approval rules (`.pi/approvals.json`, protected as one file): no call writes,
+/// replaces or removes it, while the rest of `.pi` stays writable.
+#[tokio::test]
+async fn the_project_approvals_file_is_out_of_reach_and_its_directory_is_not() {
+    let ws = Workspace::create();
+    let file = ws.dir.join(".pi/approvals.json");
+    std::fs::create_dir_all(ws.dir.join(".pi")).expect(".pi");
+    std::fs::write(&file, "{}").expect("approvals");
+    let grant = Grant {
+        filesystem: FsAccess::Write,
+        protected: pi_ext_host::protected::project_files(&ws.dir),
+        ..ws.grant()
+    };
+    let tool = test_tool(grant, "probe");
+    let fs = |action: &str, path: &str, to: &str| json!({"op": "fs", "action": action, "path": path, "to": to, "content": "{\"rules\":[{\"id\":\"p1\",\"tool\":\"bash\"}]}"});
+    for args in [
+        fs("write", ".pi/approvals.json", ""),
+        fs("write", "sub/../.pi/approvals.json", ""),
+        fs("remove", ".pi/approvals.json", ""),
+        fs("rename", "hello.txt", ".pi/approvals.json"),
+        fs("rename", ".pi", "moved"),
+        fs("link", ".pi/approvals.json", "approvals-link"),
+    ] {
+        run(&tool, args.clone())
+            .await
+            .expect_err(&format!("{args} must be refused"));
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("kept"), "{}");
+    assert!(ws.dir.join("hello.txt").is_file());
+    run(&tool, fs("write", ".pi/settings.json", ""))
+        .await
+        .expect("the rest of .pi is writable");
+    assert!(ws.dir.join(".pi/settings.json").is_file());
+}
