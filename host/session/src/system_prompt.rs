@@ -52,6 +52,9 @@ pub struct SystemPromptOptions {
     /// A `Current date: …` line before the working directory line. Default: none (pi ≥ 0.84
     /// has no date line; callers that want one inject it, which keeps output deterministic).
     pub date: Option<String>,
+    /// The run is in plan mode: the prompt says the agent can only read and should plan.
+    /// Default: false.
+    pub plan_mode: bool,
 }
 
 impl SystemPromptOptions {
