@@ -3,8 +3,10 @@
 //! and the rules the user's approvals leave behind.
 //!
 //! - `mode`: the four modes and which calls each puts to the user.
+//! - `plan`: plan mode's tool set (no writing tools, read-only `bash` and extension grants).
 
 mod mode;
+pub mod plan;
 
 pub use mode::PermissionMode;
 use std::sync::Arc;
