@@ -55,6 +55,10 @@ const FILES: &[(&str, &str)] = &[
         "docs/prompt-templates.md",
         include_str!("../../../docs/prompt-templates.md"),
     ),
+    (
+        "docs/permissions.md",
+        include_str!("../../../docs/permissions.md"),
+    ),
     ("docs/rpc.md", include_str!("../../../docs/rpc.md")),
     (
         "docs/settings.md",
