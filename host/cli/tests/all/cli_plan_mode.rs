@@ -166,6 +166,7 @@ fn in_plan_mode_nothing_changes_the_workspace_or_reaches_the_network() {
 
     // Every call was refused, and the model saw each refusal in its next request.
     let results = results(&pi, calls.len());
+    eprintln!("results: {results:#?}");
     for (i, (text, error)) in results.iter().enumerate() {
         assert!(*error, "c{i} was not refused: {text}");
         let sent = sent_result(&pi, 1, &format!("c{i}"));
