@@ -52,12 +52,12 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/packages.md"),
     ),
     (
-        "docs/prompt-templates.md",
-        include_str!("../../../docs/prompt-templates.md"),
-    ),
-    (
         "docs/permissions.md",
         include_str!("../../../docs/permissions.md"),
+    ),
+    (
+        "docs/prompt-templates.md",
+        include_str!("../../../docs/prompt-templates.md"),
     ),
     ("docs/rpc.md", include_str!("../../../docs/rpc.md")),
     (
