@@ -91,26 +91,15 @@ impl ToolSource {
             .iter()
             .filter(|name| !planning || plan::offers(name))
             .filter_map(|name| {
-                match self
+                let extension = self
                     .extension_tools
                     .iter()
-                    .find(|t| &t.description.name == name)
-                {
+                    .find(|t| &t.description.name == name);
+                match extension {
                     Some(tool) => {
                         Some(self.extension_tool(host, tool, session.session_id, planning))
                     }
-                    None => {
-                        let tool = pi_builtins::select(&ctx, &[name.as_str()])
-                            .into_iter()
-                            .next()?;
-                        match (&refusal, name.as_str()) {
-                            (Some(reason), "bash") => {
-                                Some(Arc::new(plan::Refused::new(tool, reason.clone()))
-                                    as Arc<dyn AgentTool>)
-                            }
-                            _ => Some(tool),
-                        }
-                    }
+                    None => builtin_tool(&ctx, name, refusal.as_deref()),
                 }
             })
             .collect()
@@ -157,6 +146,20 @@ impl ToolSource {
             .with_write_observer(prompt_writes(&self.agent_dir, &tool.extension));
         Arc::new(host.serve_tool(component))
     }
+}
+
+/// The built-in `name` (`None`: no such tool); `bash` refusing every call with `refusal` when
+/// there is one.
+fn builtin_tool(
+    ctx: &ToolContext,
+    name: &str,
+    refusal: Option<&str>,
+) -> Option<Arc<dyn AgentTool>> {
+    let tool = pi_builtins::select(ctx, &[name]).into_iter().next()?;
+    Some(match refusal {
+        Some(reason) if name == "bash" => Arc::new(plan::Refused::new(tool, reason.to_owned())),
+        _ => tool,
+    })
 }
 
 /// What a prepared run's tools are built from.
