@@ -13,6 +13,7 @@
 
 mod bash;
 mod hooks;
+mod mode;
 mod permissions;
 mod queries;
 mod reload;
@@ -128,6 +129,8 @@ pub struct App {
     renderers: Mutex<Vec<Arc<dyn pi_ext_api::MessageRenderer>>>,
     /// The themes the extension packages ship, for the interactive UI.
     themes: Mutex<crate::extensions::PackageThemes>,
+    /// What the tools and the system prompt are built from, for a switch of mode.
+    rebuild: Mutex<mode::Rebuild>,
 }
 
 /// What the session's event sink and the commands both update.
@@ -203,6 +206,7 @@ impl Shared {
 impl App {
     /// Builds the agent session from start-up results; `tools` are the enabled tools.
     pub fn new(prepared: Prepared, tools: Vec<Arc<dyn AgentTool>>) -> Self {
+        let tool_source = crate::tools::prepared_source(&prepared);
         let Prepared {
             base,
             session,
@@ -216,6 +220,9 @@ impl App {
             resource_search,
             model_images,
             command_hooks,
+            permission_mode,
+            prompt_options,
+            prompt_sources,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -232,12 +239,17 @@ impl App {
         options.api_key = api_key;
         options.registry = Some(Arc::clone(&registry));
         options.model_images = model_images;
+        options.permission_mode = crate::permissions::ModeCell::new(permission_mode);
         let mut app = App::from_options(options, registry, auth, scoped, skills, templates);
         app.session
             .set_compactors(reload::compactors(&base.extensions, &app.session));
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
+        app.rebuild = Mutex::new(mode::Rebuild {
+            tools: Some(tool_source),
+            prompt: Some((prompt_options, prompt_sources)),
+        });
         // Hook components reach the user and the session through this app.
         base.host.set_hook_services(app.hook_services());
         app.host = Some(base.host);
@@ -295,6 +307,7 @@ impl App {
             command_hooks: Mutex::default(),
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
+            rebuild: Mutex::default(),
         }
     }
 

@@ -82,6 +82,7 @@ pub struct ExtensionSearch<'a> {
 }
 
 /// One tool served by an extension component, ready to be turned into an agent tool.
+#[derive(Clone)]
 pub struct ExtensionTool {
     /// `name@version` of the package.
     pub extension: String,

@@ -13,9 +13,16 @@ use std::path::Path;
 
 /// The project settings that choose what runs or what it may touch, besides the `extensions`
 /// and `packages` lists: the shell and the prefix every `bash` command runs with, the editor
-/// Ctrl+G starts, and the tools' path policy and sandbox (`tools.*`). A project's values count
+/// Ctrl+G starts, the tools' path policy and sandbox (`tools.*`) and the permission mode
+/// (`permissionMode`: a project must not lift the user's own). A project's values count
 /// only as they were when it was trusted.
-pub const CODE_SETTINGS: [&str; 4] = ["shellPath", "shellCommandPrefix", "externalEditor", "tools"];
+pub const CODE_SETTINGS: [&str; 5] = [
+    "shellPath",
+    "shellCommandPrefix",
+    "externalEditor",
+    "tools",
+    "permissionMode",
+];
 
 /// The file the fingerprints are kept in.
 const RECORD_FILE: &str = "trust-code.json";

@@ -63,6 +63,8 @@ pub struct StartupOptions {
     pub add_dirs: Vec<String>,
     /// `--sandbox`: `read-only`, `workspace-write` or `off` (overrides `tools.sandbox`).
     pub sandbox: Option<String>,
+    /// `--permission-mode` (overrides the setting `permissionMode`).
+    pub permission_mode: Option<crate::permissions::PermissionMode>,
     /// `-e`: extension packages (folders or sources) for this run.
     pub extensions: Vec<String>,
     pub no_extensions: bool,
@@ -99,6 +101,10 @@ pub enum StartupError {
     NoApiKey(String),
     #[error("{0}")]
     Policy(#[from] crate::tool_policy::PolicyError),
+    #[error(
+        "Invalid permissionMode \"{0}\" in settings: use \"auto\", \"ask-writes\", \"ask-all\" or \"plan\"."
+    )]
+    PermissionMode(String),
     #[error("Cannot start the extension host: {0}")]
     ExtensionHost(String),
     #[error("{error} (in {})", settings.display())]
@@ -291,6 +297,10 @@ pub struct Prepared {
     /// The settings' command hooks, for the hook pipeline after the component hooks; the
     /// caller gives them its user interface (`set_ui`).
     pub command_hooks: crate::command_hooks::CommandHooks,
+    /// The mode the run starts in (`--permission-mode`, else `permissionMode`, else `auto`).
+    pub permission_mode: crate::permissions::PermissionMode,
+    /// What the system prompt was built from, to build it again for another mode.
+    pub prompt_sources: PromptSources,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -337,6 +347,7 @@ fn prepare_warning(
         session_thinking,
         base.settings.default_thinking_level(),
     );
+    let permission_mode = permission_mode(opts, &base.settings)?;
     let (tool_names, tool_warnings) = enabled_tools(opts, &base.extensions.tool_names());
     warnings.extend(tool_warnings);
     let resource_search = ResourceSearch::new(opts, &base, &tool_names);
@@ -344,9 +355,10 @@ fn prepare_warning(
         skills,
         templates,
         prompt_options,
-        system_prompt,
+        prompt_sources,
         prompt_files,
     } = resource_search.load();
+    let system_prompt = mode_sections(&prompt_options, &prompt_sources, permission_mode);
     warnings.extend(skill_warnings(&skills));
     warnings.extend(pi_session::extension_writes::notices(
         &base.env.agent_dir,
@@ -363,6 +375,8 @@ fn prepare_warning(
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
         command_hooks,
+        permission_mode,
+        prompt_sources,
         tool_policy,
         model_images: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
             chosen.model.supports_images(),
@@ -380,6 +394,40 @@ fn prepare_warning(
         system_prompt,
         resource_search,
     })
+}
+
+/// The run's permission mode: the flag, else the setting (an invalid one stops start-up),
+/// else `auto`.
+fn permission_mode(
+    opts: &StartupOptions,
+    settings: &SettingsManager,
+) -> Result<crate::permissions::PermissionMode, StartupError> {
+    use crate::permissions::PermissionMode;
+    if let Some(mode) = opts.permission_mode {
+        return Ok(mode);
+    }
+    match settings.permission_mode() {
+        None => Ok(PermissionMode::default()),
+        Some(value) => PermissionMode::parse(&value).ok_or(StartupError::PermissionMode(value)),
+    }
+}
+
+/// The system prompt's sections in `mode`: plan mode leaves out the writing tools and says
+/// what the agent may do.
+pub(crate) fn mode_sections(
+    options: &SystemPromptOptions,
+    sources: &PromptSources,
+    mode: crate::permissions::PermissionMode,
+) -> Vec<PromptSection> {
+    if mode != crate::permissions::PermissionMode::Plan {
+        return sections(options, sources);
+    }
+    let mut options = options.clone();
+    options
+        .tools
+        .retain(|tool| crate::permissions::plan::offers(&tool.name));
+    options.plan_mode = true;
+    sections(&options, sources)
 }
 
 /// The settings' command hooks for this run, reporting the session they run in.
@@ -857,7 +905,8 @@ pub struct Resources {
     pub skills: SkillRegistry,
     pub templates: PromptTemplates,
     pub prompt_options: SystemPromptOptions,
-    pub system_prompt: Vec<PromptSection>,
+    /// The files' contents the prompt is built from.
+    pub prompt_sources: PromptSources,
     /// The files the prompt and the templates may come from (rule files, `SYSTEM.md` and
     /// `APPEND_SYSTEM.md`, skills, templates).
     pub prompt_files: Vec<PathBuf>,
@@ -966,9 +1015,11 @@ impl ResourceSearch {
             options.docs = docs.paths.clone();
         }
         let sources = PromptSources::load(&options);
-        let system_prompt = sections(&options, &sources);
-        let mut prompt_files: Vec<PathBuf> =
-            sources.context_files.into_iter().map(|f| f.path).collect();
+        let mut prompt_files: Vec<PathBuf> = sources
+            .context_files
+            .iter()
+            .map(|f| f.path.clone())
+            .collect();
         for name in ["SYSTEM.md", "APPEND_SYSTEM.md"] {
             prompt_files.push(env.agent_dir.join(name));
             if self.trusted {
@@ -981,7 +1032,7 @@ impl ResourceSearch {
             skills,
             templates,
             prompt_options: options,
-            system_prompt,
+            prompt_sources: sources,
             prompt_files,
         }
     }

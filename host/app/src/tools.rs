@@ -2,14 +2,18 @@
 //! (pi-builtins), run by the extension host under the least grant each needs, in
 //! the session's working directory under the run's path policy (`tool_policy`); extension tools (`extensions`) run under their package's
 //! grant. A tool's component is compiled on its first call and kept
-//! in `<agentDir>/cache/components`, so start-up compiles nothing.
+//! in `<agentDir>/cache/components`, so start-up compiles nothing. The set is built from a
+//! [`ToolSource`] the App keeps, so that entering or leaving plan mode builds it again
+//! (`permissions::plan`).
 
-use crate::extensions::Extensions;
+use crate::extensions::{ExtensionTool, Extensions};
+use crate::permissions::{PermissionMode, plan};
+use crate::tool_policy::ToolPolicy;
 use pi_agent::AgentTool;
 use pi_builtins::ToolContext;
 use pi_ext_host::{ComponentTool, ExtensionHost};
 use pi_session::settings::SettingsManager;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What the tools know of the session they serve.
@@ -20,81 +24,171 @@ pub struct SessionFacts<'a> {
     pub command_env: Vec<(String, String)>,
     /// Whether the current model takes images (the `read` tool attaches none otherwise).
     pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
-    /// What the built-in tools may touch (path policy, shell sandbox).
-    pub policy: &'a crate::tool_policy::ToolPolicy,
+}
+
+/// What a run's tool set is built from, kept so that a switch into or out of plan mode can
+/// build it again: the enabled names, the extension tools among them, the built-ins' policy
+/// and the settings they read.
+#[derive(Clone)]
+pub struct ToolSource {
+    names: Vec<String>,
+    cwd: PathBuf,
     /// Where the files extensions write into the next prompt are recorded
     /// (`pi_session::extension_writes`).
-    pub agent_dir: &'a Path,
+    agent_dir: PathBuf,
+    /// What the built-in tools may touch (path policy, shell sandbox).
+    policy: ToolPolicy,
+    extension_tools: Vec<ExtensionTool>,
+    shell_path: Option<String>,
+    shell_command_prefix: Option<String>,
+    proxy_env: Vec<(String, String)>,
+    auto_resize_images: bool,
 }
 
-/// The enabled tools, in order: a name an extension provides is that extension's tool (it
-/// overrides the built-in), anything else the built-in working in `cwd`.
-pub fn tools(
-    names: &[String],
-    cwd: &Path,
-    host: &ExtensionHost,
-    extensions: &Extensions,
-    session: SessionFacts<'_>,
-    settings: &SettingsManager,
-) -> Vec<Arc<dyn AgentTool>> {
-    let SessionFacts {
-        session_id,
-        command_env,
-        model_images,
-        policy,
-        agent_dir,
-    } = session;
-    let mut ctx = ToolContext::new(host, cwd);
-    ctx.paths = policy.paths.clone();
-    ctx.sandbox = policy.sandbox.clone();
-    ctx.model_supports_images = Arc::clone(model_images);
-    ctx.command_env.extend(command_env);
-    ctx.command_env.extend(settings.http_proxy_env());
-    ctx.auto_resize_images = settings.images_auto_resize();
-    if let Some(shell) = settings.shell_path() {
-        ctx.shell.path = pi_session::paths::expand_tilde(&shell)
-            .to_string_lossy()
-            .into_owned();
+impl ToolSource {
+    /// The enabled `names`: a name an extension provides is that extension's tool (it
+    /// overrides the built-in), anything else the built-in working in `cwd`.
+    pub fn new(
+        names: &[String],
+        (cwd, agent_dir): (&Path, &Path),
+        extensions: &Extensions,
+        settings: &SettingsManager,
+        policy: &ToolPolicy,
+    ) -> Self {
+        ToolSource {
+            names: names.to_vec(),
+            cwd: cwd.to_path_buf(),
+            agent_dir: agent_dir.to_path_buf(),
+            policy: policy.clone(),
+            extension_tools: names
+                .iter()
+                .filter_map(|name| extensions.tool(name).cloned())
+                .collect(),
+            shell_path: settings.shell_path(),
+            shell_command_prefix: settings.shell_command_prefix(),
+            proxy_env: settings.http_proxy_env(),
+            auto_resize_images: settings.images_auto_resize(),
+        }
     }
-    ctx.shell.command_prefix = settings.shell_command_prefix();
-    // A file tool must not grant the agent approvals (cwd at `$HOME` holds the agent dir).
-    ctx.protected_files.push(pi_ext_host::protected::canonical(
-        &agent_dir.join(crate::permissions::ledger::FILE_NAME),
-    ));
-    names
-        .iter()
-        .filter_map(|name| match extensions.tool(name) {
-            Some(tool) => {
-                let component =
-                    ComponentTool::new(Arc::clone(&tool.component), tool.description.clone())
-                        .with_session_id(Some(session_id.to_owned()))
-                        .with_write_observer(prompt_writes(agent_dir, &tool.extension));
-                let component = host.serve_tool(component);
-                Some(Arc::new(component) as Arc<dyn AgentTool>)
-            }
-            None => pi_builtins::select(&ctx, &[name.as_str()])
-                .into_iter()
-                .next(),
-        })
-        .collect()
+
+    /// The tools, in order, as `mode` offers them (see [`plan`] for plan mode's).
+    pub fn tools(
+        &self,
+        host: &ExtensionHost,
+        session: SessionFacts<'_>,
+        mode: PermissionMode,
+    ) -> Vec<Arc<dyn AgentTool>> {
+        let planning = mode == PermissionMode::Plan;
+        let mut ctx = self.builtin_context(host, session.command_env, session.model_images);
+        // Where Landlock is missing plan mode's `bash` refuses every call.
+        let mut refusal = None;
+        match planning.then(plan::shell_sandbox) {
+            Some(Ok(sandbox)) => ctx.sandbox = Some(sandbox),
+            Some(Err(error)) => refusal = Some(plan::no_sandbox_message(&error)),
+            None => {}
+        }
+        self.names
+            .iter()
+            .filter(|name| !planning || plan::offers(name))
+            .filter_map(|name| {
+                let extension = self
+                    .extension_tools
+                    .iter()
+                    .find(|t| &t.description.name == name);
+                match extension {
+                    Some(tool) => {
+                        Some(self.extension_tool(host, tool, session.session_id, planning))
+                    }
+                    None => builtin_tool(&ctx, name, refusal.as_deref()),
+                }
+            })
+            .collect()
+    }
+
+    /// What the built-ins work with: the path policy, the shell and its environment.
+    fn builtin_context(
+        &self,
+        host: &ExtensionHost,
+        command_env: Vec<(String, String)>,
+        model_images: &Arc<std::sync::atomic::AtomicBool>,
+    ) -> ToolContext {
+        let mut ctx = ToolContext::new(host, &self.cwd);
+        ctx.paths = self.policy.paths.clone();
+        ctx.sandbox = self.policy.sandbox.clone();
+        ctx.model_supports_images = Arc::clone(model_images);
+        ctx.command_env.extend(command_env);
+        ctx.command_env.extend(self.proxy_env.iter().cloned());
+        ctx.auto_resize_images = self.auto_resize_images;
+        if let Some(shell) = &self.shell_path {
+            ctx.shell.path = pi_session::paths::expand_tilde(shell)
+                .to_string_lossy()
+                .into_owned();
+        }
+        ctx.shell.command_prefix = self.shell_command_prefix.clone();
+        // A file tool must not grant the agent approvals (cwd at `$HOME` holds the agent dir).
+        ctx.protected_files.push(pi_ext_host::protected::canonical(
+            &self.agent_dir.join(crate::permissions::ledger::FILE_NAME),
+        ));
+        ctx
+    }
+
+    /// An extension's tool under its package's grant, or a read-only copy of it in plan mode.
+    fn extension_tool(
+        &self,
+        host: &ExtensionHost,
+        tool: &ExtensionTool,
+        session_id: &str,
+        planning: bool,
+    ) -> Arc<dyn AgentTool> {
+        let component = if planning {
+            plan::read_only_component(&tool.component)
+        } else {
+            Arc::clone(&tool.component)
+        };
+        let component = ComponentTool::new(component, tool.description.clone())
+            .with_session_id(Some(session_id.to_owned()))
+            .with_write_observer(prompt_writes(&self.agent_dir, &tool.extension));
+        Arc::new(host.serve_tool(component))
+    }
 }
 
-/// The tools of a prepared run (built-in and extension components, see [`tools`]), with pi's `PI_*`
-/// variables for `bash` commands.
-pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
-    tools(
+/// The built-in `name` (`None`: no such tool); `bash` refusing every call with `refusal` when
+/// there is one.
+fn builtin_tool(
+    ctx: &ToolContext,
+    name: &str,
+    refusal: Option<&str>,
+) -> Option<Arc<dyn AgentTool>> {
+    let tool = pi_builtins::select(ctx, &[name]).into_iter().next()?;
+    Some(match refusal {
+        Some(reason) if name == "bash" => Arc::new(plan::Refused::new(tool, reason.to_owned())),
+        _ => tool,
+    })
+}
+
+/// What a prepared run's tools are built from.
+pub fn prepared_source(prepared: &crate::startup::Prepared) -> ToolSource {
+    let env = &prepared.base.env;
+    ToolSource::new(
         &prepared.tool_names,
-        &prepared.base.env.cwd,
-        &prepared.base.host,
+        (&env.cwd, &env.agent_dir),
         &prepared.base.extensions,
+        &prepared.base.settings,
+        &prepared.tool_policy,
+    )
+}
+
+/// The tools of a prepared run (built-in and extension components) in its permission mode,
+/// with pi's `PI_*` variables for `bash` commands.
+pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
+    prepared_source(prepared).tools(
+        &prepared.base.host,
         SessionFacts {
             session_id: prepared.session.session_id(),
             command_env: command_env(&prepared.session, &prepared.model, prepared.thinking),
             model_images: &prepared.model_images,
-            policy: &prepared.tool_policy,
-            agent_dir: &prepared.base.env.agent_dir,
         },
-        &prepared.base.settings,
+        prepared.permission_mode,
     )
 }
 

@@ -3,6 +3,7 @@
 
 use clap::{Parser, ValueEnum};
 use pi_ai::ThinkingLevel;
+use pi_app::permissions::PermissionMode;
 use pi_app::startup::StartupOptions;
 use std::ffi::OsString;
 
@@ -131,6 +132,11 @@ pub struct Args {
     #[arg(long, value_name = "MODE", value_parser = ["read-only", "workspace-write", "off"])]
     pub sandbox: Option<String>,
 
+    /// What the agent may do without asking: auto (everything, pi's behaviour), ask-writes,
+    /// ask-all, or plan (nothing can change anything). Setting: permissionMode (default auto).
+    #[arg(long, value_name = "MODE", value_parser = parse_permission_mode)]
+    pub permission_mode: Option<PermissionMode>,
+
     /// Load the extension in this directory (holding pi-extension.toml), or install one for
     /// this run from npm:pkg[@version], git:host/user/repo[@ref] or a git URL (repeatable).
     #[arg(short = 'e', long = "extension", value_name = "SOURCE")]
@@ -226,6 +232,13 @@ fn parse_thinking(text: &str) -> Result<ThinkingLevel, String> {
     })
 }
 
+fn parse_permission_mode(text: &str) -> Result<PermissionMode, String> {
+    PermissionMode::parse(text).ok_or_else(|| {
+        let valid: Vec<&str> = PermissionMode::ALL.iter().map(|m| m.as_str()).collect();
+        format!("expected one of: {}", valid.join(", "))
+    })
+}
+
 /// pi's multi-letter short flags, which clap cannot declare.
 const SHORT_ALIASES: [(&str, &str); 8] = [
     ("-nt", "--no-tools"),
@@ -290,6 +303,7 @@ impl Args {
             no_builtin_tools: self.no_builtin_tools,
             add_dirs: self.add_dirs.clone(),
             sandbox: self.sandbox.clone(),
+            permission_mode: self.permission_mode,
             extensions: self.extensions.clone(),
             no_extensions: self.no_extensions,
             skills: self.skills.clone(),

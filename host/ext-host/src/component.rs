@@ -117,6 +117,20 @@ impl LazyComponent {
         }
     }
 
+    /// The same component under another grant (plan mode's read-only one), loaded on its
+    /// own first use: nothing loaded under this one's grant is shared with it.
+    pub fn with_grant(&self, grant: Arc<Grant>) -> Self {
+        Self::from_source(
+            self.engine.clone(),
+            Arc::clone(&self.cache),
+            Arc::clone(&self.extension),
+            self.source.clone(),
+            self.world,
+            self.wit,
+            grant,
+        )
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

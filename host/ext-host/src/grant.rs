@@ -151,6 +151,26 @@ impl Grant {
         grant
     }
 
+    /// The same grant with nothing it could change anything with (plan mode): the workspace
+    /// and preopens at most readable, no persistent temp dir (a private one instead, removed
+    /// with the session), and processes, when granted, under Landlock read-only with the
+    /// network off (a spawn fails where Landlock is missing). HTTP to the granted hosts stays:
+    /// what a request does on the server is beyond the host's reach.
+    pub fn read_only(&self) -> Grant {
+        let mut grant = self.clone();
+        grant.filesystem = grant.filesystem.min(FsAccess::Read);
+        for preopen in &mut grant.preopens {
+            preopen.access = preopen.access.min(FsAccess::Read);
+        }
+        if grant.temp_dir.take().is_some() {
+            grant.temp = true;
+        }
+        if grant.process {
+            grant.sandbox = Some(ShellSandbox::read_only_offline());
+        }
+        grant
+    }
+
     /// Whether an HTTP request to `authority` (`host` or `host:port`) is allowed. A granted
     /// name without a port allows any port of that host.
     pub fn allows_host(&self, authority: &str) -> bool {
@@ -173,4 +193,60 @@ impl Grant {
 /// What a call of an import the extension was not granted returns to the component.
 pub(crate) fn not_granted(capability: &str, extension: &crate::error::ExtensionId) -> String {
     format!("capability `{capability}` was not granted to {extension}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::SandboxMode;
+
+    fn writer() -> Grant {
+        Grant {
+            filesystem: FsAccess::Write,
+            preopens: vec![
+                Preopen {
+                    path: "/data".into(),
+                    access: FsAccess::Write,
+                },
+                Preopen {
+                    path: "/docs".into(),
+                    access: FsAccess::Read,
+                },
+            ],
+            temp_dir: Some("/kept".into()),
+            network: vec!["example.com".into()],
+            process: true,
+            sandbox: Some(ShellSandbox {
+                mode: SandboxMode::WorkspaceWrite,
+                writable: vec!["/w".into()],
+                network: true,
+            }),
+            ..Grant::new("/w")
+        }
+    }
+
+    #[test]
+    fn a_read_only_grant_reads_what_the_original_reaches_and_writes_nothing() {
+        let grant = writer().read_only();
+        assert_eq!(grant.filesystem, FsAccess::Read);
+        assert!(grant.preopens.iter().all(|p| p.access == FsAccess::Read));
+        assert_eq!(grant.preopens.len(), 2);
+        assert_eq!(grant.temp_dir, None);
+        assert!(grant.temp, "a private temp dir replaces the kept one");
+        assert_eq!(grant.sandbox, Some(ShellSandbox::read_only_offline()));
+        assert!(grant.process);
+        assert_eq!(grant.network, vec!["example.com".to_owned()]);
+        assert_eq!(grant.workspace, PathBuf::from("/w"));
+    }
+
+    #[test]
+    fn a_read_only_grant_adds_nothing_the_original_lacked() {
+        let none = Grant::new("/w");
+        assert_eq!(none.read_only(), none);
+        let reader = Grant {
+            filesystem: FsAccess::Read,
+            ..Grant::new("/w")
+        };
+        assert_eq!(reader.read_only(), reader);
+    }
 }

@@ -72,6 +72,15 @@ pub enum SandboxError {
 }
 
 impl ShellSandbox {
+    /// Nothing written (but `/dev/null`), no TCP: plan mode's sandbox.
+    pub fn read_only_offline() -> Self {
+        ShellSandbox {
+            mode: SandboxMode::ReadOnly,
+            writable: Vec::new(),
+            network: false,
+        }
+    }
+
     /// Whether this system can enforce the sandbox: builds its ruleset once, as a spawn would.
     pub fn check(&self) -> Result<(), SandboxError> {
         self.prepared().map(drop)

@@ -52,6 +52,9 @@ pub struct SystemPromptOptions {
     /// A `Current date: …` line before the working directory line. Default: none (pi ≥ 0.84
     /// has no date line; callers that want one inject it, which keeps output deterministic).
     pub date: Option<String>,
+    /// The run is in plan mode: the prompt says the agent can only read and should plan.
+    /// Default: false.
+    pub plan_mode: bool,
 }
 
 impl SystemPromptOptions {
@@ -67,6 +70,7 @@ impl SystemPromptOptions {
             skills: Vec::new(),
             docs: DocPaths::default(),
             date: None,
+            plan_mode: false,
         }
     }
 
@@ -156,12 +160,22 @@ impl PromptSection {
     }
 }
 
+/// What plan mode adds after the base prompt (a section of our own; pi has no plan mode).
+const PLAN_MODE: &str = "\n\nYou are in plan mode. You can read files and run commands that only \
+read: bash runs in a read-only sandbox without network, and the write and edit tools are not \
+available. Any attempt to change files, start servers or reach the network is refused, so do \
+not try. Study what you need, then answer with a plan: the steps, the files each step changes \
+and how, and what to check afterwards. The user leaves plan mode to carry it out.";
+
 /// The prompt's sections in pi 1.6's order; empty parts are left out.
 pub fn sections(options: &SystemPromptOptions, sources: &PromptSources) -> Vec<PromptSection> {
     let mut pieces: Vec<(&'static str, String)> = match &sources.custom_base {
         Some(custom) => vec![("preamble", custom.clone())],
         None => builtin_parts(options).to_vec(),
     };
+    if options.plan_mode {
+        pieces.push(("plan_mode", PLAN_MODE.to_owned()));
+    }
     if let Some(append) = &sources.append {
         pieces.push(("addendum", format!("\n\n{append}")));
     }

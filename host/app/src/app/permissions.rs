@@ -1,23 +1,13 @@
-//! The permission mode and the approval rules of an app (`crate::permissions`): switching the
-//! mode (`/mode`, the mode key, RPC), the rules `/grants` shows, and what start-up loads.
+//! The approval rules of an app (`crate::permissions`): the rules `/grants` shows, and what
+//! start-up loads for the gate (the mode itself is `mode.rs`).
 
 use super::App;
 use crate::extensions::Extensions;
-use crate::permissions::{Ledger, PermissionMode};
+use crate::permissions::Ledger;
 use pi_ai::lock;
 use std::sync::Arc;
 
 impl App {
-    /// The permission mode the session's tool calls are gated by.
-    pub fn permission_mode(&self) -> PermissionMode {
-        self.session.permission_mode().get()
-    }
-
-    /// Switches the permission mode; the session's next tool call is gated by it.
-    pub fn set_permission_mode(&self, mode: PermissionMode) {
-        self.session.set_permission_mode(mode);
-    }
-
     /// The approval rules of this session (`/grants`), once start-up loaded them.
     pub fn approval_rules(&self) -> Option<Arc<Ledger>> {
         self.session.approval_rules()

@@ -26,6 +26,8 @@ pub struct AppState {
     pub auto_compaction_enabled: bool,
     pub message_count: usize,
     pub pending_message_count: usize,
+    /// This pi: the permission mode (`auto`, `ask-writes`, `ask-all`, `plan`).
+    pub permission_mode: &'static str,
 }
 
 /// pi's `SessionStats` of the current branch.
@@ -163,6 +165,7 @@ impl App {
             auto_compaction_enabled,
             message_count: agent.with_state(|s| s.messages.len()),
             pending_message_count: usize::from(agent.has_queued_messages()),
+            permission_mode: self.permission_mode().as_str(),
         })
     }
 

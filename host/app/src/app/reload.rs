@@ -8,6 +8,7 @@ use crate::agent_session::AgentSession;
 use crate::extensions::{ExtensionCompactor, Extensions};
 use crate::startup::{enabled_tools, load_extensions, load_trusted_settings, policy_flags};
 use crate::tool_policy::tool_policy;
+use crate::tools::ToolSource;
 use pi_ai::lock;
 use pi_ext_api::CompactionOverride;
 use pi_session::settings::SettingsManager;
@@ -71,9 +72,16 @@ impl App {
             let flags = policy_flags(opts, env);
             match tool_policy(flags, &settings, readable, &mut report.warnings) {
                 Ok(policy) => {
-                    let tools =
-                        self.reloaded_tools(&names, env, host, &extensions, &settings, &policy);
+                    let source = ToolSource::new(
+                        &names,
+                        (&env.cwd, &env.agent_dir),
+                        &extensions,
+                        &settings,
+                        &policy,
+                    );
+                    let tools = self.tools_from(&source, host, self.permission_mode());
                     self.session.agent().set_tools(tools);
+                    lock(&self.rebuild).tools = Some(source);
                 }
                 Err(error) => report.warnings.push(format!(
                     "Warning: the tools were not reloaded and keep their start-up policy: {error}"
@@ -96,44 +104,19 @@ impl App {
         report.templates = found.templates.templates.len();
         *lock(&self.skills) = found.skills;
         *lock(&self.templates) = found.templates;
-        self.session.set_system_prompt(found.system_prompt);
+        self.session
+            .set_system_prompt(crate::startup::mode_sections(
+                &found.prompt_options,
+                &found.prompt_sources,
+                self.permission_mode(),
+            ));
+        lock(&self.rebuild).prompt = Some((found.prompt_options, found.prompt_sources));
         drop(search_slot);
         if let Some(hooks) = hooks {
             report.warnings.extend(self.set_hooks(hooks));
             self.announce_session(pi_ext_api::hooks::SessionStartReason::Reload);
         }
         Some(report)
-    }
-
-    /// The enabled tools as reloaded, with the session's `PI_*` variables and image support.
-    fn reloaded_tools(
-        &self,
-        names: &[String],
-        env: &crate::startup::StartupEnv,
-        host: &pi_ext_host::ExtensionHost,
-        extensions: &Extensions,
-        settings: &SettingsManager,
-        policy: &crate::tool_policy::ToolPolicy,
-    ) -> Vec<Arc<dyn pi_agent::AgentTool>> {
-        let command_env = self.session.with_session(|session| {
-            crate::tools::command_env(session, &self.model(), self.thinking_level())
-        });
-        let session_id = self.session.with_session(|s| s.session_id().to_owned());
-        let model_images = self.session.model_images();
-        crate::tools::tools(
-            names,
-            &env.cwd,
-            host,
-            extensions,
-            crate::tools::SessionFacts {
-                session_id: &session_id,
-                command_env,
-                model_images: &model_images,
-                policy,
-                agent_dir: &env.agent_dir,
-            },
-            settings,
-        )
     }
 
     /// Provider packages serve models the registry learnt at start-up; one that is new

@@ -5,9 +5,11 @@
 //! - `mode`: the four modes and which calls each puts to the user.
 //! - `rules`: what an approval rule allows (command prefix, path glob, tool name).
 //! - `ledger`: the rules of the session, the project and the user, and their files.
+//! - `plan`: plan mode's tool set (no writing tools, read-only `bash` and extension grants).
 
 pub mod ledger;
 mod mode;
+pub mod plan;
 pub mod rules;
 
 pub use ledger::{Ledger, LedgerError, ProjectFile};

@@ -11,6 +11,7 @@ use crate::modes::rpc_types::{
 };
 use pi_ai::{ImageContent, ThinkingLevel};
 use pi_app::app::queue_mode;
+use pi_app::permissions::PermissionMode;
 use pi_app::{App, Disposition};
 use pi_session::settings::Settings;
 use serde_json::{Value, json};
@@ -201,6 +202,15 @@ impl Server {
                 let parsed = ThinkingLevel::parse(&level)
                     .ok_or_else(|| format!("Invalid thinking level: {level}"))?;
                 session.set_thinking_level(parsed).map_err(fail)?;
+                Ok(None)
+            }
+            RpcCommand::SetPermissionMode { mode } => {
+                let parsed = PermissionMode::parse(&mode).ok_or_else(|| {
+                    format!(
+                        "Invalid permission mode: {mode} (use auto, ask-writes, ask-all or plan)"
+                    )
+                })?;
+                session.set_permission_mode(parsed);
                 Ok(None)
             }
             RpcCommand::CycleThinkingLevel => Ok(Some(

@@ -105,10 +105,13 @@ pub enum RpcCommand {
     },
     GetMessages,
     GetCommands,
+    SetPermissionMode {
+        mode: String,
+    },
 }
 
 /// Every command `type` (for "unknown command" detection and documentation).
-pub const COMMAND_TYPES: [&str; 33] = [
+pub const COMMAND_TYPES: [&str; 34] = [
     "prompt",
     "steer",
     "follow_up",
@@ -142,6 +145,7 @@ pub const COMMAND_TYPES: [&str; 33] = [
     "set_session_name",
     "get_messages",
     "get_commands",
+    "set_permission_mode",
 ];
 
 /// A parsed request line.
@@ -322,6 +326,7 @@ impl RpcCommand {
             RpcCommand::SetSessionName { .. } => "set_session_name",
             RpcCommand::GetMessages => "get_messages",
             RpcCommand::GetCommands => "get_commands",
+            RpcCommand::SetPermissionMode { .. } => "set_permission_mode",
         }
     }
 }

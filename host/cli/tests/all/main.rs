@@ -34,6 +34,7 @@ mod cli_packages;
 mod cli_paths;
 mod cli_pi_hooks;
 mod cli_pi_ref;
+mod cli_plan_mode;
 mod cli_print;
 mod cli_project_code;
 mod cli_protected;

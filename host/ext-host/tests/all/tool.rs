@@ -98,6 +98,48 @@ async fn a_write_grant_allows_writing_in_the_workspace() {
 }
 
 #[tokio::test]
+async fn the_same_component_under_its_read_only_grant_cannot_write() {
+    let ws = Workspace::create();
+    let grant = Grant {
+        filesystem: FsAccess::Write,
+        ..ws.grant()
+    };
+    let writer = component(pi_ext_test_artifacts::TOOL, World::Tool, grant, "test-tool");
+    let reader = Arc::new(writer.with_grant(Arc::new(writer.grant.read_only())));
+    assert_eq!(reader.grant.filesystem, FsAccess::Read);
+    let description = host()
+        .describe(&reader)
+        .expect("describe")
+        .into_iter()
+        .find(|d| d.name == "write_file")
+        .expect("write_file");
+    let read_only = ComponentTool::new(Arc::clone(&reader), description.clone());
+    let target = ws.dir.join("refused.txt");
+    run(&read_only, json!({"path": target, "content": "no"}))
+        .await
+        .expect_err("a read-only grant refuses the write");
+    assert!(!target.exists());
+    let read = tool_of(
+        pi_ext_test_artifacts::TOOL,
+        reader.grant.as_ref().clone(),
+        "read_file",
+        "test-tool",
+    );
+    let out = run(&read, json!({"path": "hello.txt"}))
+        .await
+        .expect("read");
+    assert_eq!(text(&out), "hello from the workspace");
+    // The original keeps its grant.
+    run(
+        &ComponentTool::new(writer, description),
+        json!({"path": target, "content": "yes"}),
+    )
+    .await
+    .expect("write");
+    assert_eq!(std::fs::read_to_string(&target).expect("written"), "yes");
+}
+
+#[tokio::test]
 async fn a_guest_error_names_the_extension() {
     let ws = Workspace::create();
     let tool = test_tool(ws.grant(), "probe");

@@ -226,6 +226,12 @@ impl Settings {
         self.tools.as_ref().and_then(|t| t.sandbox.clone())
     }
 
+    /// `permissionMode`: what the run may do without asking; `None` when unset (`auto`).
+    /// Checked by start-up.
+    pub fn permission_mode(&self) -> Option<String> {
+        self.permission_mode.clone()
+    }
+
     /// `tools.sandboxNetwork`: whether sandboxed commands may open TCP connections; default
     /// true.
     pub fn tools_sandbox_network(&self) -> bool {

@@ -163,6 +163,10 @@ pub struct Settings {
     /// This pi: whether the command hooks run at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command_hooks: Option<bool>,
+    /// This pi: the permission mode (`auto`, `ask-writes`, `ask-all`, `plan`). Checked by
+    /// start-up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
     /// Keys this version does not know, in the file's order.
     #[serde(flatten)]
     pub extra: Map<String, Value>,

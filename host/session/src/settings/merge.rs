@@ -128,7 +128,8 @@ merge_fields!(Settings {
         probe_local_servers,
         min_oauth_validity_ms,
         hooks,
-        command_hooks
+        command_hooks,
+        permission_mode
     ],
     objects: [
         compaction,

@@ -380,6 +380,11 @@ pub const SETTINGS_TABLE: &[SettingInfo] = &[
         "Whether sandboxed commands may use the network",
     ),
     plain(
+        "permissionMode",
+        "auto",
+        "Permission mode: auto, ask-writes, ask-all or plan (permissions.md)",
+    ),
+    plain(
         "hooks",
         "",
         "Command hooks: shell commands run on events (command-hooks.md)",

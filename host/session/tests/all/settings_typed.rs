@@ -81,7 +81,8 @@ fn every_key() -> Value {
                   "sandboxNetwork": false},
         "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
                   "command": "./check.sh", "timeout": 5}]}]},
-        "commandHooks": false
+        "commandHooks": false,
+        "permissionMode": "plan"
     }"#,
     )
     .unwrap()

@@ -156,6 +156,35 @@ fn golden_docs_unavailable() {
 }
 
 #[test]
+fn golden_plan_mode() {
+    let layout = Layout::new();
+    layout.write("work/proj/AGENTS.md", "Project rules.");
+    let mut options = layout.options("work/proj");
+    options
+        .tools
+        .retain(|t| t.name != "write" && t.name != "edit");
+    options.plan_mode = true;
+    let parts = sections(&options, &PromptSources::load(&options));
+    let names: Vec<&str> = parts.iter().map(|p| p.name).collect();
+    assert_eq!(
+        names,
+        [
+            "preamble",
+            "tools",
+            "rules",
+            "docs",
+            "plan_mode",
+            "project_context",
+            "cwd"
+        ]
+    );
+    let prompt = layout.build(&options);
+    assert!(prompt.contains("\n\nYou are in plan mode."));
+    assert!(!prompt.contains("- write:") && !prompt.contains("- edit:"));
+    assert_golden("plan_mode", &prompt);
+}
+
+#[test]
 fn golden_context_chain_and_skills() {
     let layout = Layout::new();
     layout.write("agent/AGENTS.md", "Global rules.");
