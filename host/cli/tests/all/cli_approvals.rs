@@ -25,6 +25,15 @@ fn result_text(pi: &PiEnv, request: usize) -> String {
     tool_message(pi, request)["content"].to_string()
 }
 
+/// The newest tool result the model was sent.
+fn last_result(pi: &PiEnv) -> String {
+    let requests = pi.mock.requests();
+    let messages = requests[requests.len() - 1].body["messages"].clone();
+    let messages = messages.as_array().unwrap();
+    let last = messages.iter().rev().find(|m| m["role"] == "tool");
+    last.expect("a tool result")["content"].to_string()
+}
+
 #[test]
 fn print_mode_refuses_what_must_ask_and_lets_read_only_calls_run() {
     let pi = trusted();
@@ -41,12 +50,9 @@ fn print_mode_refuses_what_must_ask_and_lets_read_only_calls_run() {
     pi.mock
         .push(Turn::new().tool_call("c1", "ls", json!({ "path": "." })));
     pi.mock.push(Turn::text("listed"));
-    run_ok(&pi, &["--permission-mode", "ask-all", "-p", "list"]);
-    assert!(
-        result_text(&pi, 3).contains("seen.txt"),
-        "{}",
-        result_text(&pi, 3)
-    );
+    let args = ["--tools", "read,bash,ls", "--permission-mode", "ask-all", "-p", "list"];
+    run_ok(&pi, &args);
+    assert!(last_result(&pi).contains("seen.txt"), "{}", last_result(&pi));
 }
 
 /// Prompts `message` with the model calling `bash` `command`; returns the approval request
@@ -101,8 +107,7 @@ fn rpc_answers_allow_once_for_the_session_or_the_project_or_deny_with_a_reason()
     rpc.send_raw(&reason.to_string());
     rpc.wait_event("agent_settled");
     assert!(!exists("denied"));
-    let last = pi.mock.requests().len() - 1;
-    let refusal = result_text(&pi, last);
+    let refusal = last_result(&pi);
     assert!(
         refusal.contains("Denied by the user: use mkdir"),
         "{refusal}"
