@@ -52,6 +52,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/packages.md"),
     ),
     (
+        "docs/permissions.md",
+        include_str!("../../../docs/permissions.md"),
+    ),
+    (
         "docs/prompt-templates.md",
         include_str!("../../../docs/prompt-templates.md"),
     ),
