@@ -90,8 +90,8 @@ impl<'a> CallFacts<'a> {
     }
 
     /// The workspace-relative path a `write`/`edit` call names (`/`-separated). `Err(Some)`:
-    /// the absolute path it names outside the workspace; `Err(None)`: not a file call, or no
-    /// path that can be told without the disk.
+    /// the path it names when that is not a file inside the workspace (as written, or absolute
+    /// with `..` folded); `Err(None)`: not a file call.
     fn workspace_path(&self) -> Result<String, Option<String>> {
         if !self.is_file_write() {
             return Err(None);
@@ -100,22 +100,23 @@ impl<'a> CallFacts<'a> {
             .args
             .get("path")
             .and_then(serde_json::Value::as_str)
-            .ok_or(None)?;
+            .unwrap_or_default();
         // The file tools drop a leading `@` (a mention the model copied).
         let raw = raw.strip_prefix('@').unwrap_or(raw);
         if raw.is_empty() || raw.starts_with('~') {
-            return Err(None);
+            return Err(Some(raw.to_owned()));
         }
         let absolute = fold(&self.cwd.join(raw));
-        let Ok(relative) = absolute.strip_prefix(fold(self.cwd)) else {
-            return Err(Some(absolute.to_string_lossy().into_owned()));
-        };
+        let outside = || absolute.to_string_lossy().into_owned();
+        let relative = absolute
+            .strip_prefix(fold(self.cwd))
+            .map_err(|_| outside())?;
         let parts: Vec<String> = relative
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         if parts.is_empty() {
-            return Err(None);
+            return Err(Some(outside()));
         }
         Ok(parts.join("/"))
     }
@@ -155,7 +156,9 @@ impl RuleKind {
 
     fn describe(&self) -> String {
         match self {
+            RuleKind::Command(prefix) if prefix.trim().is_empty() => "(no command)".to_owned(),
             RuleKind::Command(prefix) => format!("{prefix}*"),
+            RuleKind::Path(glob) if glob.is_empty() => "(no file)".to_owned(),
             RuleKind::Path(glob) | RuleKind::Tool(glob) => glob.clone(),
         }
     }
@@ -165,15 +168,13 @@ impl RuleKind {
 /// two words (one if it has one), for `write`/`edit` the file's workspace-relative path, for
 /// anything else the tool's name.
 pub fn rule_for(call: &CallFacts<'_>) -> RuleKind {
-    if let Some(command) = call.command() {
-        let words = first_words(command);
-        if !words.is_empty() {
-            return RuleKind::Command(words);
-        }
+    if call.tool == "bash" {
+        // No command: a rule allowing nothing rather than one for every command.
+        return RuleKind::Command(call.command().map(first_words).unwrap_or_default());
     }
     match call.workspace_path() {
         Ok(path) => RuleKind::Path(escape_glob(&path)),
-        // A file outside the workspace: a rule naming it, which no call matches (path rules
+        // Not a file inside the workspace: a rule naming it, which no call matches (path rules
         // hold inside the workspace only), rather than one for every call of the tool.
         Err(Some(outside)) => RuleKind::Path(escape_glob(&outside)),
         Err(None) => RuleKind::Tool(call.tool.to_owned()),
@@ -542,6 +543,15 @@ mod tests {
             RuleKind::Path("/work/elsewhere.rs".into())
         );
         assert!(!file("edit", "/work/elsewhere.rs", "../elsewhere.rs"));
+        // Nothing the rule could name: a rule allowing nothing, never the whole tool.
+        let nothing = for_call("write", json!({"path": "~/x.rs"}));
+        assert_eq!(nothing, RuleKind::Path("~/x.rs".into()));
+        assert!(!file("write", "~/x.rs", "~/x.rs"));
+        let empty = for_call("bash", json!({"command": "  "}));
+        assert_eq!(empty, RuleKind::Command(String::new()));
+        assert!(!bash("", "  "));
+        assert!(!bash("", "ls"));
+        assert_eq!(for_call("edit", json!({})), RuleKind::Path(String::new()));
         assert_eq!(
             for_call("bash", json!({"command": "'my tool' run > out; ls"})),
             RuleKind::Command("'my tool' run".into())

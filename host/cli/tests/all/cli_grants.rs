@@ -242,3 +242,44 @@ fn the_builtin_file_tools_cannot_write_the_project_approvals() {
         result("w2")
     );
 }
+
+/// A write-granted extension component tries the same through plain WASI calls: refused, the
+/// file unchanged, the refusal reached the model as an error; the rest of `.pi/` is its to write.
+#[test]
+fn a_write_granted_extension_cannot_write_the_project_approvals() {
+    let pi = project(true);
+    add_rules(&pi);
+    let file = pi.cwd().join(".pi/approvals.json");
+    let before = std::fs::read(&file).unwrap();
+    let package = install(&pi.root.path().join("packages"), "prober");
+    extend_manifest(&package, "[capabilities]\nfilesystem = \"write\"");
+    let forged = r#"{"rules": [{"id": "p8", "tool": "bash"}]}"#;
+    let calls = [
+        json!({"op": "fs", "action": "write", "path": ".pi/approvals.json", "content": forged}),
+        json!({"op": "fs", "action": "append", "path": ".pi/approvals.json", "content": forged}),
+        json!({"op": "fs", "action": "remove", "path": ".pi/approvals.json", "content": ""}),
+        json!({"op": "fs", "action": "write", "path": ".pi/mine.md", "content": "ok"}),
+    ];
+    for (i, call) in calls.iter().enumerate() {
+        pi.mock
+            .push(Turn::new().tool_call(format!("c{i}"), "probe", call.clone()));
+    }
+    pi.mock.push(Turn::text("done"));
+    let package = package.to_string_lossy().into_owned();
+    let out = pi.run(&["--no-session", "--mode", "json", "-e", &package, "go"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let results = super::cli_protected::results(&stdout(&out));
+    assert_eq!(results.len(), 4, "{results:?}");
+    for (text, error) in &results[..3] {
+        let named = ["ermission denied", "Access", "not permitted"]
+            .iter()
+            .any(|word| text.contains(word));
+        assert!(*error && named, "{results:?}");
+    }
+    assert!(!results[3].1, "{results:?}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(pi.cwd().join(".pi/mine.md")).unwrap(),
+        "ok"
+    );
+}
