@@ -19,6 +19,7 @@ fn footer() -> Footer {
         model: "anthropic/claude-sonnet-4-5".into(),
         thinking: "medium".into(),
         context_window: 200_000,
+        ..Footer::default()
     }
 }
 
