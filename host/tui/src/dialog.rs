@@ -333,6 +333,56 @@ mod tests {
         );
     }
 
+    fn approval_select() -> UiRequest {
+        let options = ["Allow once", "Allow for this session", "Always", "Deny"];
+        UiRequest::Select {
+            title: "Allow bash?".into(),
+            options: options.iter().map(|o| (*o).to_owned()).collect(),
+            timeout: None,
+            approval: Some(pi_app::hooks::ApprovalView {
+                tool: "bash".into(),
+                preview: pi_app::hooks::ApprovalPreview::Command {
+                    command: "cargo test".into(),
+                },
+            }),
+        }
+    }
+
+    #[test]
+    fn an_approval_picks_by_number_enter_or_arrows_and_esc_denies() {
+        let mut d = open(&approval_select());
+        assert!(d.approval.is_some());
+        let value = |text: &str| Some(UiResponse::Value(text.into()));
+        assert_eq!(d.key(&press(KeyCode::Char('4'))), value("Deny"));
+        assert_eq!(
+            d.key(&press(KeyCode::Char('2'))),
+            value("Allow for this session")
+        );
+        // No fifth option; 0 is not one either.
+        assert_eq!(d.key(&press(KeyCode::Char('5'))), None);
+        assert_eq!(d.key(&press(KeyCode::Char('0'))), None);
+        assert_eq!(d.key(&press(KeyCode::Enter)), value("Allow once"));
+        d.key(&press(KeyCode::Down));
+        d.key(&press(KeyCode::Down));
+        assert_eq!(d.key(&press(KeyCode::Enter)), value("Always"));
+        assert_eq!(d.key(&press(KeyCode::Esc)), Some(UiResponse::Cancelled));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(d.key(&ctrl_c), Some(UiResponse::Cancelled));
+    }
+
+    #[test]
+    fn a_plain_select_takes_no_number_keys() {
+        let request = UiRequest::Select {
+            title: "Pick".into(),
+            options: vec!["a".into(), "b".into()],
+            timeout: None,
+            approval: None,
+        };
+        let mut d = open(&request);
+        assert_eq!(d.approval, None);
+        assert_eq!(d.key(&press(KeyCode::Char('2'))), None);
+    }
+
     #[test]
     fn input_edits_a_line_and_takes_a_paste() {
         let request = UiRequest::Input {

@@ -81,20 +81,23 @@ fn body(
             "y yes  n no  ↑↓ choose  enter select  esc cancel".to_owned()
         }
         Kind::Select { options, selected } => {
-            let count = options.len().min(9);
+            let hint = match &dialog.approval {
+                Some(_) => format!(
+                    "1-{} choose  ↑↓ navigate  enter select  esc deny",
+                    options.len().min(9)
+                ),
+                None => "↑↓ navigate  enter select  esc cancel".to_owned(),
+            };
             let options = option_lines(options, *selected, palette);
             if let Some(approval) = &dialog.approval {
-                // Title, blank, options, blank and hint keep their rows; the call gets the rest.
-                let left = room.saturating_sub(lines.len() + options.len() + 3);
+                // Title, blanks, options and hint keep their rows; the call gets the rest.
+                let fixed = lines.len() + options.len() + 2 + wrap(&hint, width).len();
+                let left = room.saturating_sub(fixed);
                 lines.extend(approval::lines(approval, palette, width, left));
             }
             lines.push(Line::default());
             lines.extend(options);
-            if dialog.approval.is_some() {
-                format!("1-{count} choose  ↑↓ navigate  enter select  esc deny")
-            } else {
-                "↑↓ navigate  enter select  esc cancel".to_owned()
-            }
+            hint
         }
         Kind::Input {
             placeholder,
@@ -109,7 +112,8 @@ fn body(
         }
     };
     lines.push(Line::default());
-    lines.push(Line::styled(hint, palette.dim()));
+    let hint = wrap(&hint, width).into_iter();
+    lines.extend(hint.map(|row| Line::styled(row, palette.dim())));
     (lines, cursor)
 }
 
