@@ -254,7 +254,7 @@ fn thinking(rest: &str, app: &App) -> Command {
 
 /// `/mode <name>`: switches at once; the next tool call is gated by it.
 fn permission_mode(rest: &str, app: &App) -> Command {
-    match PermissionMode::parse(rest) {
+    match PermissionMode::parse(&rest.to_ascii_lowercase()) {
         Some(mode) => {
             app.set_permission_mode(mode);
             Command::Say(format!("Permission mode: {mode}"), false)
