@@ -7,7 +7,7 @@ use pi_mock_llm::Api;
 
 /// The footer's line: the last one with the context gauge.
 fn footer(screen: &str) -> String {
-    let line = screen.lines().filter(|l| l.contains('%')).next_back();
+    let line = screen.lines().rfind(|l| l.contains('%'));
     line.unwrap_or_default().to_owned()
 }
 

@@ -81,23 +81,7 @@ fn body(
             "y yes  n no  ↑↓ choose  enter select  esc cancel".to_owned()
         }
         Kind::Select { options, selected } => {
-            let hint = match &dialog.approval {
-                Some(_) => format!(
-                    "1-{} choose  ↑↓ navigate  enter select  esc deny",
-                    options.len().min(9)
-                ),
-                None => "↑↓ navigate  enter select  esc cancel".to_owned(),
-            };
-            let options = option_lines(options, *selected, palette);
-            if let Some(approval) = &dialog.approval {
-                // Title, blanks, options and hint keep their rows; the call gets the rest.
-                let fixed = lines.len() + options.len() + 2 + wrap(&hint, width).len();
-                let left = room.saturating_sub(fixed);
-                lines.extend(approval::lines(approval, palette, width, left));
-            }
-            lines.push(Line::default());
-            lines.extend(options);
-            hint
+            return select_body(lines, view, options, *selected, palette, (width, room));
         }
         Kind::Input {
             placeholder,
@@ -112,9 +96,49 @@ fn body(
         }
     };
     lines.push(Line::default());
-    let hint = wrap(&hint, width).into_iter();
-    lines.extend(hint.map(|row| Line::styled(row, palette.dim())));
+    push_hint(&mut lines, &hint, palette, width);
     (lines, cursor)
+}
+
+fn push_hint(lines: &mut Vec<Line<'static>>, hint: &str, palette: &Palette, width: usize) {
+    let rows = wrap(hint, width).into_iter();
+    lines.extend(rows.map(|row| Line::styled(row, palette.dim())));
+}
+
+/// A select's lines after its title: an approval's call (given the rows the rest leaves it,
+/// and the blank rows too when it does not fit otherwise), the options and the keys.
+fn select_body(
+    mut lines: Vec<Line<'static>>,
+    view: &DialogView,
+    options: &[String],
+    selected: usize,
+    palette: &Palette,
+    (width, room): (usize, usize),
+) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
+    let approval = view.dialog.approval.as_ref();
+    let hint = match approval {
+        Some(_) => format!(
+            "1-{} choose  ↑↓ navigate  enter select  esc deny",
+            options.len().min(9)
+        ),
+        None => "↑↓ navigate  enter select  esc cancel".to_owned(),
+    };
+    let options = option_lines(options, selected, palette);
+    let mut spaced = true;
+    if let Some(approval) = approval {
+        // Title, options and hint keep their rows; the call gets the rest.
+        let fixed = lines.len() + options.len() + wrap(&hint, width).len();
+        let whole = approval::lines(approval, palette, width, usize::MAX).len();
+        spaced = fixed + 2 + whole <= room;
+        let left = room.saturating_sub(fixed + if spaced { 2 } else { 0 });
+        lines.extend(approval::lines(approval, palette, width, left));
+    }
+    let blank = || spaced.then(Line::default);
+    lines.extend(blank());
+    lines.extend(options);
+    lines.extend(blank());
+    push_hint(&mut lines, &hint, palette, width);
+    (lines, None)
 }
 
 fn option_line(label: &str, chosen: bool, palette: &Palette) -> Line<'static> {

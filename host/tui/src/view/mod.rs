@@ -154,13 +154,12 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     let queue = queue_lines(screen.transcript, &palette, area.width as usize);
     let editor_width = area.width.saturating_sub(2).max(1) as usize;
     let footer_rows = 1 + u16::from(!screen.statuses.is_empty());
-    // A dialog takes the editor's place (and the completion list's), leaving the transcript a
-    // row.
+    // A dialog takes the editor's place (and the completion list's), leaving the status line
+    // and, in the fullscreen layout, a row of the transcript.
     let (editor_rows, popup) = match &screen.dialog {
         Some(view) => {
-            let rows = area
-                .height
-                .saturating_sub(queue.len() as u16 + footer_rows + 2);
+            let kept = queue.len() as u16 + footer_rows + 1 + u16::from(screen.live_from.is_none());
+            let rows = area.height.saturating_sub(kept);
             (dialog::height(view, &palette, area.width, rows), 0)
         }
         None => {

@@ -99,6 +99,35 @@ fn a_long_preview_is_cut_so_the_options_show() {
 }
 
 #[test]
+fn a_short_screen_drops_the_blank_rows_before_cutting_the_call() {
+    // The regular layout's live region of a 30-row terminal: 15 rows.
+    let preview = ApprovalPreview::Edit {
+        path: "src/lib.rs".into(),
+        diff: "-a\n+b\n-c\n+d".into(),
+    };
+    let d = approval("edit", preview);
+    let (t, editor, footer) = (Transcript::default(), Editor::default(), footer());
+    let cache = RefCell::new(LineCache::default());
+    let screen = Screen {
+        dialog: Some(pi_tui::view::DialogView {
+            dialog: &d,
+            seconds_left: None,
+        }),
+        live_from: Some(0),
+        ..Screen::new(&t, &editor, &footer, &cache)
+    };
+    let mut terminal = Terminal::new(TestBackend::new(80, 15)).unwrap();
+    terminal.draw(|frame| draw(frame, &screen)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let screen: String = (0..15)
+        .map(|y| (0..80).map(|x| buffer[(x, y)].symbol()).collect::<String>() + "\n")
+        .collect();
+    for shown in ["-a", "+b", "-c", "+d", "Allow once", "Deny", "esc deny"] {
+        assert!(screen.contains(shown), "{shown} not shown:\n{screen}");
+    }
+}
+
+#[test]
 fn the_call_is_drawn_cleaned() {
     let preview = ApprovalPreview::Command {
         command: "echo \x1b]52;c;aGk=\x07hi\x1b[2J && rm -rf \x1b[31mx".into(),
