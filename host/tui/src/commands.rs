@@ -4,6 +4,7 @@
 
 use pi_ai::ThinkingLevel;
 use pi_app::App;
+use pi_app::permissions::PermissionMode;
 
 /// The built-in commands, with what they do (offered after `/`).
 pub use pi_app::BUILTIN_COMMANDS as BUILTIN;
@@ -46,6 +47,8 @@ pub enum Command {
     ScopedModels,
     /// `/reload`: skills, prompt templates, context files, keybindings and the theme again.
     Reload,
+    /// `/mode` without a name: choose the permission mode.
+    PickMode,
 }
 
 /// What `text` (a submitted prompt) is.
@@ -78,6 +81,8 @@ pub fn parse(text: &str, app: &App) -> Command {
         "model" if rest.contains('/') => model(rest, app),
         "model" => Command::PickModel,
         "thinking" => thinking(rest, app),
+        "mode" if rest.is_empty() => Command::PickMode,
+        "mode" => permission_mode(rest, app),
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
         "scoped-models" => Command::ScopedModels,
@@ -244,6 +249,26 @@ fn thinking(rest: &str, app: &App) -> Command {
     match app.set_thinking_level(level) {
         Ok(set) => Command::Say(format!("Thinking: {}", set.as_str()), false),
         Err(error) => Command::Say(error.to_string(), true),
+    }
+}
+
+/// `/mode <name>`: switches at once; the next tool call is gated by it.
+fn permission_mode(rest: &str, app: &App) -> Command {
+    match PermissionMode::parse(&rest.to_ascii_lowercase()) {
+        Some(mode) => {
+            app.set_permission_mode(mode);
+            Command::Say(format!("Permission mode: {mode}"), false)
+        }
+        None => {
+            let names: Vec<&str> = PermissionMode::ALL.iter().map(|m| m.as_str()).collect();
+            Command::Say(
+                format!(
+                    "Unknown permission mode \"{rest}\": use one of {}",
+                    names.join(", ")
+                ),
+                true,
+            )
+        }
     }
 }
 

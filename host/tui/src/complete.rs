@@ -132,6 +132,8 @@ impl Completer {
             })
             .collect();
         candidates.dedup_by(|a, b| a.label == b.label);
+        // A name typed out in full comes first (`/mode` before `/model`), so Enter runs it.
+        candidates.sort_by_key(|c| c.label[1..].to_lowercase() != typed);
         (!candidates.is_empty()).then_some(Popup {
             candidates,
             selected: 0,
@@ -208,6 +210,18 @@ mod tests {
             quit.and_then(|p| p.chosen().map(|c| c.replacement.clone())),
             Some("/quit ".into())
         );
+    }
+
+    #[test]
+    fn a_name_typed_out_in_full_is_offered_first() {
+        let mut c = Completer::new(Path::new("/"), Vec::new(), 5);
+        let first = |c: &mut Completer, typed: &str| {
+            let popup = c.offer(typed, true);
+            popup.and_then(|p| p.chosen().map(|c| c.label.clone()))
+        };
+        assert_eq!(first(&mut c, "/mod").as_deref(), Some("/model"));
+        assert_eq!(first(&mut c, "/mode").as_deref(), Some("/mode"));
+        assert_eq!(first(&mut c, "/model").as_deref(), Some("/model"));
     }
 
     #[test]

@@ -6,7 +6,11 @@
 //!
 //! Everything shown comes from an extension: it is cleaned with `pi_ai::terminal_text` when the
 //! dialog is made, so the drawing code only ever sees printable text.
+//!
+//! A select that is an approval (the tool-call gate asking) carries the call it is about
+//! ([`Approval`]), shown above the options; its number keys pick an option directly.
 
+use crate::approval::Approval;
 use pi_ai::terminal_text::{Keep, terminal_safe};
 use pi_app::hooks::{UiRequest, UiResponse};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -39,6 +43,8 @@ pub struct Dialog {
     pub from: String,
     pub title: String,
     pub kind: Kind,
+    /// The call an approval select asks about.
+    pub approval: Option<Approval>,
     /// When the App stops waiting for the answer.
     pub deadline: Option<Instant>,
 }
@@ -51,6 +57,7 @@ impl Dialog {
     /// The dialog a request opens (`None` for notices and statuses), its deadline counted from
     /// `now`.
     pub fn from_request(id: &str, from: &str, request: &UiRequest, now: Instant) -> Option<Self> {
+        let mut approval = None;
         let (title, kind, timeout) = match request {
             UiRequest::Confirm {
                 title,
@@ -64,8 +71,9 @@ impl Dialog {
                 title,
                 options,
                 timeout,
-                ..
+                approval: call,
             } => {
+                approval = call.as_ref().map(Approval::from_view);
                 let options = options.iter().map(|o| clean_line(o)).collect();
                 let kind = Kind::Select {
                     options,
@@ -92,6 +100,7 @@ impl Dialog {
             from: clean_line(from),
             title: clean_line(title),
             kind,
+            approval,
             deadline: timeout.map(|ms| now + Duration::from_millis(ms)),
         })
     }
@@ -108,6 +117,7 @@ impl Dialog {
         if key.code == KeyCode::Esc || (ctrl && key.code == KeyCode::Char('c')) {
             return Some(UiResponse::Cancelled);
         }
+        let numbered = self.approval.is_some();
         match &mut self.kind {
             Kind::Confirm { yes, .. } => match key.code {
                 KeyCode::Char('y' | 'Y') => Some(UiResponse::Confirmed(true)),
@@ -131,6 +141,11 @@ impl Dialog {
                 let last = options.len().saturating_sub(1);
                 match key.code {
                     KeyCode::Enter => options.get(*selected).cloned().map(UiResponse::Value),
+                    // An approval's options are numbered: 1 is the first.
+                    KeyCode::Char(c @ '1'..='9') if numbered => {
+                        let at = (c as usize).saturating_sub('1' as usize);
+                        options.get(at).cloned().map(UiResponse::Value)
+                    }
                     KeyCode::Up | KeyCode::Char('k') => {
                         *selected = selected.saturating_sub(1);
                         None
@@ -316,6 +331,56 @@ mod tests {
             d.key(&press(KeyCode::Enter)),
             Some(UiResponse::Value("a".into()))
         );
+    }
+
+    fn approval_select() -> UiRequest {
+        let options = ["Allow once", "Allow for this session", "Always", "Deny"];
+        UiRequest::Select {
+            title: "Allow bash?".into(),
+            options: options.iter().map(|o| (*o).to_owned()).collect(),
+            timeout: None,
+            approval: Some(pi_app::hooks::ApprovalView {
+                tool: "bash".into(),
+                preview: pi_app::hooks::ApprovalPreview::Command {
+                    command: "cargo test".into(),
+                },
+            }),
+        }
+    }
+
+    #[test]
+    fn an_approval_picks_by_number_enter_or_arrows_and_esc_denies() {
+        let mut d = open(&approval_select());
+        assert!(d.approval.is_some());
+        let value = |text: &str| Some(UiResponse::Value(text.into()));
+        assert_eq!(d.key(&press(KeyCode::Char('4'))), value("Deny"));
+        assert_eq!(
+            d.key(&press(KeyCode::Char('2'))),
+            value("Allow for this session")
+        );
+        // No fifth option; 0 is not one either.
+        assert_eq!(d.key(&press(KeyCode::Char('5'))), None);
+        assert_eq!(d.key(&press(KeyCode::Char('0'))), None);
+        assert_eq!(d.key(&press(KeyCode::Enter)), value("Allow once"));
+        d.key(&press(KeyCode::Down));
+        d.key(&press(KeyCode::Down));
+        assert_eq!(d.key(&press(KeyCode::Enter)), value("Always"));
+        assert_eq!(d.key(&press(KeyCode::Esc)), Some(UiResponse::Cancelled));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(d.key(&ctrl_c), Some(UiResponse::Cancelled));
+    }
+
+    #[test]
+    fn a_plain_select_takes_no_number_keys() {
+        let request = UiRequest::Select {
+            title: "Pick".into(),
+            options: vec!["a".into(), "b".into()],
+            timeout: None,
+            approval: None,
+        };
+        let mut d = open(&request);
+        assert_eq!(d.approval, None);
+        assert_eq!(d.key(&press(KeyCode::Char('2'))), None);
     }
 
     #[test]

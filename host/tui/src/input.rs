@@ -25,6 +25,7 @@ pub use extensions::Attention;
 
 mod dispatch;
 mod extensions;
+mod mode;
 mod scoped;
 mod selectors;
 mod settings;
@@ -293,6 +294,7 @@ impl Ui {
             model: format!("{}/{}", model.provider, model.id),
             thinking: app.thinking_level().as_str().to_owned(),
             context_window: model.context_window,
+            permission_mode: app.permission_mode(),
         };
     }
 
@@ -405,6 +407,7 @@ impl Ui {
                     self.notice(error.to_string());
                 }
             }
+            Binding::CyclePermissionMode => self.cycle_mode(app),
             Binding::ToggleThinking => self.show_thinking = !self.show_thinking,
             Binding::ExpandTools => self.expanded = !self.expanded,
             Binding::CopyMessage => self.copy_last_answer(app),

@@ -48,6 +48,8 @@ bindings! {
     CopyMessage => "app.message.copy", "", ["ctrl+x"];
     FollowUp => "app.message.followUp", "followUp", ["alt+enter"];
     Dequeue => "app.message.dequeue", "dequeue", ["alt+up"];
+    /// Our addition (pi has no permission modes): alt+m, free in pi's defaults.
+    CyclePermissionMode => "app.permissionMode.cycle", "", ["alt+m"];
     CursorUp => "tui.editor.cursorUp", "cursorUp", ["up"];
     CursorDown => "tui.editor.cursorDown", "cursorDown", ["down"];
     CursorLeft => "tui.editor.cursorLeft", "cursorLeft", ["left", "ctrl+b"];

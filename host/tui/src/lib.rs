@@ -12,6 +12,7 @@
 //! (`wrap::screen_text`, `view::lines`): it is shown, never obeyed, in the UI, the scrollback
 //! and the transcript printed at exit.
 
+pub mod approval;
 mod color;
 mod commands;
 mod complete;

@@ -28,6 +28,8 @@ pub enum Purpose {
     Tree,
     /// The models Ctrl+P cycles through (Enter toggles one).
     ScopedModels,
+    /// The permission mode.
+    Mode,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The commands pi itself serves in the interactive UI (offered after `/`), with what they do.
 /// A hook's command of the same name is refused.
-pub const BUILTIN_COMMANDS: [(&str, &str); 23] = [
+pub const BUILTIN_COMMANDS: [(&str, &str); 24] = [
     (
         "reload",
         "Read skills, prompt templates, context files, keybindings and the theme again",
@@ -48,6 +48,10 @@ pub const BUILTIN_COMMANDS: [(&str, &str); 23] = [
     ("copy", "Copy the last answer to the clipboard"),
     ("model", "Choose the model (or switch to provider/model)"),
     ("thinking", "Set the thinking level"),
+    (
+        "mode",
+        "Set the permission mode: auto, ask-writes, ask-all or plan",
+    ),
     ("hotkeys", "Show the keys"),
     ("quit", "Quit pi"),
     ("exit", "Quit pi"),

@@ -158,6 +158,10 @@ impl Ui {
                 self.open_session_picker(app);
                 Action::None
             }
+            Command::PickMode => {
+                self.open_mode_picker(app);
+                Action::None
+            }
             Command::Hotkeys => {
                 self.transcript.notice(self.keymap.describe(), false);
                 Action::None

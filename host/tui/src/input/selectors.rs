@@ -315,6 +315,10 @@ impl Ui {
                 Action::None
             }
             Purpose::Session => Action::SwitchSession(entry.value.into()),
+            Purpose::Mode => {
+                self.choose_mode(app, &entry.value);
+                Action::None
+            }
             Purpose::Model => {
                 let Some((provider, id)) = entry.value.split_once('/') else {
                     return Action::None;

@@ -1,8 +1,9 @@
 //! Drawing an extension's dialog over the editor: a bordered box naming the extension, the
 //! title (with the seconds left when it has a timeout), what it asks, and the keys it takes.
-//! Laid out as pi's extension selector and input are: a `→` marks the chosen option.
+//! Laid out as pi's extension selector and input are: a `→` marks the chosen option. An
+//! approval shows the call above its numbered options (`approval`), cut to the rows there are.
 
-use super::Palette;
+use super::{Palette, approval};
 use crate::dialog::{Dialog, Kind};
 use crate::theme::Token;
 use crate::wrap::wrap;
@@ -22,10 +23,12 @@ pub struct DialogView<'a> {
 /// Options shown at once; a longer list scrolls with the selection.
 const VISIBLE_OPTIONS: usize = 10;
 
-/// The box's rows (border included) at `width` columns (a column of padding each side).
-pub(super) fn height(view: &DialogView, palette: &Palette, width: u16) -> u16 {
+/// The box's rows (border included) at `width` columns (a column of padding each side), when
+/// it may take at most `rows` (only an approval's preview is cut to fit).
+pub(super) fn height(view: &DialogView, palette: &Palette, width: u16, rows: u16) -> u16 {
     let inner = width.saturating_sub(4).max(1) as usize;
-    body(view, palette, inner).0.len() as u16 + 2
+    let room = usize::from(rows.saturating_sub(2));
+    body(view, palette, inner, room).0.len() as u16 + 2
 }
 
 /// Draws the dialog into `area`; an input dialog places the cursor in its line.
@@ -39,7 +42,8 @@ pub(super) fn draw(frame: &mut Frame, view: &DialogView, palette: &Palette, area
             palette.style(Token::Muted),
         ));
     let inner = block.inner(area);
-    let (lines, cursor) = body(view, palette, inner.width.max(1) as usize);
+    let room = usize::from(inner.height);
+    let (lines, cursor) = body(view, palette, inner.width.max(1) as usize, room);
     frame.render_widget(Paragraph::new(lines).block(block), area);
     if let Some((row, col)) = cursor {
         let x = inner
@@ -50,11 +54,13 @@ pub(super) fn draw(frame: &mut Frame, view: &DialogView, palette: &Palette, area
     }
 }
 
-/// The lines inside the box, and where the cursor goes (row, column) when it is shown.
+/// The lines inside the box (an approval's preview cut so they fit in `room` rows), and where
+/// the cursor goes (row, column) when it is shown.
 fn body(
     view: &DialogView,
     palette: &Palette,
     width: usize,
+    room: usize,
 ) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
     let dialog = view.dialog;
     let mut title = dialog.title.clone();
@@ -72,12 +78,10 @@ fn body(
             lines.push(Line::default());
             lines.push(option_line("Yes", *yes, palette));
             lines.push(option_line("No", !*yes, palette));
-            "y yes  n no  ↑↓ choose  enter select  esc cancel"
+            "y yes  n no  ↑↓ choose  enter select  esc cancel".to_owned()
         }
         Kind::Select { options, selected } => {
-            lines.push(Line::default());
-            lines.extend(option_lines(options, *selected, palette));
-            "↑↓ navigate  enter select  esc cancel"
+            return select_body(lines, view, options, *selected, palette, (width, room));
         }
         Kind::Input {
             placeholder,
@@ -88,12 +92,53 @@ fn body(
             let (line, col) = input_line(text, *at, placeholder.as_deref(), palette, width);
             cursor = Some((lines.len() as u16, col));
             lines.push(line);
-            "enter submit  esc cancel"
+            "enter submit  esc cancel".to_owned()
         }
     };
     lines.push(Line::default());
-    lines.push(Line::styled(hint, palette.dim()));
+    push_hint(&mut lines, &hint, palette, width);
     (lines, cursor)
+}
+
+fn push_hint(lines: &mut Vec<Line<'static>>, hint: &str, palette: &Palette, width: usize) {
+    let rows = wrap(hint, width).into_iter();
+    lines.extend(rows.map(|row| Line::styled(row, palette.dim())));
+}
+
+/// A select's lines after its title: an approval's call (given the rows the rest leaves it,
+/// and the blank rows too when it does not fit otherwise), the options and the keys.
+fn select_body(
+    mut lines: Vec<Line<'static>>,
+    view: &DialogView,
+    options: &[String],
+    selected: usize,
+    palette: &Palette,
+    (width, room): (usize, usize),
+) -> (Vec<Line<'static>>, Option<(u16, u16)>) {
+    let approval = view.dialog.approval.as_ref();
+    let hint = match approval {
+        Some(_) => format!(
+            "1-{} choose  ↑↓ navigate  enter select  esc deny",
+            options.len().min(9)
+        ),
+        None => "↑↓ navigate  enter select  esc cancel".to_owned(),
+    };
+    let options = option_lines(options, selected, palette);
+    let mut spaced = true;
+    if let Some(approval) = approval {
+        // Title, options and hint keep their rows; the call gets the rest.
+        let fixed = lines.len() + options.len() + wrap(&hint, width).len();
+        let whole = approval::lines(approval, palette, width, usize::MAX).len();
+        spaced = fixed + 2 + whole <= room;
+        let left = room.saturating_sub(fixed + if spaced { 2 } else { 0 });
+        lines.extend(approval::lines(approval, palette, width, left));
+    }
+    let blank = || spaced.then(Line::default);
+    lines.extend(blank());
+    lines.extend(options);
+    lines.extend(blank());
+    push_hint(&mut lines, &hint, palette, width);
+    (lines, None)
 }
 
 fn option_line(label: &str, chosen: bool, palette: &Palette) -> Line<'static> {

@@ -1,8 +1,10 @@
-//! The footer: where, which session, which model, what it cost, and how full the context is;
-//! under it, when extensions set any, their statuses on one line (pi's extension statuses).
+//! The footer: the permission mode when it is not `auto`, where, which session, which model,
+//! what it cost, and how full the context is; under it, when extensions set any, their
+//! statuses on one line (pi's extension statuses). In `auto` it is pi's footer unchanged.
 
 use super::{Palette, Screen};
 use crate::theme::Token;
+use pi_app::permissions::PermissionMode;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
@@ -17,9 +19,36 @@ pub struct Footer {
     pub model: String,
     pub thinking: String,
     pub context_window: u64,
+    /// The permission mode (shown unless it is `auto`).
+    pub permission_mode: PermissionMode,
+}
+
+/// The mode as the footer shows it, and its colour: plan mode stands out most.
+fn mode_label(mode: PermissionMode) -> Option<(&'static str, Token)> {
+    match mode {
+        PermissionMode::Auto => None,
+        PermissionMode::Plan => Some(("plan mode", Token::Warning)),
+        PermissionMode::AskWrites => Some(("ask-writes", Token::Accent)),
+        PermissionMode::AskAll => Some(("ask-all", Token::Accent)),
+    }
 }
 
 pub(super) fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> Line<'static> {
+    let Some((mode, token)) = mode_label(screen.footer.permission_mode) else {
+        return Line::from(usage_spans(screen, palette, width));
+    };
+    // ` plan mode •` first: it says what the agent may do, so it never gives way.
+    let mut spans = vec![
+        Span::styled(format!(" {mode}"), palette.bold(token)),
+        Span::styled(" •", palette.dim()),
+    ];
+    let rest = width.saturating_sub(mode.width() + 3);
+    spans.extend(usage_spans(screen, palette, rest));
+    Line::from(spans)
+}
+
+/// pi's footer line in `width` cells.
+fn usage_spans(screen: &Screen, palette: &Palette, width: usize) -> Vec<Span<'static>> {
     let footer = screen.footer;
     let usage = screen.transcript.last_usage.unwrap_or_default();
     let context = usage.input + usage.cache_read + usage.cache_write + usage.output;
@@ -87,7 +116,7 @@ pub(super) fn footer_line(screen: &Screen, palette: &Palette, width: usize) -> L
         spans.push(Span::styled(format!("{part} • "), palette.dim()));
     }
     spans.push(Span::styled(context_part, palette.style(bar_color)));
-    Line::from(spans)
+    spans
 }
 
 /// The extensions' statuses (already in key order and cleaned) on one line, cut with `...` at

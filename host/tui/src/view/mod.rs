@@ -4,6 +4,7 @@
 //! from [`Screen`], so a frame is a pure function of the state (the snapshot tests rely on it).
 //! The transcript's lines come from [`LineCache`], which draws each item once (`lines`, `items`).
 
+mod approval;
 mod dialog;
 mod footer;
 mod items;
@@ -152,16 +153,21 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     let palette = Palette::of(screen);
     let queue = queue_lines(screen.transcript, &palette, area.width as usize);
     let editor_width = area.width.saturating_sub(2).max(1) as usize;
-    // A dialog takes the editor's place (and the completion list's).
+    let footer_rows = 1 + u16::from(!screen.statuses.is_empty());
+    // A dialog takes the editor's place (and the completion list's), leaving the status line
+    // and, in the fullscreen layout, a row of the transcript.
     let (editor_rows, popup) = match &screen.dialog {
-        Some(view) => (dialog::height(view, &palette, area.width), 0),
+        Some(view) => {
+            let kept = queue.len() as u16 + footer_rows + 1 + u16::from(screen.live_from.is_none());
+            let rows = area.height.saturating_sub(kept);
+            (dialog::height(view, &palette, area.width, rows), 0)
+        }
         None => {
             let lines = wrap(screen.editor.text(), editor_width).len().clamp(1, 10);
             let popup = screen.popup.len().min(screen.popup_height) as u16;
             (lines as u16 + 2, popup)
         }
     };
-    let footer_rows = 1 + u16::from(!screen.statuses.is_empty());
     let fixed = queue.len() as u16 + popup + 1 + editor_rows + footer_rows;
     // Fullscreen: the transcript takes what is left. Regular: the live items come first and take
     // only the rows they need, so the editor follows them.

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::cell::RefCell;
 use std::time::Instant;
 
-fn footer() -> Footer {
+pub(super) fn footer() -> Footer {
     Footer {
         cwd: "~/src/demo".into(),
         branch: Some("main".into()),
@@ -19,15 +19,16 @@ fn footer() -> Footer {
         model: "anthropic/claude-sonnet-4-5".into(),
         thinking: "medium".into(),
         context_window: 200_000,
+        ..Footer::default()
     }
 }
 
-fn dialog(request: UiRequest) -> Dialog {
+pub(super) fn dialog(request: UiRequest) -> Dialog {
     Dialog::from_request("ui-1", "hook-probe@0.1.0", &request, Instant::now()).unwrap()
 }
 
 /// The screen as text: `dialog` over the editor, `statuses` under the footer.
-fn render(
+pub(super) fn render(
     transcript: &Transcript,
     dialog: Option<(&Dialog, Option<u64>)>,
     statuses: Vec<String>,

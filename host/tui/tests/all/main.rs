@@ -5,5 +5,6 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approvals;
 mod dialogs;
 mod screens;

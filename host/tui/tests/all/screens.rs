@@ -101,6 +101,7 @@ fn footer(window: u64) -> Footer {
         model: "anthropic/claude-sonnet-4-5".into(),
         thinking: "medium".into(),
         context_window: window,
+        ..Footer::default()
     }
 }
 
