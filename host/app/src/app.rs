@@ -131,6 +131,8 @@ pub struct App {
     themes: Mutex<crate::extensions::PackageThemes>,
     /// What the tools and the system prompt are built from, for a switch of mode.
     rebuild: Mutex<mode::Rebuild>,
+    /// Each loaded package with what it was granted (`/grants`).
+    package_grants: Mutex<Vec<(String, Vec<String>)>>,
 }
 
 /// What the session's event sink and the commands both update.
@@ -308,6 +310,7 @@ impl App {
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
             rebuild: Mutex::default(),
+            package_grants: Mutex::default(),
         }
     }
 

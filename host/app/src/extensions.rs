@@ -116,6 +116,8 @@ pub struct Extensions {
     pub warnings: Vec<String>,
     /// What `-e` packages were granted, one line each (shown on stderr: nobody approved it).
     pub grants: Vec<String>,
+    /// Each loaded package (`name@version`) with what it was granted, in plain words.
+    pub granted: Vec<(String, Vec<String>)>,
 }
 
 impl Extensions {
@@ -320,6 +322,7 @@ fn open_package(
             return;
         }
     };
+    out.granted.push((id.clone(), approved.plain_words()));
     for (entry, component) in manifest.components.iter().zip(&loaded.components) {
         match entry.world {
             World::Tool => {

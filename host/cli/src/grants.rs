@@ -4,7 +4,7 @@
 //! before the normal flag parsing; nothing here reaches a model.
 
 use clap::{Parser, Subcommand};
-use pi_app::permissions::{Ledger, ProjectFile, Rule, RuleKind, Scope};
+use pi_app::permissions::{Ledger, Scope};
 use pi_app::startup::StartupEnv;
 use std::ffi::OsString;
 
@@ -99,59 +99,10 @@ pub fn main(argv: Vec<OsString>) -> i32 {
 }
 
 fn list(ledger: &Ledger, env: &StartupEnv) {
-    let rules = ledger.rules();
-    let project_note = match ledger.project_file() {
-        ProjectFile::Absent | ProjectFile::Honoured => None,
-        ProjectFile::Untrusted => Some("not used: the project is not trusted".to_owned()),
-        ProjectFile::Changed => Some(
-            "not used: changed outside pi; check it, then reset it with `pi grants clear \
-             --project`"
-                .to_owned(),
-        ),
-        ProjectFile::Malformed(reason) => Some(format!("not used: {reason}")),
-    };
-    scope_rules(
-        "Project rules",
-        ledger.project_path(),
-        &rules,
-        Scope::Project,
-        project_note,
-    );
-    scope_rules(
-        "Global rules",
-        ledger.global_path(),
-        &rules,
-        Scope::Global,
-        None,
-    );
+    for line in pi_app::permissions::rule_lines(ledger, false) {
+        say!("{line}");
+    }
     packages(env);
-}
-
-fn scope_rules(
-    title: &str,
-    path: &std::path::Path,
-    rules: &[Rule],
-    scope: Scope,
-    note: Option<String>,
-) {
-    say!("{title} ({}):", path.display());
-    if let Some(note) = note {
-        say!("  [{note}]");
-        return;
-    }
-    let mut any = false;
-    for rule in rules.iter().filter(|r| r.scope == scope) {
-        any = true;
-        let what = match rule.kind {
-            RuleKind::Command(_) => "bash command",
-            RuleKind::Path(_) => "write/edit path",
-            RuleKind::Tool(_) => "tool",
-        };
-        say!("  {:<5} {:<16} {}", rule.id, what, rule.describe());
-    }
-    if !any {
-        say!("  (none)");
-    }
 }
 
 /// The installed packages of both scopes and what each was granted when it was installed (as

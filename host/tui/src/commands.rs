@@ -83,6 +83,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "thinking" => thinking(rest, app),
         "mode" if rest.is_empty() => Command::PickMode,
         "mode" => permission_mode(rest, app),
+        "grants" => grants(rest, app),
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
         "scoped-models" => Command::ScopedModels,
@@ -269,6 +270,26 @@ fn permission_mode(rest: &str, app: &App) -> Command {
                 true,
             )
         }
+    }
+}
+
+/// `/grants`: who may do what without asking; `/grants revoke <id>` removes a rule.
+fn grants(rest: &str, app: &App) -> Command {
+    match rest.split_whitespace().collect::<Vec<_>>()[..] {
+        [] => Command::Say(app.grants_overview().join("\n"), false),
+        ["revoke", id] => match app.revoke_rule(id) {
+            Ok(rule) => Command::Say(
+                format!(
+                    "Revoked {} ({} rule): {}",
+                    rule.id,
+                    rule.scope.as_str(),
+                    rule.describe()
+                ),
+                false,
+            ),
+            Err(error) => Command::Say(format!("Cannot revoke {id}: {error}"), true),
+        },
+        _ => Command::Say("Usage: /grants [revoke <id>]".into(), true),
     }
 }
 

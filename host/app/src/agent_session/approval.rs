@@ -7,7 +7,9 @@
 //! modes) the call is refused with a message saying how to allow it. A hook's `ask` goes
 //! through the same rules and the same dialog.
 
-use crate::permissions::{CallFacts, Ledger, ModeCell, PermissionMode, Scope, rule_for};
+use crate::permissions::{
+    CallFacts, Ledger, LedgerError, ModeCell, PermissionMode, Scope, rule_for,
+};
 use pi_ai::lock;
 use pi_ext_api::hooks::{ApprovalPreview, Dialog, DialogAnswer, NotifyLevel, UserInterface};
 use serde_json::Value;
@@ -174,7 +176,20 @@ impl Approvals {
             return;
         };
         let facts = CallFacts { tool, args, cwd };
-        match ledger.add(scope, rule_for(&facts)) {
+        let kind = rule_for(&facts);
+        let added = match ledger.add(scope, kind.clone()) {
+            // An untrusted project keeps no rules: the answer still holds for this session.
+            Err(LedgerError::ProjectNotTrusted) => {
+                let text = format!(
+                    "{}; the rule lasts this session",
+                    LedgerError::ProjectNotTrusted
+                );
+                self.ui.notify(FROM, &text, NotifyLevel::Warning);
+                ledger.add(Scope::Session, kind)
+            }
+            other => other,
+        };
+        match added {
             Ok(rule) => {
                 let text = format!("Rule {} added: {}", rule.id, rule.describe());
                 self.ui.notify(FROM, &text, NotifyLevel::Info);

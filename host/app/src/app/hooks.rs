@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The commands pi itself serves in the interactive UI (offered after `/`), with what they do.
 /// A hook's command of the same name is refused.
-pub const BUILTIN_COMMANDS: [(&str, &str); 24] = [
+pub const BUILTIN_COMMANDS: [(&str, &str); 25] = [
     (
         "reload",
         "Read skills, prompt templates, context files, keybindings and the theme again",
@@ -51,6 +51,10 @@ pub const BUILTIN_COMMANDS: [(&str, &str); 24] = [
     (
         "mode",
         "Set the permission mode: auto, ask-writes, ask-all or plan",
+    ),
+    (
+        "grants",
+        "Show the approval rules and the packages' grants (/grants revoke <id>)",
     ),
     ("hotkeys", "Show the keys"),
     ("quit", "Quit pi"),

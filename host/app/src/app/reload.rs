@@ -91,6 +91,7 @@ impl App {
                 .set_compactors(compactors(&extensions, &self.session));
             self.session
                 .set_writing_tools(crate::extensions::writing_tools(&extensions));
+            lock(&self.package_grants).clone_from(&extensions.granted);
             *lock(&self.renderers) = extensions.renderers.clone();
             let mut all = extensions.hooks.clone();
             all.extend(lock(&self.command_hooks).iter().cloned());

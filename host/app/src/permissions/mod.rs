@@ -5,14 +5,17 @@
 //! - `mode`: the four modes and which calls each puts to the user.
 //! - `rules`: what an approval rule allows (command prefix, path glob, tool name).
 //! - `ledger`: the rules of the session, the project and the user, and their files.
+//! - `listing`: the rules as lines to read (`pi grants list`, `/grants`).
 //! - `plan`: plan mode's tool set (no writing tools, read-only `bash` and extension grants).
 
 pub mod ledger;
+mod listing;
 mod mode;
 pub mod plan;
 pub mod rules;
 
 pub use ledger::{Ledger, LedgerError, ProjectFile};
+pub use listing::rule_lines;
 pub use mode::PermissionMode;
 pub use rules::{CallFacts, Rule, RuleKind, Scope, rule_for};
 use std::sync::Arc;

@@ -50,9 +50,20 @@ fn print_mode_refuses_what_must_ask_and_lets_read_only_calls_run() {
     pi.mock
         .push(Turn::new().tool_call("c1", "ls", json!({ "path": "." })));
     pi.mock.push(Turn::text("listed"));
-    let args = ["--tools", "read,bash,ls", "--permission-mode", "ask-all", "-p", "list"];
+    let args = [
+        "--tools",
+        "read,bash,ls",
+        "--permission-mode",
+        "ask-all",
+        "-p",
+        "list",
+    ];
     run_ok(&pi, &args);
-    assert!(last_result(&pi).contains("seen.txt"), "{}", last_result(&pi));
+    assert!(
+        last_result(&pi).contains("seen.txt"),
+        "{}",
+        last_result(&pi)
+    );
 }
 
 /// Prompts `message` with the model calling `bash` `command`; returns the approval request
@@ -143,4 +154,82 @@ fn rpc_answers_allow_once_for_the_session_or_the_project_or_deny_with_a_reason()
     bash_turns(&pi, "touch p1 revoked");
     run_ok(&pi, &["--permission-mode", "ask-writes", "-p", "go"]);
     assert!(!exists("revoked"), "a revoked rule still answered");
+}
+
+fn show(what: &str, screen: &str) {
+    println!("--- {what} ---\n{}\n---", screen.trim_end());
+}
+
+#[test]
+fn in_the_terminal_ui_the_approval_dialog_allows_remembers_and_denies() {
+    use super::cli_tui_support::{REGULAR, Tmux};
+    let pi = trusted();
+    let tmux = Tmux::start(
+        &pi,
+        &[
+            "--model",
+            "mock/mock-model",
+            "--tui-mode",
+            REGULAR,
+            "--permission-mode",
+            "ask-writes",
+        ],
+    );
+    tmux.wait_text("ask-writes");
+    let exists = |name: &str| pi.cwd().join(name).exists();
+
+    // Once: the dialog shows the command; Enter takes "Allow once".
+    bash_turns(&pi, "touch first && touch second");
+    tmux.submit("make two files");
+    let asking = tmux.wait_text("Always allow for this project");
+    show("the approval dialog", &asking);
+    assert!(asking.contains("touch first && touch second"), "{asking}");
+    assert!(
+        asking.contains("Allow bash? (permission mode ask-writes)"),
+        "{asking}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run to end", |_| exists("second"));
+    tmux.wait_text("done");
+
+    // For the session (key 2): the rule answers the next call, and says so.
+    bash_turns(&pi, "touch s1");
+    tmux.submit("again");
+    tmux.wait_text("Always allow for this project");
+    tmux.keys(&["2"]);
+    tmux.wait_for("s1", |_| exists("s1"));
+    bash_turns(&pi, "touch s1 s2");
+    tmux.submit("once more");
+    let allowed = tmux.wait_text("allowed by rule s1: touch s1");
+    show("a rule answers", &allowed);
+    tmux.wait_for("s2", |_| exists("s2"));
+
+    // /grants shows the rule (and the packages' grants); revoked, the call asks again.
+    tmux.submit("/grants");
+    let grants = tmux.wait_text("Extension packages (granted at install):");
+    show("/grants", &grants);
+    assert!(
+        grants.contains("s1    bash command     touch s1*"),
+        "{grants}"
+    );
+    tmux.submit("/grants revoke s1");
+    tmux.wait_text("Revoked s1 (session rule): touch s1*");
+    bash_turns(&pi, "touch s1 s3");
+    tmux.submit("and again");
+    tmux.wait_text("Always allow for this project");
+    tmux.keys(&["1"]);
+    tmux.wait_for("s3", |_| exists("s3"));
+
+    // Deny (key 4) with a reason the model reads.
+    bash_turns(&pi, "rm -rf s1");
+    tmux.submit("clean up");
+    tmux.wait_text("Always allow for this project");
+    tmux.keys(&["4"]);
+    tmux.wait_text("Tell the model why");
+    tmux.type_text("keep it");
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Denied by the user: keep it");
+    assert!(exists("s1"), "a denied rm ran");
+    assert!(last_result(&pi).contains("Denied by the user: keep it"));
+    tmux.exit();
 }
