@@ -1,6 +1,7 @@
 //! The `pi` binary end to end: `pi --version`, print mode with one text turn, print mode with a
 //! 10-tool-call task (also with 5 hook packages installed: five tool-call gates, and five
-//! copies of the test component `hook-probe`, which subscribes to every event), each against
+//! copies of the test component `hook-probe`, which subscribes to every event; and in the
+//! permission mode `ask-writes` with rules that allow each of its calls), each against
 //! the in-process mock LLM server. Prints median / p95 wall
 //! time and the peak RSS of the pi process (through `/usr/bin/time -f %M` when installed).
 //!
@@ -166,6 +167,13 @@ fn main() {
     install_hooks(&probes, pi_ext_test_artifacts::HOOK_PROBE);
     let gates = Dirs::new(&mock);
     install_hooks(&gates, pi_extension_examples::PERMISSION_GATE.component);
+    // Global approval rules allowing every call of the 10-tool-call run.
+    let ruled = Dirs::new(&mock);
+    let rules = json!({"nextId": 3, "rules": [
+        {"id": "g1", "path": "**"},
+        {"id": "g2", "command": "cat b.txt > c.txt"}
+    ]});
+    std::fs::write(ruled.agent.join("approvals.json"), rules.to_string()).unwrap();
     let wrapped = std::env::var_os("PI_BENCH_WRAP").is_some();
     // The wrapped runs replace `time`: they still happen, but measure no RSS.
     let has_time = Path::new(TIME).exists() && !wrapped;
@@ -312,41 +320,68 @@ fn main() {
             if peak_kb <= 15 * 1024 { "✔" } else { "✘" }
         );
     }
-    hook_ratios(&mock, [&plain, &gates, &probes], &cases[3].args, runs);
+    let dirs = [&plain, &gates, &probes, &ruled];
+    gate_ratios(&mock, dirs, &cases[3].args, runs);
     let leftover = mock.pending();
     assert_eq!(leftover, 0, "every scripted reply was used");
 }
 
-/// What hooks cost in the 10-tool-call run, as ratios from one interleaved run (no hooks,
-/// five gates and five probes one after the other in every round), so that the machine's
-/// drift falls on all three alike.
-fn hook_ratios(mock: &MockLlm, dirs: [&Dirs; 3], args: &[String], runs: usize) {
-    let mut times: [Vec<Duration>; 3] = Default::default();
+/// The medians of the 10-tool-call run for each variant (its dirs and arguments), the runs
+/// interleaved (each variant once per round) so that the machine's drift falls on all alike.
+fn interleaved(mock: &MockLlm, variants: &[(&Dirs, Vec<String>)], runs: usize) -> Vec<f64> {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); variants.len()];
     for round in 0..runs + 2 {
-        for (dirs, times) in dirs.iter().zip(&mut times) {
+        for ((dirs, args), times) in variants.iter().zip(&mut times) {
             mock.push_all(ten_tools());
             let started = Instant::now();
             let out = command(PI, dirs, args, false).output().unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{err}");
             if round >= 2 {
                 times.push(started.elapsed());
             }
         }
     }
-    let [none, gates, probes] = times.map(|mut t| {
-        t.sort();
-        percentile(&t, 0.5)
-    });
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            percentile(&t, 0.5)
+        })
+        .collect()
+}
+
+/// What hooks and approvals cost in the 10-tool-call run, as ratios inside one interleaved
+/// run each: no hooks, five gates, five probes; `auto`, and `ask-writes` with global rules
+/// that allow every call the run makes (every write and edit, and its one command).
+fn gate_ratios(mock: &MockLlm, dirs: [&Dirs; 4], args: &[String], runs: usize) {
+    let [plain, gates, probes, ruled] = dirs;
+    let hooks = [plain, gates, probes].map(|d| (d, args.to_vec()));
+    let [none, gates, probes] = interleaved(mock, &hooks, runs)[..] else {
+        unreachable!("three variants")
+    };
     println!(
         "\n10 tool calls, runs interleaved (medians): no hooks {none:.2} ms; \
          5 tool-call gates {gates:.2} ms ({:.2}×, goal ≤ 1.1×); \
          5 hooks on every event {probes:.2} ms ({:.2}×)",
         gates / none,
         probes / none
+    );
+    let mut asking = args.to_vec();
+    asking.extend(["--permission-mode".to_owned(), "ask-writes".to_owned()]);
+    // The rules must answer every call, or the run would measure refusals.
+    mock.push_all(ten_tools());
+    let out = command(PI, ruled, &asking, false).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("allowed by rule").count(), 6, "{err}");
+    let modes = [(plain, args.to_vec()), (ruled, asking)];
+    let [auto, ruled] = interleaved(mock, &modes, runs)[..] else {
+        unreachable!("two variants")
+    };
+    println!(
+        "10 tool calls, runs interleaved (medians): auto {auto:.2} ms; ask-writes with a rule \
+         for every call {ruled:.2} ms ({:.2}×, goal ≤ 1.05×)",
+        ruled / auto
     );
 }
 
