@@ -36,25 +36,34 @@ fn hashes(dir: &Path) -> BTreeMap<PathBuf, String> {
     out
 }
 
-/// A workspace with a few files, and the test tool component as a package granted writes and
-/// processes.
-fn workspace(pi: &PiEnv) -> PathBuf {
+/// A workspace with a few files; the test tool component (`write_file`, …) and the spawner
+/// (`run`, through the host's `process` import) as packages granted writes and processes.
+fn workspace(pi: &PiEnv) -> [PathBuf; 2] {
     std::fs::write(pi.cwd().join("a.txt"), "original text\n").unwrap();
     std::fs::create_dir_all(pi.cwd().join("src")).unwrap();
     std::fs::write(pi.cwd().join("src/lib.rs"), "pub fn f() {}\n").unwrap();
     let package = install(&pi.root.path().join("packages"), "writer");
-    extend_manifest(
-        &package,
-        "[capabilities]\nfilesystem = \"write\"\nprocess = true",
-    );
-    package
+    let grant = "[capabilities]\nfilesystem = \"write\"\nprocess = true";
+    extend_manifest(&package, grant);
+    let spawner = pi.root.path().join("packages/spawner");
+    std::fs::create_dir_all(&spawner).unwrap();
+    std::fs::copy(pi_ext_test_artifacts::SPAWNER, spawner.join("spawner.wasm")).unwrap();
+    std::fs::write(
+        spawner.join("pi-extension.toml"),
+        format!(
+            "[package]\nname = \"spawner\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
+             [[component]]\npath = \"spawner.wasm\"\nworld = \"tool\"\n\n{grant}\n"
+        ),
+    )
+    .unwrap();
+    [package, spawner]
 }
 
 /// Runs `pi -p` in plan mode with the package, the mock making `calls` (ids `c0`, `c1`, …)
 /// in one turn, then answering "planned".
 fn run_plan(
     pi: &PiEnv,
-    package: &Path,
+    packages: &[PathBuf],
     calls: &[(&str, Value)],
     force_no_landlock: bool,
 ) -> Output {
@@ -63,10 +72,15 @@ fn run_plan(
         turn = turn.tool_call(format!("c{i}"), *tool, args.clone());
     }
     pi.mock.push_all([turn, Turn::text("planned")]);
-    let package = package.to_string_lossy().into_owned();
     let tmp = pi.root.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    let mut cmd = pi.command(&["--permission-mode", "plan", "-e", &package, "-p", "try it"]);
+    let mut args = vec!["--permission-mode".to_owned(), "plan".to_owned()];
+    for package in packages {
+        args.extend(["-e".to_owned(), package.to_string_lossy().into_owned()]);
+    }
+    args.extend(["-p".to_owned(), "try it".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = pi.command(&args);
     cmd.env("TMPDIR", &tmp);
     if force_no_landlock {
         cmd.env("PI_SANDBOX_FORCE_UNAVAILABLE", "1");
@@ -120,7 +134,7 @@ fn landlock_available() -> bool {
 #[test]
 fn in_plan_mode_nothing_changes_the_workspace_or_reaches_the_network() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let package = workspace(&pi);
+    let packages = workspace(&pi);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -140,9 +154,13 @@ fn in_plan_mode_nothing_changes_the_workspace_or_reaches_the_network() {
             "write_file",
             json!({"path": target.to_string_lossy(), "content": "x"}),
         ),
+        (
+            "run",
+            json!({"program": "touch", "args": [pi.cwd().join("spawned.txt").to_string_lossy()]}),
+        ),
     ];
     let before = hashes(&pi.cwd());
-    run_plan(&pi, &package, &calls, false);
+    run_plan(&pi, &packages, &calls, false);
     let after = hashes(&pi.cwd());
     eprintln!("workspace before: {before:#?}\nworkspace after: {after:#?}");
     assert_eq!(before, after, "the workspace changed");
@@ -167,7 +185,9 @@ fn in_plan_mode_nothing_changes_the_workspace_or_reaches_the_network() {
     // Every call was refused, and the model saw each refusal in its next request.
     let results = results(&pi, calls.len());
     eprintln!("results: {results:#?}");
-    for (i, (text, error)) in results.iter().enumerate() {
+    // The spawner reports a command's exit as a result; the others fail.
+    let (spawned, others) = results.split_last().unwrap();
+    for (i, (text, error)) in others.iter().enumerate() {
         assert!(*error, "c{i} was not refused: {text}");
         let sent = sent_result(&pi, 1, &format!("c{i}"));
         let first_line = text.lines().next().unwrap_or_default();
@@ -195,26 +215,40 @@ fn in_plan_mode_nothing_changes_the_workspace_or_reaches_the_network() {
         }
     }
     assert!(results[4].0.contains("cannot write"), "{:?}", results[4]);
+    let sent = sent_result(&pi, 1, "c5");
+    if landlock_available() {
+        assert!(spawned.0.contains("Permission denied") && spawned.0.contains("exit=Some(1)"));
+    } else {
+        assert!(spawned.1 && spawned.0.contains("Landlock"), "{spawned:?}");
+    }
+    assert!(sent.contains(spawned.0.lines().next().unwrap()), "{sent}");
     assert_eq!(pi.mock.requests().len(), 2);
 }
 
 #[test]
 fn without_landlock_plan_mode_refuses_every_command_and_runs_none() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let package = workspace(&pi);
+    let packages = workspace(&pi);
     let marker = pi.root.path().join("ran");
     let calls = [
         (
             "bash",
             json!({"command": format!("touch {}", marker.display())}),
         ),
-        ("probe", json!({"op": "spawn"})),
+        (
+            "run",
+            json!({"program": "touch", "args": [format!("{}-ext", marker.display())]}),
+        ),
         ("read", json!({"path": "a.txt"})),
     ];
     let before = hashes(&pi.cwd());
-    run_plan(&pi, &package, &calls, true);
+    run_plan(&pi, &packages, &calls, true);
     assert_eq!(before, hashes(&pi.cwd()));
     assert!(!marker.exists(), "the command ran");
+    assert!(
+        !pi.root.path().join("ran-ext").exists(),
+        "the extension's command ran"
+    );
     // bash is still offered, and says why it refuses.
     assert!(offered(&pi, 0).iter().any(|t| t == "bash"));
     let results = results(&pi, calls.len());
@@ -228,7 +262,11 @@ fn without_landlock_plan_mode_refuses_every_command_and_runs_none() {
     );
     assert!(sent_result(&pi, 1, "c0").contains("plan mode runs commands only"));
     // The extension's process is refused too; reading still works.
-    assert!(results[1].1, "{:?}", results[1]);
+    assert!(
+        results[1].1 && results[1].0.contains("Landlock") && !results[1].0.contains("exit="),
+        "{:?}",
+        results[1]
+    );
     assert_eq!(results[2], ("original text".to_owned(), false));
 }
 
