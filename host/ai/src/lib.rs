@@ -16,6 +16,7 @@ pub mod event;
 pub mod file_lock;
 pub mod http;
 pub mod http_client;
+pub mod lexical_path;
 pub mod models;
 pub mod oauth;
 pub mod options;

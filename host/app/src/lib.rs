@@ -19,6 +19,8 @@ pub mod permissions;
 pub mod project_code;
 pub mod shipped_docs;
 pub mod startup;
+#[cfg(test)]
+mod test_dirs;
 pub mod tool_policy;
 pub mod tools;
 

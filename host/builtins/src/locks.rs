@@ -2,7 +2,7 @@
 //! file within one process, so a read-modify-write never loses a parallel call's change.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// One async mutex per file path, created on demand and dropped when no call holds it.
@@ -56,17 +56,7 @@ impl FileLocks {
 /// spellings of one file share a lock.
 pub fn lock_key(cwd: &Path, user_path: &str) -> PathBuf {
     let path = user_path.strip_prefix('@').unwrap_or(user_path);
-    let mut out = PathBuf::new();
-    for component in cwd.join(path).components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    pi_ai::lexical_path::fold(&cwd.join(path))
 }
 
 #[cfg(test)]

@@ -46,19 +46,9 @@ enum GrantsCommand {
 
 /// Runs `pi grants` with `argv` (program name first) and returns the exit code.
 pub fn main(argv: Vec<OsString>) -> i32 {
-    let parsed = match GrantsArgs::try_parse_from(argv.into_iter().skip(1)) {
-        Ok(parsed) => parsed,
-        Err(error) => {
-            let _ = error.print();
-            return error.exit_code();
-        }
-    };
-    let env = match StartupEnv::from_process() {
-        Ok(env) => env,
-        Err(error) => {
-            tell!("Error: cannot read the working directory: {error}");
-            return 1;
-        }
+    let (parsed, env) = match crate::subcommand::start::<GrantsArgs>(argv) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let trusted = crate::hooks::project_trusted(&env);
     let (ledger, warnings) = Ledger::load(&env.agent_dir, &env.cwd, trusted);

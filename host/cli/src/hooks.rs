@@ -43,19 +43,9 @@ enum HooksCommand {
 
 /// Runs `pi hooks` with `argv` (program name first) and returns the exit code.
 pub fn main(argv: Vec<OsString>) -> i32 {
-    let parsed = match HooksArgs::try_parse_from(argv.into_iter().skip(1)) {
-        Ok(parsed) => parsed,
-        Err(error) => {
-            let _ = error.print();
-            return error.exit_code();
-        }
-    };
-    let env = match StartupEnv::from_process() {
-        Ok(env) => env,
-        Err(error) => {
-            tell!("Error: cannot read the working directory: {error}");
-            return 1;
-        }
+    let (parsed, env) = match crate::subcommand::start::<HooksArgs>(argv) {
+        Ok(started) => started,
+        Err(code) => return code,
     };
     let hooks = Hooks::read(&env);
     match parsed.command {

@@ -14,3 +14,4 @@ pub mod list_models;
 mod logging;
 pub mod modes;
 pub mod run;
+mod subcommand;

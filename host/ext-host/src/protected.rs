@@ -134,7 +134,9 @@ pub(crate) fn target(dir: BorrowedFd<'_>, path: &str, follow: bool) -> Option<Pa
                 opened = fd;
                 opened.as_fd()
             }
-            Err(_) => return real_path(dir).map(|real| normalize(&real.join(path))),
+            Err(_) => {
+                return real_path(dir).map(|real| pi_ai::lexical_path::fold(&real.join(path)));
+            }
         }
     };
     let parent_real = real_path(parent_fd)?;
@@ -168,21 +170,6 @@ fn split(path: &str) -> (PathBuf, Option<PathBuf>) {
         _ if trimmed.is_empty() => (PathBuf::new(), None),
         _ => (path.to_path_buf(), None),
     }
-}
-
-/// `..` and `.` taken out lexically (for paths whose directories do not exist).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// What the kernel says the open descriptor `fd` is.

@@ -11,23 +11,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-struct Dirs {
-    _tmp: tempfile::TempDir,
-    agent: PathBuf,
-    cwd: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let tmp = tempfile::tempdir().unwrap();
-    let (agent, cwd) = (tmp.path().join("agent"), tmp.path().join("proj"));
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&cwd).unwrap();
-    Dirs {
-        _tmp: tmp,
-        agent,
-        cwd,
-    }
-}
+use crate::test_dirs::{Dirs, dirs};
 
 /// A script in the project that runs `body` (with `$IN` the file its stdin was saved to).
 fn script(d: &Dirs, name: &str, body: &str) -> String {

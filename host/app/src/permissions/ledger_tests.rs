@@ -2,24 +2,7 @@
 use super::*;
 use serde_json::json;
 
-struct Dirs {
-    _tmp: tempfile::TempDir,
-    agent: PathBuf,
-    cwd: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let tmp = tempfile::tempdir().unwrap();
-    let agent = tmp.path().join("agent");
-    let cwd = tmp.path().join("project");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&cwd).unwrap();
-    Dirs {
-        _tmp: tmp,
-        agent,
-        cwd,
-    }
-}
+use crate::test_dirs::dirs;
 
 fn bash_allowed(ledger: &Ledger, cwd: &Path, command: &str) -> Option<String> {
     let args = json!({ "command": command });

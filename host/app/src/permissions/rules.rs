@@ -11,7 +11,7 @@
 //!   segment, `**` any depth); a path outside the workspace never matches;
 //! - a **tool** rule is a tool's name (built-in, extension or MCP tool).
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 /// Where a rule is kept: in memory for this session, in the project's `.pi/approvals.json`, or
 /// in the agent directory's `approvals.json`.
@@ -106,10 +106,10 @@ impl<'a> CallFacts<'a> {
         if raw.is_empty() || raw.starts_with('~') {
             return Err(Some(raw.to_owned()));
         }
-        let absolute = fold(&self.cwd.join(raw));
+        let absolute = pi_ai::lexical_path::fold(&self.cwd.join(raw));
         let outside = || absolute.to_string_lossy().into_owned();
         let relative = absolute
-            .strip_prefix(fold(self.cwd))
+            .strip_prefix(pi_ai::lexical_path::fold(self.cwd))
             .map_err(|_| outside())?;
         let parts: Vec<String> = relative
             .components()
@@ -235,21 +235,6 @@ fn glob_matches(glob: &str, path: &str) -> bool {
         .backslash_escape(true)
         .build()
         .is_ok_and(|glob| glob.compile_matcher().is_match(path))
-}
-
-/// `path` with `.` and `..` folded lexically (the disk is not asked).
-fn fold(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// One simple command of a `bash` command line: its words with quotes removed, and which of
