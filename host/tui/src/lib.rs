@@ -179,6 +179,7 @@ pub async fn run(
             () = shutdown.cancelled() => break 0,
             Some(event) = events.recv() => {
                 ui.transcript.apply(&event);
+                ui.plan_event(&event, &app);
                 if let Some(attention) = ui.extension_event(&event) {
                     notify::attention(&attention, ui.focused, ui.idle());
                 }

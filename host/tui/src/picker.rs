@@ -30,6 +30,8 @@ pub enum Purpose {
     ScopedModels,
     /// The permission mode.
     Mode,
+    /// What to do after a run in plan mode answered with a plan.
+    PlanNext,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -1,11 +1,26 @@
 //! The permission mode from the UI: `/mode` without a name opens a selector of the four (the
 //! current one marked), and the mode key (`app.permissionMode.cycle`) moves to the next one.
-//! The footer shows the mode when it is not `auto`.
+//! The footer shows the mode when it is not `auto`. A run that ends in plan mode asks what
+//! next: execute the plan (back to `auto`, and the model is told to carry it out), stay, or
+//! refine it (as pi's plan-mode example extension does).
 
-use super::Ui;
+use super::{Action, Ui};
 use crate::picker::{Entry, Picker, Purpose};
-use pi_app::App;
 use pi_app::permissions::PermissionMode;
+use pi_app::{App, AppEvent, SessionEvent};
+
+/// The prompt that starts carrying out the plan once plan mode is left.
+const EXECUTE: &str = "Execute the plan above, step by step.";
+
+/// The choices after a run in plan mode: (value, label).
+const PLAN_NEXT: [(&str, &str); 3] = [
+    (
+        "execute",
+        "Execute the plan (leave plan mode: permission mode auto)",
+    ),
+    ("stay", "Stay in plan mode"),
+    ("refine", "Refine the plan"),
+];
 
 /// What each mode lets the agent do, as the selector says it.
 fn describe(mode: PermissionMode) -> &'static str {
@@ -49,6 +64,45 @@ impl Ui {
             self.transcript
                 .notice(format!("Permission mode: {mode}"), false);
             self.refresh_footer(app);
+        }
+    }
+
+    /// A run that ended in plan mode (not aborted) asks what next, unless something else
+    /// is open.
+    pub fn plan_event(&mut self, event: &AppEvent, app: &App) {
+        let settled = matches!(
+            event,
+            AppEvent::Session(SessionEvent::AgentSettled { aborted: false })
+        );
+        let busy = self.picker.is_some() || self.dialogs.is_open();
+        if !settled || app.permission_mode() != PermissionMode::Plan || busy {
+            return;
+        }
+        let entries = PLAN_NEXT
+            .iter()
+            .map(|(value, label)| Entry {
+                label: (*label).to_owned(),
+                detail: String::new(),
+                search_text: String::new(),
+                value: (*value).to_owned(),
+            })
+            .collect();
+        let title = "Plan mode - what next? (Enter: choose, Esc: stay)";
+        self.open_picker(Picker::new(Purpose::PlanNext, title, entries));
+    }
+
+    /// The choice after a plan: executing it leaves plan mode and tells the model to start.
+    pub(super) fn plan_next(&mut self, app: &App, choice: &str) -> Action {
+        match choice {
+            "execute" => {
+                self.choose_mode(app, PermissionMode::Auto.as_str());
+                Action::Prompt(EXECUTE.to_owned())
+            }
+            "refine" => {
+                self.editor.set("Refine the plan: ");
+                Action::None
+            }
+            _ => Action::None,
         }
     }
 

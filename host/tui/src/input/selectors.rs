@@ -319,6 +319,7 @@ impl Ui {
                 self.choose_mode(app, &entry.value);
                 Action::None
             }
+            Purpose::PlanNext => self.plan_next(app, &entry.value),
             Purpose::Model => {
                 let Some((provider, id)) = entry.value.split_once('/') else {
                     return Action::None;
