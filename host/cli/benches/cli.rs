@@ -27,6 +27,13 @@ use std::time::{Duration, Instant};
 use support::Dirs;
 
 const PI: &str = env!("CARGO_BIN_EXE_pi");
+/// The arguments of the 10-tool-call runs.
+const TEN_TOOLS_ARGS: [&str; 4] = [
+    "--tools",
+    "read,bash,edit,write,grep,find,ls",
+    "-p",
+    "Do it",
+];
 const TIME: &str = "/usr/bin/time";
 
 struct Case {
@@ -202,24 +209,14 @@ fn main() {
         },
         Case {
             name: "print mode, 10 tool calls",
-            args: strings(&[
-                "--tools",
-                "read,bash,edit,write,grep,find,ls",
-                "-p",
-                "Do it",
-            ]),
+            args: strings(&TEN_TOOLS_ARGS),
             script: ten_tools,
             target_ms: 150.0,
             hooks: Hooks::None,
         },
         Case {
             name: "print mode, 10 tool calls, 5 tool-call gates",
-            args: strings(&[
-                "--tools",
-                "read,bash,edit,write,grep,find,ls",
-                "-p",
-                "Do it",
-            ]),
+            args: strings(&TEN_TOOLS_ARGS),
             script: ten_tools,
             // The goal: within 1.1× of the run without hooks.
             target_ms: 165.0,
@@ -227,12 +224,7 @@ fn main() {
         },
         Case {
             name: "print mode, 10 tool calls, 5 hooks on every event",
-            args: strings(&[
-                "--tools",
-                "read,bash,edit,write,grep,find,ls",
-                "-p",
-                "Do it",
-            ]),
+            args: strings(&TEN_TOOLS_ARGS),
             script: ten_tools,
             target_ms: 165.0,
             hooks: Hooks::Probes,
