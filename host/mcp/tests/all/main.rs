@@ -1,0 +1,1 @@
+//! pi-mcp against real MCP servers.
