@@ -507,6 +507,9 @@ fn apply_next_turn(state: &mut AgentState, update: &NextTurnUpdate) {
     if let Some(level) = update.thinking_level {
         state.thinking_level = level;
     }
+    if let Some(tools) = &update.tools {
+        state.tools = tools.clone();
+    }
 }
 
 /// Keeps the state in step with the run (pi's `processEvents`).

@@ -117,11 +117,14 @@ pub struct TurnInfo<'a> {
 }
 
 /// Replacements returned by [`PrepareNextTurnFn`]; `None` fields stay as they are.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct NextTurnUpdate {
     pub messages: Option<Vec<AgentMessage>>,
     pub model: Option<Model>,
     pub thinking_level: Option<ThinkingLevel>,
+    /// The tools from the next turn on (tools that became available during the run: an MCP
+    /// server that connected, a tool `tool_search` loaded).
+    pub tools: Option<Vec<Arc<dyn crate::AgentTool>>>,
 }
 
 /// The default stream function: pi-ai's registry.

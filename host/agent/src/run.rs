@@ -272,10 +272,15 @@ impl Run {
             messages,
             model,
             thinking_level,
+            tools,
         }) = future.await
         else {
             return;
         };
+        if let Some(tools) = tools {
+            self.llm_tools = tools.iter().map(|t| to_llm_tool(t.as_ref())).collect();
+            self.context.tools = tools;
+        }
         if let Some(messages) = messages {
             self.context.messages = messages;
         }

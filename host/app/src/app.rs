@@ -13,6 +13,7 @@
 
 mod bash;
 mod hooks;
+mod mcp;
 mod mode;
 mod permissions;
 mod queries;
@@ -225,6 +226,7 @@ impl App {
             permission_mode,
             prompt_options,
             prompt_sources,
+            mcp,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -265,6 +267,9 @@ impl App {
         hooks.extend(command_hooks.hooks.iter().cloned());
         app.set_hooks(hooks);
         app.load_approvals(&base.env, base.trusted, &base.extensions);
+        if let Some(setup) = mcp {
+            app.start_mcp(setup);
+        }
         app.announce_session(pi_ext_api::hooks::SessionStartReason::Startup);
         app
     }
@@ -540,7 +545,7 @@ impl App {
     /// Replaces the tools the model may call. The next request records the change in the
     /// session (pi 1.6's system-message patch), so a resumed session knows which tools it had.
     pub fn set_tools(&self, tools: Vec<Arc<dyn pi_agent::AgentTool>>) {
-        self.session.agent().set_tools(tools);
+        self.session.set_tools(tools);
     }
 
     pub fn thinking_level(&self) -> ThinkingLevel {

@@ -150,12 +150,28 @@ pub fn writing_tools(extensions: &Extensions) -> Vec<String> {
         .collect()
 }
 
+/// Whether an extension list entry names one of pi 1.6's built-in extensions
+/// (`builtin:mcp`, or `-builtin:mcp` disabling it) rather than a package.
+fn is_builtin(entry: &str) -> bool {
+    entry.trim().trim_start_matches('-').starts_with("builtin:")
+}
+
 /// The search paths of `search`. An installed package whose files changed since it was
 /// installed is reported and skipped.
 fn search_paths(search: &ExtensionSearch, out: &mut Extensions) -> SearchPaths {
     let mut command_line: Vec<PathBuf> = Vec::new();
     if !search.no_extensions {
-        command_line.extend(search.settings_paths.iter().cloned());
+        command_line.extend(
+            search
+                .settings_paths
+                .iter()
+                .filter(|path| {
+                    !path
+                        .file_name()
+                        .is_some_and(|n| is_builtin(&n.to_string_lossy()))
+                })
+                .cloned(),
+        );
         for InstalledPackage { locked, .. } in search.packages {
             match locked.verify() {
                 Ok(()) => command_line.push(locked.path.clone()),
@@ -214,14 +230,18 @@ pub fn load(host: &ExtensionHost, search: &ExtensionSearch) -> Extensions {
 
 /// The `-e` directories, resolved against the working directory.
 fn cli_dirs<'a>(search: &'a ExtensionSearch) -> impl Iterator<Item = PathBuf> + 'a {
-    search.cli_paths.iter().map(|arg| {
-        let path = paths::expand_tilde(arg);
-        if path.is_absolute() {
-            path
-        } else {
-            search.cwd.join(path)
-        }
-    })
+    search
+        .cli_paths
+        .iter()
+        .filter(|arg| !is_builtin(arg))
+        .map(|arg| {
+            let path = paths::expand_tilde(arg);
+            if path.is_absolute() {
+                path
+            } else {
+                search.cwd.join(path)
+            }
+        })
 }
 
 /// The grant of a discovered package and the capabilities it stands for: an installed one gets

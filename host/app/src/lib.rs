@@ -14,6 +14,7 @@ pub mod command_hooks;
 pub mod extensions;
 pub mod hooks;
 pub mod local_servers;
+pub mod mcp;
 pub mod model_select;
 pub mod permissions;
 pub mod project_code;

@@ -77,6 +77,8 @@ pub struct StartupOptions {
     pub append_system_prompt: Vec<String>,
     /// `--offline` / `PI_OFFLINE`: no network besides model requests (no local-server probe).
     pub offline: bool,
+    /// `--no-mcp`: no MCP servers this run.
+    pub no_mcp: bool,
     /// `--no-command-hooks`: run none of the settings' command hooks.
     pub no_command_hooks: bool,
     /// Someone can be asked (the interactive UI): a project's command hook not yet approved
@@ -301,6 +303,16 @@ pub struct Prepared {
     pub permission_mode: crate::permissions::PermissionMode,
     /// What the system prompt was built from, to build it again for another mode.
     pub prompt_sources: PromptSources,
+    /// The MCP servers to start and which of their tools the run may offer (`None`: MCP is
+    /// off this run; no servers when none is configured).
+    pub mcp: Option<McpSetup>,
+}
+
+/// The MCP servers of a run, resolved from `mcp.json` at start-up; the App starts them.
+pub struct McpSetup {
+    pub servers: Vec<pi_mcp::ServerSpec>,
+    pub filter: crate::mcp::ToolFilter,
+    pub options: pi_mcp::ManagerOptions,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -372,8 +384,10 @@ fn prepare_warning(
     )?;
     let command_hooks = load_command_hooks(opts, &base, &session);
     warnings.extend(command_hooks.warnings.iter().cloned());
+    let mcp = mcp_setup(opts, &base, &tool_policy, warnings);
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
+        mcp,
         command_hooks,
         permission_mode,
         prompt_sources,
@@ -393,6 +407,58 @@ fn prepare_warning(
         prompt_options,
         system_prompt,
         resource_search,
+    })
+}
+
+/// Whether this run has MCP servers, as pi 1.6 decides: not with `--no-mcp`, nor when the
+/// settings' `extensions` list disables the built-in (`-builtin:mcp`), nor with
+/// `--no-extensions` unless `-e builtin:mcp` brings it back.
+pub fn mcp_enabled(opts: &StartupOptions, settings: &SettingsManager) -> bool {
+    let listed = |entry: &str| {
+        settings
+            .effective()
+            .resource_list("extensions")
+            .is_some_and(|list| list.iter().any(|e| e.trim() == entry))
+    };
+    let asked = opts.extensions.iter().any(|e| e.trim() == BUILTIN_MCP);
+    !opts.no_mcp && !listed(&format!("-{BUILTIN_MCP}")) && (!opts.no_extensions || asked)
+}
+
+/// pi 1.6's name of its MCP extension in extension lists.
+pub const BUILTIN_MCP: &str = "builtin:mcp";
+
+/// The run's MCP servers from `mcp.json` (the project's only when trusted); what cannot be
+/// used is a warning, never fatal.
+fn mcp_setup(
+    opts: &StartupOptions,
+    base: &Base,
+    policy: &crate::tool_policy::ToolPolicy,
+    warnings: &mut Vec<String>,
+) -> Option<McpSetup> {
+    if !mcp_enabled(opts, &base.settings) {
+        return None;
+    }
+    let env = &base.env;
+    let config = pi_mcp::config::McpConfig::load(&env.agent_dir, &env.cwd, base.trusted);
+    let (servers, errors) = config.specs(&env.cwd);
+    warnings.extend(
+        config
+            .errors
+            .iter()
+            .chain(&errors)
+            .map(|e| format!("Warning: MCP: {e}")),
+    );
+    Some(McpSetup {
+        servers,
+        filter: crate::mcp::ToolFilter::new(
+            opts.tools.as_deref(),
+            opts.no_tools,
+            &opts.exclude_tools,
+        ),
+        options: pi_mcp::ManagerOptions {
+            agent_dir: env.agent_dir.clone(),
+            sandbox: policy.sandbox.clone(),
+        },
     })
 }
 
@@ -841,6 +907,8 @@ pub fn enabled_tools(
             .iter()
             .map(|n| n.trim())
             .filter(|n| !n.is_empty())
+            // MCP tools and the tools that come with them are chosen by `crate::mcp::ToolFilter`.
+            .filter(|n| !is_mcp_tool(n))
             .filter(|n| {
                 let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
                 if !known {
@@ -868,6 +936,13 @@ pub fn enabled_tools(
         first
     });
     (names, warnings)
+}
+
+/// Whether `--tools` names an MCP tool (`mcp__…`, patterns too) or one that comes with them.
+fn is_mcp_tool(name: &str) -> bool {
+    name.starts_with("mcp__")
+        || name == crate::mcp::TOOL_SEARCH
+        || crate::mcp::RESOURCE_TOOLS.contains(&name)
 }
 
 /// What the command line says about the tools' policy.

@@ -150,6 +150,10 @@ pub struct Args {
     #[arg(long)]
     pub no_command_hooks: bool,
 
+    /// Start no MCP servers this run (mcp.md).
+    #[arg(long)]
+    pub no_mcp: bool,
+
     /// Load a skill file or directory (repeatable).
     #[arg(long = "skill", value_name = "PATH")]
     pub skills: Vec<String>,
@@ -315,6 +319,7 @@ impl Args {
             append_system_prompt: self.append_system_prompt.clone(),
             offline: self.offline || offline_env(),
             no_command_hooks: self.no_command_hooks,
+            no_mcp: self.no_mcp,
             command_hooks_can_ask: false,
         }
     }

@@ -634,6 +634,11 @@ pub fn fetch_cli_sources(args: &[String]) -> (Vec<String>, Vec<pi_packages::fetc
     let mut dirs = Vec::new();
     let mut guards = Vec::new();
     for arg in args {
+        // pi 1.6's built-in extensions (`builtin:mcp`) are parts of pi, not packages.
+        if arg.starts_with("builtin:") {
+            dirs.push(arg.clone());
+            continue;
+        }
         let installed = pi_packages::source::parse(arg)
             .map_err(|e| e.to_string())
             .and_then(|parsed| pi_packages::fetch::install(&parsed).map_err(|e| e.to_string()));

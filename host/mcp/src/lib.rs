@@ -13,4 +13,4 @@ mod spec;
 pub use manager::{
     ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus, ToolAnnotations,
 };
-pub use spec::{AuthSpec, Exposure, ServerSpec, TransportSpec};
+pub use spec::{AuthSpec, Exposure, ServerSpec, TransportSpec, glob_matches};

@@ -100,7 +100,7 @@ impl ServerSpec {
 }
 
 /// `*` matches any run of characters; everything else matches itself.
-fn glob_matches(pattern: &str, text: &str) -> bool {
+pub fn glob_matches(pattern: &str, text: &str) -> bool {
     let mut parts = pattern.split('*');
     let Some(first) = parts.next() else {
         return false;

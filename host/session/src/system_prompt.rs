@@ -142,6 +142,16 @@ pub struct PromptSection {
 }
 
 impl PromptSection {
+    /// A section of the host's own after the others, as pi 1.6 writes the sections extensions
+    /// add: `<name>` … `</name>`, after a blank line.
+    pub fn tagged(name: &'static str, body: &str) -> Self {
+        PromptSection {
+            name,
+            separator: "\n\n",
+            text: format!("<{name}>\n{body}\n</{name}>"),
+        }
+    }
+
     /// A section from a piece of the prompt: the blank line or line break the piece starts
     /// with becomes its separator, so the section's text is the part itself.
     fn from_piece(name: &'static str, piece: String) -> Self {

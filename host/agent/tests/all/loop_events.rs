@@ -760,6 +760,51 @@ async fn prepare_next_turn_can_replace_messages_and_should_stop_ends_the_run() {
 }
 
 #[tokio::test]
+async fn prepare_next_turn_can_offer_new_tools_from_the_next_request_on() {
+    let rig = Rig::new_script(script![
+        Turn::new().tool_call("c1", "echo", json!({})),
+        Turn::new().tool_call("c2", "late", json!({})),
+        Turn::text("done"),
+    ]);
+    let late = FnTool::new("late", |_, _, _| {
+        Box::pin(async { Ok(ToolOutput::text("late answer")) })
+    })
+    .arc();
+    let mut hooks = rig.hooks();
+    hooks.prepare_next_turn = Some(Arc::new(move |_| {
+        let tools = vec![echo_tool(), late.clone()];
+        Box::pin(async move {
+            Some(NextTurnUpdate {
+                tools: Some(tools),
+                ..Default::default()
+            })
+        })
+    }));
+    rig.agent.set_hooks(hooks);
+    rig.agent.set_tools(vec![echo_tool()]);
+    rig.agent.prompt("go").await.unwrap();
+    let names = |i: usize| -> Vec<String> {
+        rig.contexts()[i]
+            .tools
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
+    };
+    assert_eq!(names(0), ["echo"]);
+    assert_eq!(names(1), ["echo", "late"]);
+    // The new tool ran, and the agent keeps the set for the next prompt.
+    let results: Vec<String> = rig
+        .agent
+        .messages()
+        .iter()
+        .filter_map(|m| m.as_tool_result())
+        .map(|r| r.text())
+        .collect();
+    assert_eq!(results, ["echo: {}", "late answer"]);
+    assert_eq!(rig.agent.state().tools.len(), 2);
+}
+
+#[tokio::test]
 async fn tool_updates_become_events_until_the_result() {
     let tool = FnTool::new("progress", |_, _, update| {
         Box::pin(async move {

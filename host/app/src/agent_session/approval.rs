@@ -50,6 +50,8 @@ pub(crate) struct Approvals {
     ui: Arc<dyn UserInterface>,
     rules: Mutex<Option<(Arc<Ledger>, PathBuf)>>,
     writers: Mutex<HashSet<String>>,
+    /// The MCP tools their servers do not mark read-only.
+    mcp_writers: Mutex<HashSet<String>>,
 }
 
 impl Approvals {
@@ -59,6 +61,7 @@ impl Approvals {
             ui,
             rules: Mutex::default(),
             writers: Mutex::default(),
+            mcp_writers: Mutex::default(),
         }
     }
 
@@ -78,14 +81,23 @@ impl Approvals {
         *lock(&self.writers) = tools.into_iter().collect();
     }
 
+    /// The MCP tools that can change something: all but those their server marks read-only.
+    pub(crate) fn set_mcp_writers(&self, tools: impl IntoIterator<Item = String>) {
+        *lock(&self.mcp_writers) = tools.into_iter().collect();
+    }
+
     /// Whether the mode puts a call of `tool` to the user (`None`: it does not).
     pub(crate) fn must_ask(&self, tool: &str) -> Option<PermissionMode> {
         let mode = self.mode.get();
-        let writer = || lock(&self.writers).contains(tool);
+        let writer =
+            || lock(&self.writers).contains(tool) || lock(&self.mcp_writers).contains(tool);
+        let reads = READ_ONLY_BUILTINS.contains(&tool)
+            || tool == crate::mcp::TOOL_SEARCH
+            || crate::mcp::RESOURCE_TOOLS.contains(&tool);
         let asks = match mode {
             PermissionMode::Auto | PermissionMode::Plan => false,
             PermissionMode::AskWrites => WRITING_BUILTINS.contains(&tool) || writer(),
-            PermissionMode::AskAll => !READ_ONLY_BUILTINS.contains(&tool) || writer(),
+            PermissionMode::AskAll => !reads || writer(),
         };
         asks.then_some(mode)
     }

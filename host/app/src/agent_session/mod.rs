@@ -17,6 +17,7 @@ mod approval;
 mod compact;
 pub mod events;
 mod hooked;
+mod mcp;
 mod model_access;
 mod navigate;
 mod pipeline;
@@ -175,6 +176,10 @@ struct Inner {
     next_turn: Arc<Mutex<Vec<AgentMessage>>>,
     /// The number of the running turn in the current run (for `turn_end` hooks).
     turn_index: std::sync::atomic::AtomicU32,
+    /// The session's own tools (built-in and extension); the agent has these plus the MCP
+    /// tools offered at the time.
+    base_tools: Mutex<Vec<Arc<dyn AgentTool>>>,
+    mcp: Mutex<Option<Arc<crate::mcp::McpTools>>>,
 }
 
 use pi_ai::lock;
@@ -252,7 +257,7 @@ impl AgentSession {
         );
         agent.set_system_prompt(system_prompt::join(&options.system_prompt));
         agent.set_thinking_level(options.thinking_level);
-        agent.set_tools(options.tools);
+        agent.set_tools(options.tools.clone());
         let context = options.session.build_session_context();
         agent.replace_messages(context.messages);
         let inner = Arc::new(Inner {
@@ -274,6 +279,8 @@ impl AgentSession {
             hooks,
             next_turn: Arc::default(),
             turn_index: Default::default(),
+            base_tools: Mutex::new(options.tools),
+            mcp: Mutex::default(),
         });
         let session = AgentSession { inner };
         session.install_hooks();
@@ -322,7 +329,8 @@ impl AgentSession {
             let messages = info.messages.to_vec();
             Box::pin(async move {
                 let session = session?;
-                session.compact_before_next_turn(messages).await
+                let compacted = session.compact_before_next_turn(messages).await;
+                session.mcp_next_turn(compacted)
             })
         });
         self.inner.agent.set_hooks(Hooks {
@@ -412,6 +420,7 @@ impl AgentSession {
             run.retry_attempt = 0;
         }
         self.check_before_prompt().await;
+        self.refresh_mcp_before_prompt().await;
         self.record_system_prompt();
         let (messages, system_prompt) = self.with_run_additions(messages).await;
         let started = std::time::Instant::now();

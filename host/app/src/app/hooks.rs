@@ -208,6 +208,7 @@ impl App {
             .hooks()
             .observe(HookEvent::SessionShutdown)
             .await;
+        self.stop_mcp().await;
     }
 
     /// Shows a notice from pi itself through the same channel as extensions' notices.

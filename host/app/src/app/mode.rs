@@ -38,9 +38,7 @@ impl App {
     pub(super) fn offer_for_mode(&self, mode: PermissionMode) {
         let rebuild = lock(&self.rebuild);
         if let (Some(source), Some(host)) = (&rebuild.tools, &self.host) {
-            self.session
-                .agent()
-                .set_tools(self.tools_from(source, host, mode));
+            self.session.set_tools(self.tools_from(source, host, mode));
         }
         if let Some((options, sources)) = &rebuild.prompt {
             self.session

@@ -274,6 +274,15 @@ impl App {
                 path: PathBuf::new(),
             })
             .collect();
+        // pi 1.6's built-in MCP extension registers `/mcp`.
+        if self.mcp().is_some() {
+            commands.push(Command {
+                name: "mcp".to_owned(),
+                description: crate::mcp::COMMAND_DESCRIPTION.to_owned(),
+                source: CommandSource::Extension,
+                path: PathBuf::new(),
+            });
+        }
         commands.extend(self.resource_commands());
         commands
     }

@@ -80,7 +80,7 @@ impl App {
                         &policy,
                     );
                     let tools = self.tools_from(&source, host, self.permission_mode());
-                    self.session.agent().set_tools(tools);
+                    self.session.set_tools(tools);
                     lock(&self.rebuild).tools = Some(source);
                 }
                 Err(error) => report.warnings.push(format!(
