@@ -1,1 +1,9 @@
-//! pi-mcp against real MCP servers.
+//! pi-mcp against real MCP servers: the reference `server-everything` (stdio and streamable
+//! HTTP), a small SDK server of the tests' own (`tests/servers/pins-server.cjs`), and servers
+//! that fail to start.
+
+mod bench;
+mod everything;
+mod failures;
+mod pins;
+mod support;
