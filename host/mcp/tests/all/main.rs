@@ -2,6 +2,9 @@
 //! HTTP), a small SDK server of the tests' own (`tests/servers/pins-server.cjs`), and servers
 //! that fail to start.
 
+// Test helpers fail loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod bench;
 mod everything;
 mod failures;

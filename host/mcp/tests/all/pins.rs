@@ -5,7 +5,7 @@ use crate::support::*;
 use pi_agent::AgentTool;
 use pi_mcp::{McpManager, PinState, ServerSpec};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn script() -> String {
@@ -30,7 +30,7 @@ fn pins_server(description: &str, extra: &[(&str, &str)], marker: &str) -> Serve
 }
 
 /// One run of the server; the same `marker` keeps the same transport identity across runs.
-async fn run(dir: &PathBuf, description: &str, marker: &str) -> McpManager {
+async fn run(dir: &Path, description: &str, marker: &str) -> McpManager {
     let manager = start(vec![pins_server(description, &[], marker)], dir);
     connected(&manager, "pins").await;
     manager
