@@ -23,11 +23,29 @@ use tokio::sync::mpsc;
 /// The client's name in `initialize`, as pi 1.6 sends it.
 pub const CLIENT_NAME: &str = "pi";
 
-/// The protocol version offered in `initialize`: the newest pi 1.6 accepts (it also accepts
-/// `2025-06-18`, `2025-03-26` and `2024-11-05`, which rmcp accepts when a server answers with
-/// them).
+/// The protocol versions pi 1.6 accepts in a server's `initialize` answer, newest first.
+pub const SUPPORTED_PROTOCOL_VERSIONS: [&str; 4] =
+    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The protocol version offered in `initialize`: the newest pi 1.6 accepts.
 pub fn offered_protocol_version() -> ProtocolVersion {
     ProtocolVersion::V_2025_11_25
+}
+
+/// pi 1.6 refuses a server answering with a version it does not know (rmcp alone would accept
+/// any version that still has `initialize`).
+fn check_version(service: &RunningService<RoleClient, Handler>) -> Result<(), ConnectError> {
+    let version = service
+        .peer()
+        .peer_info()
+        .map(|info| info.protocol_version.to_string())
+        .unwrap_or_default();
+    if SUPPORTED_PROTOCOL_VERSIONS.contains(&version.as_str()) {
+        return Ok(());
+    }
+    Err(ConnectError::Failed(format!(
+        "MCP server selected unsupported protocol version {version}"
+    )))
 }
 
 /// Where the progress of running calls goes, by progress token.
@@ -151,12 +169,19 @@ pub async fn connect(
             let (mut process, stdout, stdin) =
                 stdio::spawn(&launch, &spec.name, options.log).map_err(ConnectError::Failed)?;
             match handler.serve((stdout, stdin)).await {
-                Ok(service) => Ok(Connection {
-                    service,
-                    process: Some(process),
-                    progress,
-                    list_changed: changed_rx,
-                }),
+                Ok(service) => {
+                    if let Err(refused) = check_version(&service) {
+                        let _ = service.cancel().await;
+                        process.stop().await;
+                        return Err(refused);
+                    }
+                    Ok(Connection {
+                        service,
+                        process: Some(process),
+                        progress,
+                        list_changed: changed_rx,
+                    })
+                }
                 Err(error) => {
                     let status = process.try_exit();
                     process.stop().await;
@@ -174,12 +199,18 @@ pub async fn connect(
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             let transport = StreamableHttpClientTransport::with_client(client, config);
             match handler.serve(transport).await {
-                Ok(service) => Ok(Connection {
-                    service,
-                    process: None,
-                    progress,
-                    list_changed: changed_rx,
-                }),
+                Ok(service) => {
+                    if let Err(refused) = check_version(&service) {
+                        let _ = service.cancel().await;
+                        return Err(refused);
+                    }
+                    Ok(Connection {
+                        service,
+                        process: None,
+                        progress,
+                        list_changed: changed_rx,
+                    })
+                }
                 Err(error) if error.is_authorization_required() || needs_auth.get() => {
                     Err(ConnectError::NeedsAuth)
                 }

@@ -325,3 +325,80 @@ impl StreamableHttpClient for HttpClient {
         Ok(sse(response))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback server answering 503 to the first `failures` requests, then a JSON-RPC
+    /// result; how many requests it saw.
+    async fn flaky(failures: usize) -> (String, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let seen = Arc::new(AtomicUsize::new(0));
+        let count = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut buffer = vec![0u8; 65536];
+                let _ = socket.read(&mut buffer).await;
+                let n = count.fetch_add(1, Ordering::SeqCst);
+                let body = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+                let reply = if n < failures {
+                    "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+                } else {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let _ = socket.write_all(reply.as_bytes()).await;
+            }
+        });
+        (url, seen)
+    }
+
+    fn request(method: &str) -> ClientJsonRpcMessage {
+        let params = if method == "tools/call" {
+            serde_json::json!({"name": "t", "arguments": {}})
+        } else {
+            serde_json::json!({})
+        };
+        serde_json::from_value(
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
+        )
+        .unwrap()
+    }
+
+    async fn post(url: &str, method: &str) -> Result<StreamableHttpPostResponse, Error> {
+        let client = HttpClient::new(&[], None).unwrap();
+        client
+            .post_message(url.into(), request(method), None, None, HashMap::new())
+            .await
+    }
+
+    #[tokio::test]
+    async fn server_errors_are_retried_twice_but_never_for_tool_calls() {
+        let (url, seen) = flaky(2).await;
+        let answer = post(&url, "tools/list").await.unwrap();
+        assert!(matches!(answer, StreamableHttpPostResponse::Json(..)));
+        assert_eq!(seen.load(Ordering::SeqCst), 3);
+
+        let (url, seen) = flaky(3).await;
+        let error = post(&url, "ping").await.err().unwrap();
+        assert!(
+            matches!(error, StreamableHttpError::HttpStatus(ref e) if e.status == 503),
+            "{error}"
+        );
+        assert_eq!(seen.load(Ordering::SeqCst), 3);
+
+        let (url, seen) = flaky(1).await;
+        let error = post(&url, "tools/call").await.err().unwrap();
+        assert!(
+            matches!(error, StreamableHttpError::HttpStatus(_)),
+            "{error}"
+        );
+        assert_eq!(seen.load(Ordering::SeqCst), 1);
+    }
+}

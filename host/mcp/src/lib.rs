@@ -19,7 +19,7 @@ mod spec;
 mod stdio;
 mod tool;
 
-pub use client::{CLIENT_NAME, offered_protocol_version};
+pub use client::{CLIENT_NAME, SUPPORTED_PROTOCOL_VERSIONS, offered_protocol_version};
 pub use http::BearerSource;
 pub use manager::{
     AuthProvider, ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus,

@@ -4,8 +4,15 @@ use crate::support::*;
 use pi_mcp::{ServerState, TransportSpec};
 use std::time::{Duration, Instant};
 
+/// A stdio server answering `initialize` with a protocol version pi 1.6 does not accept.
+const OLD_SERVER: &str = r#"require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const message = JSON.parse(line);
+  if (message.method === "initialize") console.log(JSON.stringify({ jsonrpc: "2.0", id: message.id,
+    result: { protocolVersion: "2023-01-01", capabilities: {}, serverInfo: { name: "old", version: "0" } } }));
+});"#;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_missing_executable_or_a_server_exiting_at_once_fails_quickly() {
+async fn servers_that_cannot_start_or_connect_fail_quickly() {
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let manager = start(
@@ -18,6 +25,11 @@ async fn a_missing_executable_or_a_server_exiting_at_once_fails_quickly() {
             spec(
                 "exits",
                 stdio("node", &["-e", "process.exit(3)"], &[]),
+                Duration::from_secs(30),
+            ),
+            spec(
+                "old",
+                stdio("node", &["-e", OLD_SERVER], &[]),
                 Duration::from_secs(30),
             ),
             spec(
@@ -52,6 +64,13 @@ async fn a_missing_executable_or_a_server_exiting_at_once_fails_quickly() {
     assert!(
         exits.contains("exited") || exits.contains("initialize"),
         "{exits}"
+    );
+    let ServerState::Failed(old) = settled(&manager, "old").await else {
+        panic!("old: failed")
+    };
+    assert_eq!(
+        old,
+        "MCP server selected unsupported protocol version 2023-01-01"
     );
     let ServerState::Failed(refused) = settled(&manager, "refused").await else {
         panic!("refused: failed")

@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use pi_agent::AgentTool;
-use pi_mcp::{McpManager, PinState, ServerSpec};
+use pi_mcp::{ManagerOptions, McpManager, PinState, ServerSpec, ServerState};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -57,7 +57,7 @@ async fn changed_definitions_are_reported_until_trusted() {
     assert_eq!(describe.pin(), PinState::Changed);
     assert_eq!(tool(&second, "mcp__pins__add_tool").pin(), PinState::Pinned);
     assert_eq!(second.servers()[0].changed_tools, ["describe"]);
-    assert_eq!(second.trust("pins"), Ok(2));
+    assert_eq!(second.trust("pins"), Ok(3));
     assert_eq!(tool(&second, "mcp__pins__describe").pin(), PinState::Pinned);
     assert!(second.servers()[0].changed_tools.is_empty());
     assert!(second.trust("nope").is_err());
@@ -131,4 +131,41 @@ async fn dropping_the_manager_stops_the_servers() {
         assert!(Instant::now() < deadline, "{:?}", processes_with(&marker));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_servers_run_under_the_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("written");
+    let sandbox = pi_ext_host::sandbox::ShellSandbox::read_only_offline();
+    let manager = McpManager::start(
+        vec![pins_server("d", &[], &marker("sandbox"))],
+        ManagerOptions {
+            agent_dir: dir.path().to_owned(),
+            sandbox: Some(sandbox.clone()),
+        },
+    );
+    let state = settled(&manager, "pins").await;
+    if let Err(unavailable) = sandbox.check() {
+        // Nothing runs unconfined: the server fails with the sandbox's reason.
+        eprintln!("Landlock unavailable here: {unavailable}");
+        assert_eq!(state, ServerState::Failed(unavailable.to_string()));
+        return;
+    }
+    assert_eq!(state, ServerState::Connected);
+    let write = tool(&manager, "mcp__pins__write_file");
+    let args = json!({"path": target.display().to_string()});
+    let output = call(write.as_ref(), args.clone()).await.unwrap();
+    assert_eq!(text_of(&output), "refused: EACCES");
+    assert!(!target.exists());
+    manager.shutdown().await;
+    // The same server unconfined writes.
+    let free = start(vec![pins_server("d", &[], &marker("free"))], dir.path());
+    connected(&free, "pins").await;
+    let output = call(tool(&free, "mcp__pins__write_file").as_ref(), args)
+        .await
+        .unwrap();
+    assert_eq!(text_of(&output), "wrote");
+    assert!(target.exists());
+    free.shutdown().await;
 }

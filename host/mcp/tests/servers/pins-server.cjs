@@ -2,7 +2,8 @@
 // (found through NODE_PATH). `describe` takes its description from PIN_TOOL_DESCRIPTION, so a
 // test can change a tool's definition between runs; `add-tool` registers another tool, which
 // makes the SDK send `notifications/tools/list_changed`; with PIN_SPAWN_CHILD=1 the server
-// starts a child that ignores stdin closing (to check that stopping kills the whole group).
+// starts a child that ignores stdin closing (to check that stopping kills the whole group);
+// `write-file` shows whether the server may write (the sandbox test).
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
 const { z } = require("zod");
@@ -23,6 +24,18 @@ server.registerTool("add-tool", { description: "Adds the tool `extra`." }, async
   }));
   return { content: [{ type: "text", text: "added" }] };
 });
+server.registerTool(
+  "write-file",
+  { description: "Writes `x` to a file.", inputSchema: { path: z.string() } },
+  async ({ path }) => {
+    try {
+      require("node:fs").writeFileSync(path, "x");
+      return { content: [{ type: "text", text: "wrote" }] };
+    } catch (error) {
+      return { content: [{ type: "text", text: `refused: ${error.code}` }] };
+    }
+  },
+);
 if (process.env.PIN_SPAWN_CHILD === "1") {
   const { spawn } = require("node:child_process");
   spawn(process.execPath, ["-e", "process.stdin.resume(); setInterval(() => {}, 1000)", "--", ...process.argv.slice(2)], {
