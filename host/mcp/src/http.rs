@@ -401,4 +401,93 @@ mod tests {
         );
         assert_eq!(seen.load(Ordering::SeqCst), 1);
     }
+
+    /// Answers 401 unless the request carries `Bearer fresh`; the tokens it saw.
+    async fn locked() -> (String, Arc<std::sync::Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tokens = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let mut buffer = vec![0u8; 65536];
+                let n = socket.read(&mut buffer).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buffer[..n]).to_ascii_lowercase();
+                let token = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("authorization: bearer "))
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned();
+                let ok = token == "fresh";
+                tokens.lock().unwrap().push(token);
+                let body = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+                let reply = if ok {
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                } else {
+                    "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer realm=\"t\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+                };
+                let _ = socket.write_all(reply.as_bytes()).await;
+            }
+        });
+        (url, seen)
+    }
+
+    struct Tokens {
+        refreshed: Option<&'static str>,
+    }
+
+    impl BearerSource for Tokens {
+        fn token(&self) -> Option<String> {
+            Some("stale".to_owned())
+        }
+        fn refresh(&self) -> BoxFuture<'_, Option<String>> {
+            Box::pin(async move { self.refreshed.map(str::to_owned) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_401_refreshes_the_token_once_then_needs_auth() {
+        let (url, seen) = locked().await;
+        let source = Arc::new(Tokens {
+            refreshed: Some("fresh"),
+        });
+        let client = HttpClient::new(&[], Some(source)).unwrap();
+        let answer = client
+            .post_message(
+                url.as_str().into(),
+                request("ping"),
+                None,
+                None,
+                HashMap::new(),
+            )
+            .await
+            .unwrap();
+        assert!(matches!(answer, StreamableHttpPostResponse::Json(..)));
+        assert_eq!(*seen.lock().unwrap(), ["stale", "fresh"]);
+        assert!(!client.needs_auth_flag().get());
+
+        let (url, seen) = locked().await;
+        let client = HttpClient::new(&[], Some(Arc::new(Tokens { refreshed: None }))).unwrap();
+        let error = client
+            .post_message(
+                url.as_str().into(),
+                request("ping"),
+                None,
+                None,
+                HashMap::new(),
+            )
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            matches!(error, StreamableHttpError::AuthRequired(ref e) if e.www_authenticate_header == "Bearer realm=\"t\""),
+            "{error}"
+        );
+        assert_eq!(*seen.lock().unwrap(), ["stale"]);
+        assert!(client.needs_auth_flag().get());
+    }
 }

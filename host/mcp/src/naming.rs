@@ -85,6 +85,25 @@ mod tests {
         assert!(!mcp_tool_name("srv", &fits, |_| false).contains(&hash8("srv", &fits)));
     }
 
+    /// Names pi 1.6's `createMcpToolName` gives (run with the reference pi's `naming.js`).
+    #[test]
+    fn names_match_the_reference_pi() {
+        let taken = |n: &str| n == "mcp__s__a_b";
+        assert_eq!(mcp_tool_name("s", "a_b", taken), "mcp__s__a_b_8d47d403");
+        assert_eq!(
+            mcp_tool_name("srv", &"a".repeat(80), |_| false),
+            "mcp__srv__aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_3b75b5cc"
+        );
+        assert_eq!(
+            mcp_tool_name(
+                "github-enterprise-server",
+                "create_or_update_pull_request_review_comment",
+                |_| false
+            ),
+            "mcp__github_enterprise_server__create_or_update_pull_re_2d2c2dbb"
+        );
+    }
+
     #[test]
     fn collisions_get_the_hash_suffix() {
         let first = mcp_tool_name("s", "a-b", |_| false);

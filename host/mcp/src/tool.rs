@@ -15,7 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Tool annotations as the server declares them (MCP `ToolAnnotations`).
+/// Tool annotations as the server declares them (MCP `ToolAnnotations`); `title` is the
+/// tool's own `title` when it has one, else its annotations' (as pi 1.6 picks it).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ToolAnnotations {
     pub title: Option<String>,
@@ -87,11 +88,12 @@ impl McpTool {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_owned();
-        let annotations = ToolAnnotations::from_wire(wire.get("annotations"));
-        let title = wire
-            .get("title")
-            .and_then(Value::as_str)
-            .or(annotations.title.as_deref());
+        let mut annotations = ToolAnnotations::from_wire(wire.get("annotations"));
+        // The tool's title, else its annotations' (pi's order).
+        if let Some(title) = wire.get("title").and_then(Value::as_str) {
+            annotations.title = Some(title.to_owned());
+        }
+        let title = annotations.title.as_deref();
         let description = match wire
             .get("description")
             .and_then(Value::as_str)

@@ -1,5 +1,5 @@
 //! pi-mcp against real MCP servers: the reference `server-everything` (stdio and streamable
-//! HTTP), a small SDK server of the tests' own (`tests/servers/pins-server.cjs`), and servers
+//! HTTP), server-filesystem, a small SDK server of the tests' own (`tests/servers/pins-server.cjs`), and servers
 //! that fail to start.
 
 // Test helpers fail loudly.
@@ -8,5 +8,6 @@
 mod bench;
 mod everything;
 mod failures;
+mod filesystem;
 mod pins;
 mod support;
