@@ -1,6 +1,6 @@
 //! pi-mcp against real MCP servers: the reference `server-everything` (stdio and streamable
-//! HTTP), server-filesystem, a small SDK server of the tests' own (`tests/servers/pins-server.cjs`), and servers
-//! that fail to start.
+//! HTTP) and `server-filesystem`, a small SDK server of the tests' own
+//! (`tests/servers/pins-server.cjs`), and servers that fail to start.
 
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -9,5 +9,5 @@ mod bench;
 mod everything;
 mod failures;
 mod filesystem;
-mod pins;
+mod own_server;
 mod support;

@@ -3,7 +3,8 @@
 // test can change a tool's definition between runs; `add-tool` registers another tool, which
 // makes the SDK send `notifications/tools/list_changed`; with PIN_SPAWN_CHILD=1 the server
 // starts a child that ignores stdin closing (to check that stopping kills the whole group);
-// `write-file` shows whether the server may write (the sandbox test).
+// `write-file` shows whether the server may write (the sandbox test); `wait` writes the reason
+// of its cancellation to PIN_CANCEL_FILE.
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
 const { z } = require("zod");
@@ -35,6 +36,14 @@ server.registerTool(
       return { content: [{ type: "text", text: `refused: ${error.code}` }] };
     }
   },
+);
+server.registerTool("wait", { description: "Waits until cancelled." }, async (extra) =>
+  new Promise((resolve) => {
+    extra.signal.addEventListener("abort", () => {
+      require("node:fs").writeFileSync(process.env.PIN_CANCEL_FILE, String(extra.signal.reason ?? "aborted"));
+      resolve({ content: [{ type: "text", text: "cancelled" }] });
+    });
+  }),
 );
 if (process.env.PIN_SPAWN_CHILD === "1") {
   const { spawn } = require("node:child_process");

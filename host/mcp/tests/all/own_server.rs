@@ -1,5 +1,5 @@
-//! Pinned definitions and stopping, against a server of the tests' own written with the
-//! official SDK (`tests/servers/pins-server.cjs`).
+//! Pinned definitions, `list_changed`, cancellation, the sandbox and stopping, against a server
+//! of the tests' own written with the official SDK (`tests/servers/pins-server.cjs`).
 
 use crate::support::*;
 use pi_agent::AgentTool;
@@ -57,7 +57,7 @@ async fn changed_definitions_are_reported_until_trusted() {
     assert_eq!(describe.pin(), PinState::Changed);
     assert_eq!(tool(&second, "mcp__pins__add_tool").pin(), PinState::Pinned);
     assert_eq!(second.servers()[0].changed_tools, ["describe"]);
-    assert_eq!(second.trust("pins"), Ok(3));
+    assert_eq!(second.trust("pins"), Ok(4));
     assert_eq!(tool(&second, "mcp__pins__describe").pin(), PinState::Pinned);
     assert!(second.servers()[0].changed_tools.is_empty());
     assert!(second.trust("nope").is_err());
@@ -168,4 +168,44 @@ async fn stdio_servers_run_under_the_sandbox() {
     assert_eq!(text_of(&output), "wrote");
     assert!(target.exists());
     free.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_tells_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let told = dir.path().join("cancelled");
+    let told_arg = told.display().to_string();
+    let manager = start(
+        vec![pins_server(
+            "d",
+            &[("PIN_CANCEL_FILE", &told_arg)],
+            &marker("cancel"),
+        )],
+        dir.path(),
+    );
+    connected(&manager, "pins").await;
+    let wait = tool(&manager, "mcp__pins__wait");
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let started = Instant::now();
+    let error = wait
+        .execute("c", json!({}), cancel, no_updates())
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(1));
+    assert_eq!(error.message, "MCP tool pins/wait was cancelled");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !told.exists() {
+        assert!(Instant::now() < deadline, "the server was not told");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        std::fs::read_to_string(&told).unwrap(),
+        "The user cancelled the tool call"
+    );
+    manager.shutdown().await;
 }
