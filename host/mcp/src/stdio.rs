@@ -18,6 +18,8 @@ use tokio::process::{Child, ChildStdin, ChildStdout};
 const STDIN_CLOSE_GRACE: Duration = Duration::from_millis(500);
 /// How long after SIGTERM before SIGKILL (pi's 2 s).
 const TERM_GRACE: Duration = Duration::from_secs(2);
+/// How often the group is checked for having exited after SIGTERM.
+const GROUP_POLL: Duration = Duration::from_millis(25);
 
 /// What to run.
 pub struct Launch<'a> {
@@ -75,23 +77,37 @@ pub fn spawn(
 }
 
 impl StdioProcess {
-    /// Waits (at most `grace`) for the server to exit after its stdin was closed, then SIGTERM
-    /// to the group, then SIGKILL to the group after [`TERM_GRACE`]. Children the server left
-    /// behind get the group's SIGTERM too.
+    /// Waits (at most [`STDIN_CLOSE_GRACE`]) for the server to exit after its stdin was
+    /// closed, then SIGTERM to the group; whatever of the group is left after [`TERM_GRACE`]
+    /// (the server, or children it started that ignore SIGTERM) gets SIGKILL.
     pub async fn stop(&mut self) {
         let exited = tokio::time::timeout(STDIN_CLOSE_GRACE, self.child.wait())
             .await
             .is_ok();
         self.signal(Signal::TERM);
-        if !exited
-            && tokio::time::timeout(TERM_GRACE, self.child.wait())
+        let deadline = tokio::time::Instant::now() + TERM_GRACE;
+        // Reaped first: the server's zombie would keep the group alive.
+        let reaped = exited
+            || tokio::time::timeout_at(deadline, self.child.wait())
                 .await
-                .is_err()
-        {
+                .is_ok();
+        while self.group_alive() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(GROUP_POLL).await;
+        }
+        if !reaped || self.group_alive() {
             self.signal(Signal::KILL);
+        }
+        if !reaped {
             let _ = self.child.wait().await;
         }
         self.group = None;
+    }
+
+    /// Whether a process of the group is left. The group id cannot be reused while it is.
+    fn group_alive(&self) -> bool {
+        self.group
+            .and_then(Pid::from_raw)
+            .is_some_and(|group| rustix::process::test_kill_process_group(group).is_ok())
     }
 
     /// Whether the server has exited, and how.

@@ -102,7 +102,7 @@ async fn shutdown_leaves_no_process_of_the_group() {
         dir.path(),
     );
     connected(&manager, "pins").await;
-    // The server and the child it started, which ignores stdin closing.
+    // The server and the child it started, which ignores stdin closing and SIGTERM.
     let deadline = Instant::now() + Duration::from_secs(5);
     while processes_with(&marker).len() < 2 {
         assert!(Instant::now() < deadline, "{:?}", processes_with(&marker));

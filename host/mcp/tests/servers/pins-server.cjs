@@ -2,7 +2,8 @@
 // (found through NODE_PATH). `describe` takes its description from PIN_TOOL_DESCRIPTION, so a
 // test can change a tool's definition between runs; `add-tool` registers another tool, which
 // makes the SDK send `notifications/tools/list_changed`; with PIN_SPAWN_CHILD=1 the server
-// starts a child that ignores stdin closing (to check that stopping kills the whole group);
+// starts a child that ignores stdin closing and SIGTERM (to check that stopping kills the whole
+// group);
 // `write-file` shows whether the server may write (the sandbox test); `wait` writes the reason
 // of its cancellation to PIN_CANCEL_FILE.
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
@@ -47,7 +48,7 @@ server.registerTool("wait", { description: "Waits until cancelled." }, async (ex
 );
 if (process.env.PIN_SPAWN_CHILD === "1") {
   const { spawn } = require("node:child_process");
-  spawn(process.execPath, ["-e", "process.stdin.resume(); setInterval(() => {}, 1000)", "--", ...process.argv.slice(2)], {
+  spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", "--", ...process.argv.slice(2)], {
     stdio: ["ignore", "ignore", "ignore"],
   });
 }
