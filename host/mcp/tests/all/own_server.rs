@@ -209,3 +209,34 @@ async fn a_cancelled_call_tells_the_server() {
     );
     manager.shutdown().await;
 }
+
+/// pi interrupted: its runtime goes away with the server tasks in it, nothing stopped politely.
+#[test]
+fn a_runtime_going_away_kills_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = marker("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let manager = runtime.block_on(async {
+        let spec = pins_server("d", &[("PIN_SPAWN_CHILD", "1")], &marker);
+        let manager = start(vec![spec], dir.path());
+        connected(&manager, "pins").await;
+        manager
+    });
+    // The server and its child, which ignores stdin closing and SIGTERM.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while processes_with(&marker).len() < 2 {
+        assert!(Instant::now() < deadline, "{:?}", processes_with(&marker));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    runtime.shutdown_background();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "{:?}", processes_with(&marker));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(manager);
+}
