@@ -115,7 +115,12 @@ async fn shutdown_leaves_no_process_of_the_group() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(processes_with(&marker), Vec::<u32>::new());
+    // SIGKILL is sent by then; its delivery may take a moment.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !processes_with(&marker).is_empty() {
+        assert!(Instant::now() < deadline, "{:?}", processes_with(&marker));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
