@@ -86,6 +86,23 @@ impl ShellSandbox {
         self.prepared().map(drop)
     }
 
+    /// Confines the process `command` spawns: the ruleset is built now and enforced in the
+    /// child between fork and exec (as the bash tool's spawns are). For spawns outside this
+    /// crate, such as pi-mcp's stdio servers.
+    #[cfg(unix)]
+    pub fn confine(&self, command: &mut std::process::Command) -> Result<(), SandboxError> {
+        use std::os::unix::process::CommandExt;
+        let mut prepared = self.prepared()?;
+        // SAFETY: the hook runs in the forked child before exec; it only makes the `prctl` and
+        // `landlock_restrict_self` system calls on a ruleset built before the fork (no
+        // allocation, no lock), which is what may be done between fork and exec.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(move || prepared.enforce());
+        }
+        Ok(())
+    }
+
     /// The ruleset of one spawn, ready to be enforced in the child.
     pub(crate) fn prepared(&self) -> Result<Prepared, SandboxError> {
         if std::env::var_os(FORCE_UNAVAILABLE_ENV).is_some_and(|v| v == "1") {

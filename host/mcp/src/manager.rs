@@ -1,15 +1,27 @@
-//! The servers of a run: connected in the background, their tools and states.
-//!
-//! SKELETON: the public API pi-app and pi-cli build on. The bodies are placeholders the
-//! client work replaces; the signatures are the contract.
+//! The servers of a run: each connects on its own task in the background; their states, tools
+//! (named, pinned) and resources; stopping them all.
 
-use crate::spec::{Exposure, ServerSpec};
-use pi_agent::{AgentTool, BoxFuture, ToolError, ToolOutput, ToolUpdateFn};
+use crate::client::{self, ConnectError, ConnectOptions, Connection};
+use crate::http::BearerSource;
+use crate::log::McpLog;
+use crate::naming::mcp_tool_name;
+use crate::pins::{PinStore, definition_hash};
+use crate::resources::{ResourceServers, resource_tools};
+use crate::spec::{ServerSpec, TransportSpec};
+use crate::tool::ServerLink;
+pub use crate::tool::{McpTool, PinState, ToolAnnotations};
+use pi_agent::AgentTool;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+/// How often a connected server's transport is checked for having closed.
+const CLOSED_POLL: Duration = Duration::from_millis(250);
 
 /// What every server of a run shares.
 #[derive(Debug, Clone, Default)]
@@ -18,6 +30,12 @@ pub struct ManagerOptions {
     pub agent_dir: PathBuf,
     /// The Landlock sandbox stdio servers run under (`tools.sandbox`), `None` when off.
     pub sandbox: Option<pi_ext_host::sandbox::ShellSandbox>,
+}
+
+/// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
+pub trait AuthProvider: Send + Sync {
+    /// The token source of `server`, `None` for a server without authentication.
+    fn bearer(&self, server: &ServerSpec) -> Option<Arc<dyn BearerSource>>;
 }
 
 /// Where a server is in its life.
@@ -57,80 +75,43 @@ pub struct ServerStatus {
     pub changed_tools: Vec<String>,
 }
 
-/// Tool annotations as the server declares them (MCP `ToolAnnotations`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ToolAnnotations {
-    pub title: Option<String>,
-    pub read_only_hint: Option<bool>,
-    pub destructive_hint: Option<bool>,
-    pub idempotent_hint: Option<bool>,
-    pub open_world_hint: Option<bool>,
+/// One configured server and what is known of it.
+struct Slot {
+    spec: ServerSpec,
+    data: Mutex<SlotData>,
 }
 
-/// Whether a tool's definition is the one pinned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PinState {
-    /// Seen before, unchanged (or first seen now, and pinned).
-    Pinned,
-    /// Changed since it was pinned: withheld until `pi mcp trust <server>`.
-    Changed,
+struct SlotData {
+    state: ServerState,
+    tools: Vec<Arc<McpTool>>,
+    /// Tool name → definition hash, as last listed.
+    hashes: BTreeMap<String, String>,
+    changed: Vec<String>,
+    instructions: Option<String>,
+    link: Option<Arc<ServerLink>>,
 }
 
-/// A tool of a connected server, callable as an agent tool (`mcp__<server>__<tool>`).
-pub struct McpTool {
-    name: String,
-    server: String,
-    tool: String,
-    description: String,
-    parameters: pi_ai::Schema,
-    annotations: ToolAnnotations,
-    exposure: Exposure,
-    pin: PinState,
-}
-
-impl McpTool {
-    /// The server's name in `mcp.json`.
-    pub fn server(&self) -> &str {
-        &self.server
-    }
-    /// The tool's name on its server.
-    pub fn remote_name(&self) -> &str {
-        &self.tool
-    }
-    pub fn annotations(&self) -> &ToolAnnotations {
-        &self.annotations
-    }
-    pub fn exposure(&self) -> Exposure {
-        self.exposure
-    }
-    pub fn pin(&self) -> PinState {
-        self.pin
-    }
-}
-
-impl AgentTool for McpTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn parameters(&self) -> &pi_ai::Schema {
-        &self.parameters
-    }
-    fn execute<'a>(
-        &'a self,
-        _call_id: &'a str,
-        _args: serde_json::Value,
-        _cancel: CancellationToken,
-        _on_update: ToolUpdateFn,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async { Err(ToolError::new("MCP client not built yet")) })
-    }
+/// What the server tasks share with the manager.
+struct Shared {
+    changes: watch::Sender<u64>,
+    slots: Vec<Slot>,
+    log: Arc<McpLog>,
+    pins: PinStore,
+    sandbox: Option<pi_ext_host::sandbox::ShellSandbox>,
+    auth: Option<Arc<dyn AuthProvider>>,
+    stop: CancellationToken,
 }
 
 struct Inner {
-    changes: watch::Sender<u64>,
+    shared: Arc<Shared>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl Drop for Inner {
+    /// The last handle gone (pi exiting): every server task stops its server.
+    fn drop(&mut self) {
+        self.shared.stop.cancel();
+    }
 }
 
 /// The servers of a run. Cheap to clone.
@@ -139,14 +120,81 @@ pub struct McpManager {
     inner: Arc<Inner>,
 }
 
+/// The transport identity pins are kept under: the command line, or the URL.
+fn identity(spec: &ServerSpec) -> String {
+    match &spec.transport {
+        TransportSpec::Stdio { command, args, .. } => {
+            let mut words = vec![command.as_str()];
+            words.extend(args.iter().map(String::as_str));
+            format!("stdio:{}", words.join(" "))
+        }
+        TransportSpec::Http { url, .. } => format!("http:{url}"),
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl McpManager {
     /// Starts connecting every server in the background (on the current tokio runtime) and
     /// returns at once.
     pub fn start(servers: Vec<ServerSpec>, options: ManagerOptions) -> Self {
-        let _ = (servers, options);
+        Self::start_with_auth(servers, options, None)
+    }
+
+    /// [`McpManager::start`] with the tokens of HTTP servers from `auth` (added for the OAuth
+    /// work; `start` passes none).
+    pub fn start_with_auth(
+        servers: Vec<ServerSpec>,
+        options: ManagerOptions,
+        auth: Option<Arc<dyn AuthProvider>>,
+    ) -> Self {
+        let agent_dir = (!options.agent_dir.as_os_str().is_empty()).then_some(&options.agent_dir);
+        let shared = Arc::new(Shared {
+            changes: watch::channel(0).0,
+            slots: servers
+                .into_iter()
+                .map(|spec| Slot {
+                    spec,
+                    data: Mutex::new(SlotData {
+                        state: ServerState::Connecting,
+                        tools: Vec::new(),
+                        hashes: BTreeMap::new(),
+                        changed: Vec::new(),
+                        instructions: None,
+                        link: None,
+                    }),
+                })
+                .collect(),
+            log: Arc::new(McpLog::new(agent_dir.map(PathBuf::as_path))),
+            pins: PinStore::new(agent_dir.map(PathBuf::as_path)),
+            sandbox: options.sandbox,
+            auth,
+            stop: CancellationToken::new(),
+        });
+        let mut tasks = Vec::new();
+        if !shared.slots.is_empty() {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    for index in 0..shared.slots.len() {
+                        tasks.push(runtime.spawn(run_server(shared.clone(), index)));
+                    }
+                }
+                Err(_) => {
+                    for slot in &shared.slots {
+                        lock(&slot.data).state =
+                            ServerState::Failed("no async runtime to connect on".to_owned());
+                    }
+                }
+            }
+        }
         McpManager {
             inner: Arc::new(Inner {
-                changes: watch::channel(0).0,
+                shared,
+                tasks: Mutex::new(tasks),
             }),
         }
     }
@@ -158,43 +206,342 @@ impl McpManager {
 
     /// Every configured server, in configuration order.
     pub fn servers(&self) -> Vec<ServerStatus> {
-        Vec::new()
+        self.inner
+            .shared
+            .slots
+            .iter()
+            .map(|slot| {
+                let data = lock(&slot.data);
+                ServerStatus {
+                    name: slot.spec.name.clone(),
+                    state: data.state.clone(),
+                    tools: data.tools.len(),
+                    resources: data.link.as_ref().is_some_and(|l| l.has_resources),
+                    instructions: data.instructions.clone(),
+                    changed_tools: data.changed.clone(),
+                }
+            })
+            .collect()
     }
 
     /// The spec of the server `name`.
     pub fn spec(&self, name: &str) -> Option<ServerSpec> {
-        let _ = name;
-        None
+        self.slot(name).map(|slot| slot.spec.clone())
+    }
+
+    fn slot(&self, name: &str) -> Option<&Slot> {
+        self.inner.shared.slots.iter().find(|s| s.spec.name == name)
     }
 
     /// The tools of every connected server (withheld ones included, see [`McpTool::pin`]).
     pub fn tools(&self) -> Vec<Arc<McpTool>> {
-        Vec::new()
+        self.inner
+            .shared
+            .slots
+            .iter()
+            .flat_map(|slot| {
+                let data = lock(&slot.data);
+                if data.state == ServerState::Connected {
+                    data.tools.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect()
     }
 
     /// `list_mcp_resources`, `list_mcp_resource_templates` and `read_mcp_resource`, when a
     /// connected server has resources.
     pub fn resource_tools(&self) -> Vec<Arc<dyn AgentTool>> {
-        Vec::new()
+        if self.inner.shared.resource_servers().is_empty() {
+            return Vec::new();
+        }
+        resource_tools(self.inner.shared.clone())
     }
 
     /// Counts up whenever a server's state or tools change.
     pub fn changes(&self) -> watch::Receiver<u64> {
-        self.inner.changes.subscribe()
+        self.inner.shared.changes.subscribe()
     }
 
     /// Waits until each of `servers` left `Connecting`, at most `timeout`; whether all did.
     pub async fn wait_ready(&self, servers: &[String], timeout: Duration) -> bool {
-        let _ = (servers, timeout);
-        true
+        let mut changes = self.changes();
+        let ready = |manager: &McpManager| {
+            servers.iter().all(|name| {
+                manager
+                    .slot(name)
+                    .is_none_or(|slot| lock(&slot.data).state != ServerState::Connecting)
+            })
+        };
+        let wait = async {
+            loop {
+                if ready(self) {
+                    return;
+                }
+                if changes.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(timeout, wait).await;
+        ready(self)
     }
 
-    /// Accepts the server's current tool definitions as its pinned ones.
+    /// Accepts the server's current tool definitions as its pinned ones: how many tools.
     pub fn trust(&self, server: &str) -> Result<usize, String> {
-        let _ = server;
-        Ok(0)
+        let slot = self
+            .slot(server)
+            .ok_or_else(|| format!("no MCP server named {server}"))?;
+        let mut data = lock(&slot.data);
+        if data.state != ServerState::Connected {
+            return Err(format!(
+                "MCP server {server} is not connected ({}): its tools are unknown",
+                data.state.as_str()
+            ));
+        }
+        self.inner
+            .shared
+            .pins
+            .trust(server, &identity(&slot.spec), &data.hashes)
+            .map_err(|e| e.to_string())?;
+        data.changed.clear();
+        data.tools = data
+            .tools
+            .iter()
+            .map(|tool| Arc::new(tool.with_pin(PinState::Pinned)))
+            .collect();
+        let count = data.tools.len();
+        drop(data);
+        self.inner
+            .shared
+            .log
+            .line(server, &format!("trusted {count} tool definitions"));
+        self.inner.shared.bump();
+        Ok(count)
     }
 
     /// Stops every server (stdio: close stdin, then SIGTERM, then SIGKILL to its group).
-    pub async fn shutdown(&self) {}
+    pub async fn shutdown(&self) {
+        self.inner.shared.stop.cancel();
+        let tasks = std::mem::take(&mut *lock(&self.inner.tasks));
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Shared {
+    fn bump(&self) {
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    fn set_state(&self, index: usize, state: ServerState) {
+        let slot = &self.slots[index];
+        match &state {
+            ServerState::Failed(why) => self.log.line(&slot.spec.name, &format!("failed: {why}")),
+            ServerState::NeedsAuth => self
+                .log
+                .line(&slot.spec.name, "needs authentication (HTTP 401)"),
+            _ => {}
+        }
+        lock(&slot.data).state = state;
+        self.bump();
+    }
+
+    /// Names taken by the tools of the other servers.
+    fn names_of_others(&self, index: usize) -> HashSet<String> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != index)
+            .flat_map(|(_, slot)| {
+                lock(&slot.data)
+                    .tools
+                    .iter()
+                    .map(|t| t.name().to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Lists the server's tools (every page) and makes them [`McpTool`]s, pinned or not.
+    async fn list_tools(&self, index: usize, link: &Arc<ServerLink>) -> Result<usize, String> {
+        let slot = &self.slots[index];
+        let listed = tokio::time::timeout(link.timeout, link.peer.list_all_tools())
+            .await
+            .map_err(|_| format!("tools/list timed out after {} ms", link.timeout.as_millis()))?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let wires: Vec<Value> = listed
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        let hashes: BTreeMap<String, String> = wires
+            .iter()
+            .filter_map(|w| Some((w.get("name")?.as_str()?.to_owned(), definition_hash(w))))
+            .collect();
+        let changed = self
+            .pins
+            .check(&slot.spec.name, &identity(&slot.spec), &hashes)
+            .map_err(|e| e.to_string())?;
+        let mut taken = self.names_of_others(index);
+        let mut tools = Vec::with_capacity(wires.len());
+        for wire in &wires {
+            let remote = wire.get("name").and_then(Value::as_str).unwrap_or("");
+            let name = mcp_tool_name(&slot.spec.name, remote, |n| taken.contains(n));
+            taken.insert(name.clone());
+            let pin = if changed.iter().any(|c| c == remote) {
+                PinState::Changed
+            } else {
+                PinState::Pinned
+            };
+            let exposure = slot.spec.exposure_of(remote);
+            tools.push(Arc::new(McpTool::from_wire(
+                name,
+                wire,
+                exposure,
+                pin,
+                link.clone(),
+            )));
+        }
+        if !changed.is_empty() {
+            self.log.line(
+                &slot.spec.name,
+                &format!(
+                    "tool definitions changed since pinned: {}",
+                    changed.join(", ")
+                ),
+            );
+        }
+        let count = tools.len();
+        let mut data = lock(&slot.data);
+        data.tools = tools;
+        data.hashes = hashes;
+        data.changed = changed;
+        Ok(count)
+    }
+}
+
+impl ResourceServers for Shared {
+    fn resource_servers(&self) -> Vec<Arc<ServerLink>> {
+        self.slots
+            .iter()
+            .filter_map(|slot| {
+                let data = lock(&slot.data);
+                let link = data.link.as_ref()?;
+                (data.state == ServerState::Connected && link.has_resources).then(|| link.clone())
+            })
+            .collect()
+    }
+}
+
+/// One server's life: connect, list, follow `list_changed`, notice a lost connection, stop.
+async fn run_server(shared: Arc<Shared>, index: usize) {
+    let spec = &shared.slots[index].spec;
+    shared
+        .log
+        .line(&spec.name, &format!("connecting ({})", identity(spec)));
+    let bearer = shared.auth.as_ref().and_then(|auth| auth.bearer(spec));
+    let options = ConnectOptions {
+        sandbox: shared.sandbox.as_ref(),
+        log: shared.log.clone(),
+        bearer,
+    };
+    let connected = tokio::select! {
+        result = client::connect(spec, options) => result,
+        () = shared.stop.cancelled() => return,
+    };
+    let mut connection = match connected {
+        Ok(connection) => connection,
+        Err(ConnectError::NeedsAuth) => return shared.set_state(index, ServerState::NeedsAuth),
+        Err(ConnectError::Failed(why)) => return shared.set_state(index, ServerState::Failed(why)),
+    };
+    let link = link_of(&shared, index, &connection);
+    lock(&shared.slots[index].data).link = Some(link.clone());
+    let listed = tokio::select! {
+        listed = shared.list_tools(index, &link) => listed,
+        () = shared.stop.cancelled() => Err("stopped".to_owned()),
+    };
+    match listed {
+        Ok(count) => {
+            let version = link
+                .peer
+                .peer_info()
+                .map(|i| i.protocol_version.to_string())
+                .unwrap_or_default();
+            shared.log.line(
+                &spec.name,
+                &format!("connected (protocol {version}, {count} tools)"),
+            );
+            shared.set_state(index, ServerState::Connected);
+            follow(&shared, index, &link, &mut connection).await;
+        }
+        Err(why) if shared.stop.is_cancelled() => {
+            tracing::debug!(server = %spec.name, %why, "stopped while listing")
+        }
+        Err(why) => shared.set_state(index, ServerState::Failed(why)),
+    }
+    stop(&shared, index, connection).await;
+}
+
+fn link_of(shared: &Shared, index: usize, connection: &Connection) -> Arc<ServerLink> {
+    let spec = &shared.slots[index].spec;
+    let peer = connection.peer();
+    let info = peer.peer_info();
+    lock(&shared.slots[index].data).instructions =
+        info.as_ref().and_then(|i| i.instructions.clone());
+    Arc::new(ServerLink {
+        server: spec.name.clone(),
+        has_resources: info
+            .as_ref()
+            .is_some_and(|i| i.capabilities.resources.is_some()),
+        peer,
+        progress: connection.progress.clone(),
+        timeout: spec.timeout,
+    })
+}
+
+/// Until stopped or disconnected: re-lists the tools on each `list_changed`.
+async fn follow(
+    shared: &Shared,
+    index: usize,
+    link: &Arc<ServerLink>,
+    connection: &mut Connection,
+) {
+    let name = &shared.slots[index].spec.name;
+    let mut poll = tokio::time::interval(CLOSED_POLL);
+    loop {
+        tokio::select! {
+            () = shared.stop.cancelled() => return,
+            Some(()) = connection.list_changed.recv() => {
+                match shared.list_tools(index, link).await {
+                    Ok(count) => shared.log.line(name, &format!("tools changed: {count} tools")),
+                    Err(why) => shared.log.line(name, &format!("re-listing tools failed: {why}")),
+                }
+                shared.bump();
+            }
+            _ = poll.tick() => {
+                let exited = connection.process.as_mut().and_then(|p| p.try_exit());
+                if link.peer.is_transport_closed() || exited.is_some() {
+                    let why = match exited {
+                        Some(status) => format!("the server exited ({status})"),
+                        None => "the connection was closed".to_owned(),
+                    };
+                    return shared.set_state(index, ServerState::Failed(why));
+                }
+            }
+        }
+    }
+}
+
+/// Closes the session (stdin closed for stdio), then stops the process.
+async fn stop(shared: &Shared, index: usize, connection: Connection) {
+    let Connection {
+        service, process, ..
+    } = connection;
+    let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+    if let Some(mut process) = process {
+        process.stop().await;
+    }
+    shared.log.line(&shared.slots[index].spec.name, "stopped");
 }
