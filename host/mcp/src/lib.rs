@@ -7,7 +7,9 @@
 //! their [`Exposure`].
 
 pub mod config;
+pub mod credentials;
 mod manager;
+pub mod naming;
 mod spec;
 
 pub use manager::{
