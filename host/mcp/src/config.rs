@@ -149,6 +149,15 @@ pub struct McpConfig {
     pub project_config: Option<PathBuf>,
 }
 
+/// One entry checked as pi 1.6 checks it: its JSON with exposure aliases replaced (what `pi
+/// mcp add` writes) and its typed form, or pi's message (`server "<name>": …`).
+pub fn validate_entry(
+    name: &str,
+    entry: &Value,
+) -> Result<(Map<String, Value>, ServerConfig), String> {
+    validate::validate_server(name, entry)
+}
+
 /// `<agentDir>/mcp.json`.
 pub fn user_config_path(agent_dir: &Path) -> PathBuf {
     agent_dir.join("mcp.json")
