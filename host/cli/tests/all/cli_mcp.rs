@@ -449,3 +449,59 @@ fn list_json_has_the_reference_pis_fields_and_values() {
         ours["errors"]
     );
 }
+
+#[test]
+fn an_unresolvable_value_fails_its_server_as_in_the_reference() {
+    let pi = PiEnv::empty();
+    pi.write_agent_file(
+        "mcp.json",
+        &json!({"mcpServers": {
+            "vars": {"command": MISSING, "env": {"K": "${PI_MCP_TEST_UNSET}", "L": "$PI_MCP_TEST_UNSET2"}},
+            "cmd": {"url": "https://c.example/mcp", "headers": {"X-Key": "!exit 3"}},
+            "off": {"command": MISSING, "env": {"K": "${PI_MCP_TEST_UNSET}"}, "enabled": false}
+        }})
+        .to_string(),
+    );
+    let (ours, exit) = list_json(&pi);
+    assert_eq!(exit, Some(1));
+    let errors: Vec<&Value> = ours["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["error"])
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            &json!(
+                "Failed to resolve MCP server \"vars\" env \"K\" from environment variable: PI_MCP_TEST_UNSET"
+            ),
+            &json!(
+                "Failed to resolve MCP server \"cmd\" header \"X-Key\" from shell command: exit 3"
+            ),
+            &Value::Null,
+        ]
+    );
+    let out = reference(&pi, &["mcp", "list", "--json"]);
+    let theirs: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((ours, exit), (theirs, code(&out)));
+
+    // `trust` needs a server that starts: it says why this one cannot, and what is configured.
+    let out = pi.run(&["mcp", "trust", "vars"]);
+    assert_eq!(code(&out), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "Failed to resolve MCP server \"vars\" env \"K\" from environment variable: PI_MCP_TEST_UNSET\n"
+    );
+    let out = pi.run(&["mcp", "trust", "nope"]);
+    assert_eq!(code(&out), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "No MCP server named \"nope\". Configured: vars, cmd, off.\n"
+    );
+    let out = pi.run(&["mcp", "trust"]);
+    assert_eq!(
+        stderr(&out),
+        "Usage: pi mcp trust <server>\nUse \"pi mcp --help\" for usage.\n"
+    );
+}
