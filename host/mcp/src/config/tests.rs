@@ -397,17 +397,12 @@ fn the_project_file_is_read_only_when_trusted_and_overrides_as_pi_does() {
 
 #[test]
 fn values_are_resolved_from_variables_and_commands() {
-    // SAFETY (of the test): names no other test reads.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::env::set_var("PI_MCP_TEST_TOKEN", "sekret");
-        std::env::remove_var("PI_MCP_TEST_UNSET");
-        std::env::remove_var("PI_MCP_TEST_UNSET2");
-    }
+    // Cargo sets CARGO_PKG_NAME for every test run; the PI_MCP_TEST_* variables are set by
+    // nobody (tests never change the environment: other threads read it).
     let dirs = Dirs::new(
         Some(&servers(json!({
-            "ok": {"command": "x", "env": {"T": "${PI_MCP_TEST_TOKEN}", "C": "!printf 'from sh'", "L": "a$$b"}},
-            "web": {"url": "https://w.example/", "headers": {"X-T": "Bearer $PI_MCP_TEST_TOKEN"},
+            "ok": {"command": "x", "env": {"T": "${CARGO_PKG_NAME}", "C": "!printf 'from sh'", "L": "a$$b"}},
+            "web": {"url": "https://w.example/", "headers": {"X-T": "Bearer $CARGO_PKG_NAME"},
                     "oauth": {"clientSecret": "!echo shh"}},
             "unset": {"command": "x", "env": {"K": "${PI_MCP_TEST_UNSET}"}},
             "unset2": {"url": "https://u.example/", "headers": {"H": "$PI_MCP_TEST_UNSET $PI_MCP_TEST_UNSET2"}},
@@ -423,7 +418,7 @@ fn values_are_resolved_from_variables_and_commands() {
     assert_eq!(
         env,
         &[
-            ("T".to_owned(), "sekret".to_owned()),
+            ("T".to_owned(), "pi-mcp".to_owned()),
             ("C".to_owned(), "from sh".to_owned()),
             ("L".to_owned(), "a$b".to_owned())
         ]
@@ -431,7 +426,7 @@ fn values_are_resolved_from_variables_and_commands() {
     let TransportSpec::Http { headers, .. } = &specs[1].transport else {
         panic!("http expected");
     };
-    assert_eq!(headers, &[("X-T".to_owned(), "Bearer sekret".to_owned())]);
+    assert_eq!(headers, &[("X-T".to_owned(), "Bearer pi-mcp".to_owned())]);
     assert_eq!(
         specs[1].auth,
         AuthSpec::OAuth(json!({"clientSecret": "shh"}))
@@ -448,13 +443,16 @@ fn values_are_resolved_from_variables_and_commands() {
 
 #[test]
 fn home_is_expanded_in_command_args_and_cwd() {
-    let home = std::env::var("HOME").unwrap_or_default();
-    if home.is_empty() {
-        return;
+    match std::env::var("HOME").ok().filter(|home| !home.is_empty()) {
+        Some(home) => {
+            assert_eq!(expand_home("~"), home);
+            assert_eq!(expand_home("~/bin/x"), format!("{home}/bin/x"));
+        }
+        // Without a home directory, `~` stays as written.
+        None => assert_eq!(expand_home("~/bin/x"), "~/bin/x"),
     }
-    assert_eq!(expand_home("~"), home);
-    assert_eq!(expand_home("~/bin/x"), format!("{home}/bin/x"));
     assert_eq!(expand_home("a~/b"), "a~/b");
+    assert_eq!(expand_home("~user/x"), "~user/x");
 }
 
 #[test]
