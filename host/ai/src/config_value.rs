@@ -25,6 +25,23 @@ pub fn resolve_config_value(raw: &str) -> Result<Option<String>, AuthError> {
     Ok(value.filter(|v| !v.is_empty()))
 }
 
+/// The environment variables a value names (`$VAR`, `${VAR}`), in order, each once; none for a
+/// `!command` value.
+pub fn config_value_env_names(raw: &str) -> Vec<String> {
+    if raw.starts_with('!') {
+        return Vec::new();
+    }
+    let names = std::cell::RefCell::new(Vec::<String>::new());
+    interpolate(raw, &|name| {
+        let mut names = names.borrow_mut();
+        if !names.iter().any(|known| known == name) {
+            names.push(name.to_owned());
+        }
+        Some(String::new())
+    });
+    names.into_inner()
+}
+
 /// `$VAR` / `${VAR}` / `$$` / `$!` expansion; `None` when a variable is unset.
 fn interpolate(raw: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     let mut out = String::with_capacity(raw.len());
@@ -173,5 +190,14 @@ mod tests {
         for (raw, expected) in cases {
             assert_eq!(interpolate(raw, &env).as_deref(), *expected, "{raw}");
         }
+    }
+
+    #[test]
+    fn the_variables_a_value_names() {
+        assert_eq!(
+            config_value_env_names("a $ONE ${TWO} $$THREE $ONE"),
+            ["ONE", "TWO"]
+        );
+        assert!(config_value_env_names("!echo $ONE").is_empty());
     }
 }

@@ -36,6 +36,7 @@ mod upload;
 pub use api_registry::{ApiRegistry, complete, registry, stream};
 pub use auth::{AuthError, AuthStorage, Credential, ResolveOptions, resolve_api_key};
 pub use classify::{is_context_overflow, is_retryable_error};
+pub use config_value::{config_value_env_names, resolve_config_value};
 pub use event::{AssistantMessageEvent, MessageBuilder, apply_event};
 pub use models::{ModelRegistry, ModelsError, clamp_thinking_level, supported_thinking_levels};
 pub use options::StreamOptions;

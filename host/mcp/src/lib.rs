@@ -8,6 +8,7 @@
 
 mod client;
 pub mod config;
+pub mod credentials;
 mod http;
 pub mod log;
 mod manager;

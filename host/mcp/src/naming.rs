@@ -1,5 +1,6 @@
-//! Names of MCP tools as the model sees them, built exactly as pi 1.6 builds them
-//! (`pi-mcp/dist/naming.js`), so a session moved between the two calls the same tools.
+//! Names as models see them, built exactly as pi 1.6 builds them (`pi-mcp/dist/naming.js`), so
+//! a session moved between the two calls the same tools: a server's namespace
+//! (`mcp__<server>`), its tools' names (`mcp__<server>__<tool>`), and its one-line summary.
 
 use sha2::{Digest, Sha256};
 
@@ -39,6 +40,24 @@ pub fn mcp_tool_name(server: &str, tool: &str, is_taken: impl Fn(&str) -> bool) 
     // The sanitized name is ASCII: every char is one byte, so this cut is on a boundary.
     let keep = MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1;
     format!("{}_{hash}", &name[..name.len().min(keep)])
+}
+
+/// The namespace of a server's tools: `mcp__<server>` with `-` made `_`. Two servers whose
+/// names differ only in `-` and `_` would share it, so a configuration must not have both.
+pub fn mcp_namespace(server: &str) -> String {
+    format!("mcp__{}", server.replace('-', "_"))
+}
+
+/// A server's line in the system prompt: the first line of its configured description, else
+/// of the instructions it sent when it connected; empty when it has neither.
+pub fn server_summary(description: Option<&str>, instructions: Option<&str>) -> String {
+    let text = [description, instructions]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|text| !text.is_empty())
+        .unwrap_or("");
+    text.lines().next().unwrap_or("").trim().to_owned()
 }
 
 #[cfg(test)]
@@ -110,5 +129,13 @@ mod tests {
         assert_eq!(first, "mcp__s__a_b");
         let second = mcp_tool_name("s", "a_b", |n| n == first);
         assert_eq!(second, format!("mcp__s__a_b_{}", hash8("s", "a_b")));
+    }
+
+    #[test]
+    fn namespaces_and_summaries() {
+        assert_eq!(mcp_namespace("a-b_c"), "mcp__a_b_c");
+        assert_eq!(server_summary(Some("  \n"), Some("Docs\nmore")), "Docs");
+        assert_eq!(server_summary(Some("Mine\nx"), Some("Docs")), "Mine");
+        assert_eq!(server_summary(None, None), "");
     }
 }
