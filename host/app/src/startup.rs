@@ -458,6 +458,7 @@ fn mcp_setup(
         options: pi_mcp::ManagerOptions {
             agent_dir: env.agent_dir.clone(),
             sandbox: policy.sandbox.clone(),
+            roots: vec![env.cwd.clone()],
         },
     })
 }

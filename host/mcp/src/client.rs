@@ -2,6 +2,10 @@
 //! the calls that asked for it, `list_changed` passed on) and connecting over stdio or
 //! streamable HTTP with pi's client identity and protocol version.
 
+// Roots are deprecated by the next protocol revision (SEP-2577), but pi 1.6 offers them and
+// servers of today's versions ask for them.
+#![allow(deprecated)]
+
 use crate::http::{BearerSource, HttpClient};
 use crate::log::McpLog;
 use crate::spec::{ServerSpec, TransportSpec};
@@ -10,8 +14,8 @@ use pi_agent::{ToolOutput, ToolUpdateFn};
 use pi_ext_host::sandbox::ShellSandbox;
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion,
+    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, Root,
 };
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService, ServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -73,12 +77,29 @@ pub struct Handler {
     server: String,
     progress: Arc<ProgressRoutes>,
     list_changed: mpsc::UnboundedSender<()>,
+    roots: Vec<Root>,
+}
+
+/// A directory as an MCP root: its `file://` URL, named by its last component (as pi 1.6).
+fn root(dir: &std::path::Path) -> Root {
+    let uri = url::Url::from_file_path(dir)
+        .map(String::from)
+        .unwrap_or_else(|()| format!("file://{}", dir.display()));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Root::new(uri).with_name(name)
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        if !self.roots.is_empty() {
+            capabilities.roots = Some(rmcp::model::RootsCapabilities::default());
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new(CLIENT_NAME, env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(offered_protocol_version())
@@ -109,6 +130,13 @@ impl ClientHandler for Handler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.list_changed.send(());
     }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, rmcp::ErrorData> {
+        Ok(ListRootsResult::new(self.roots.clone()))
+    }
 }
 
 /// A live connection.
@@ -138,6 +166,8 @@ pub struct ConnectOptions<'a> {
     pub sandbox: Option<&'a ShellSandbox>,
     pub log: Arc<McpLog>,
     pub bearer: Option<Arc<dyn BearerSource>>,
+    /// Offered as the client's roots (`roots/list`).
+    pub roots: &'a [std::path::PathBuf],
 }
 
 /// Starts the server (stdio) or opens the session (HTTP) and runs `initialize`.
@@ -151,6 +181,7 @@ pub async fn connect(
         server: spec.name.clone(),
         progress: progress.clone(),
         list_changed: changed_tx,
+        roots: options.roots.iter().map(|dir| root(dir)).collect(),
     };
     match &spec.transport {
         TransportSpec::Stdio {

@@ -30,6 +30,9 @@ pub struct ManagerOptions {
     pub agent_dir: PathBuf,
     /// The Landlock sandbox stdio servers run under (`tools.sandbox`), `None` when off.
     pub sandbox: Option<pi_ext_host::sandbox::ShellSandbox>,
+    /// The directories servers are told they work in (MCP roots; pi 1.6 gives the session's
+    /// working directory).
+    pub roots: Vec<PathBuf>,
 }
 
 /// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
@@ -98,6 +101,7 @@ struct Shared {
     log: Arc<McpLog>,
     pins: PinStore,
     sandbox: Option<pi_ext_host::sandbox::ShellSandbox>,
+    roots: Vec<PathBuf>,
     auth: Option<Arc<dyn AuthProvider>>,
     stop: CancellationToken,
 }
@@ -172,6 +176,7 @@ impl McpManager {
             log: Arc::new(McpLog::new(agent_dir.map(PathBuf::as_path))),
             pins: PinStore::new(agent_dir.map(PathBuf::as_path)),
             sandbox: options.sandbox,
+            roots: options.roots,
             auth,
             stop: CancellationToken::new(),
         });
@@ -446,6 +451,7 @@ async fn run_server(shared: Arc<Shared>, index: usize) {
         sandbox: shared.sandbox.as_ref(),
         log: shared.log.clone(),
         bearer,
+        roots: &shared.roots,
     };
     let connected = tokio::select! {
         result = client::connect(spec, options) => result,

@@ -39,14 +39,14 @@ impl AgentSession {
         tools
     }
 
-    /// Before a prompt: waits for the servers with `direct` tools (at most 10 s), then takes
+    /// Before a prompt: waits for the servers with declared tools (at most 10 s), then takes
     /// the servers' tools and the `mcp_servers` section as they are now.
     pub(super) async fn refresh_mcp_before_prompt(&self) {
         let Some(mcp) = self.mcp().filter(|mcp| !mcp.is_empty()) else {
             return;
         };
-        mcp.wait_for_direct().await;
         let messages = self.inner.agent.messages();
+        mcp.wait_for_declared(&messages).await;
         self.inner.agent.set_tools(self.tools_for(&messages));
         let section = mcp.servers_section();
         let mut sections = lock(&self.inner.prompt_sections).clone();

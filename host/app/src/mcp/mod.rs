@@ -31,11 +31,13 @@ pub const COMMAND_DESCRIPTION: &str =
 const FROM: &str = "mcp";
 /// How long a prompt waits for servers with `direct` tools (pi 1.6: 10 s).
 const DIRECT_WAIT: Duration = Duration::from_secs(10);
+/// How long `tool_search` waits for servers still connecting.
+const SEARCH_WAIT: Duration = Duration::from_secs(60);
 /// The tools that read MCP resources; they only read.
 pub const RESOURCE_TOOLS: [&str; 3] = [
-    "list_mcp_resources",
-    "list_mcp_resource_templates",
-    "read_mcp_resource",
+    pi_mcp::LIST_MCP_RESOURCES_TOOL,
+    pi_mcp::LIST_MCP_RESOURCE_TEMPLATES_TOOL,
+    pi_mcp::READ_MCP_RESOURCE_TOOL,
 ];
 
 /// Which MCP tools a run may offer, from `--tools`, `--no-tools` and `--exclude-tools`
@@ -120,19 +122,24 @@ impl McpTools {
         self.manager.servers().is_empty()
     }
 
-    /// Waits, at most 10 s, for the servers with `direct` tools that are still connecting, as
-    /// pi 1.6 does before each prompt; says so once when some are still not there.
-    pub async fn wait_for_direct(&self) {
+    /// Waits, at most 10 s, for the servers whose tools are declared that are still
+    /// connecting: those with `direct` tools, as pi 1.6 does before each prompt, and those
+    /// whose tools `tool_search` loaded in `messages` (a continued session); says so once when
+    /// some are still not there.
+    pub async fn wait_for_declared(&self, messages: &[AgentMessage]) {
+        let loaded = loaded_in(messages);
+        let declared = |server: &str| {
+            let prefix = format!("{}__", pi_mcp::naming::mcp_namespace(server));
+            self.manager
+                .spec(server)
+                .is_some_and(|spec| spec.exposures().any(|e| e == Exposure::Direct))
+                || loaded.iter().any(|name| name.starts_with(&prefix))
+        };
         let waiting: Vec<String> = self
             .manager
             .servers()
             .into_iter()
-            .filter(|s| s.state == pi_mcp::ServerState::Connecting)
-            .filter(|s| {
-                self.manager
-                    .spec(&s.name)
-                    .is_some_and(|spec| spec.exposures().any(|e| e == Exposure::Direct))
-            })
+            .filter(|s| s.state == pi_mcp::ServerState::Connecting && declared(&s.name))
             .map(|s| s.name)
             .collect();
         if waiting.is_empty() {
@@ -144,6 +151,21 @@ impl McpTools {
                 "MCP servers are still connecting; their tools become available once connected.",
                 NotifyLevel::Info,
             );
+        }
+    }
+
+    /// Waits until no server is connecting any more (at most a minute), for what reaches
+    /// every server's tools (`tool_search`).
+    pub async fn wait_for_connecting(&self) {
+        let connecting: Vec<String> = self
+            .manager
+            .servers()
+            .into_iter()
+            .filter(|s| s.state == pi_mcp::ServerState::Connecting)
+            .map(|s| s.name)
+            .collect();
+        if !connecting.is_empty() {
+            self.manager.wait_ready(&connecting, SEARCH_WAIT).await;
         }
     }
 

@@ -65,7 +65,11 @@ impl ToolSearch {
         ToolSearch { tools, parameters }
     }
 
-    fn search(&self, args: &Value) -> Result<ToolOutput, ToolError> {
+    async fn search(
+        &self,
+        args: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
         let query = args.get("query").and_then(Value::as_str).unwrap_or("");
         if query.trim().is_empty() {
             return Err(ToolError::new("query must not be empty"));
@@ -77,13 +81,16 @@ impl ToolSearch {
                 _ => return Err(ToolError::new("limit must be a positive integer")),
             },
         };
-        let (documents, descriptions): (Vec<Document>, Vec<String>) = self
-            .tools
-            .upgrade()
-            .map(|tools| tools.searchable())
-            .unwrap_or_default()
-            .into_iter()
-            .unzip();
+        let Some(tools) = self.tools.upgrade() else {
+            return Err(ToolError::new("the session has ended"));
+        };
+        // A query can match any server's tools: wait for those still connecting.
+        tokio::select! {
+            () = tools.wait_for_connecting() => {}
+            () = cancel.cancelled() => return Err(ToolError::new("aborted")),
+        }
+        let (documents, descriptions): (Vec<Document>, Vec<String>) =
+            tools.searchable().into_iter().unzip();
         let found: Vec<(&str, &str)> = rank(query, &documents, limit)
             .into_iter()
             .map(|i| (documents[i].name.as_str(), descriptions[i].as_str()))
@@ -126,10 +133,10 @@ impl AgentTool for ToolSearch {
         &'a self,
         _call_id: &'a str,
         args: Value,
-        _cancel: CancellationToken,
+        cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { self.search(&args) })
+        Box::pin(async move { self.search(&args, &cancel).await })
     }
 }
 

@@ -22,21 +22,6 @@ pub(super) fn has_indirect_tools(spec: &ServerSpec) -> bool {
         .any(|e| matches!(e, Exposure::Deferred | Exposure::Codemode))
 }
 
-/// pi's namespace of a server's tools: `mcp__<server with - as _>`.
-fn namespace(server: &str) -> String {
-    format!("mcp__{}", server.replace('-', "_"))
-}
-
-/// The first line of the configured description, else of the server's instructions.
-fn summary(description: Option<&str>, instructions: Option<&str>) -> String {
-    let text = description
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .or(instructions.map(str::trim))
-        .unwrap_or("");
-    text.lines().next().unwrap_or("").trim().to_owned()
-}
-
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -62,7 +47,12 @@ pub(super) fn render(servers: &[Listed<'_>]) -> Option<String> {
                  `tool_search` servers with `tool_search`.";
     let heads: Vec<String> = listed
         .iter()
-        .map(|s| format!("- {} (tool_search)", namespace(&s.spec.name)))
+        .map(|s| {
+            format!(
+                "- {} (tool_search)",
+                pi_mcp::naming::mcp_namespace(&s.spec.name)
+            )
+        })
         .collect();
     let omitted = |count: usize| -> Vec<String> {
         match count {
@@ -91,7 +81,8 @@ pub(super) fn render(servers: &[Listed<'_>]) -> Option<String> {
     };
     let mut lines = vec![intro.to_owned()];
     for (server, head) in listed.iter().zip(&heads).take(kept) {
-        let text = summary(server.spec.description.as_deref(), server.instructions);
+        let text =
+            pi_mcp::naming::server_summary(server.spec.description.as_deref(), server.instructions);
         let text = if per_server > 0 {
             truncate(&text, per_server)
         } else {

@@ -169,6 +169,7 @@ fn connect(
     let options = ManagerOptions {
         agent_dir: env.agent_dir.clone(),
         sandbox: None,
+        roots: vec![env.cwd.clone()],
     };
     Ok(runtime.block_on(async move {
         let names: Vec<String> = specs.iter().map(|spec| spec.name.clone()).collect();
@@ -267,6 +268,7 @@ pub(super) fn trust(args: &[String], env: &StartupEnv) -> Result<i32, String> {
     let options = ManagerOptions {
         agent_dir: env.agent_dir.clone(),
         sandbox: None,
+        roots: vec![env.cwd.clone()],
     };
     let outcome = runtime.block_on(async move {
         let wait = spec.timeout.min(MAX_WAIT);

@@ -102,7 +102,11 @@ fn a_deferred_tool_is_found_by_tool_search_then_called_and_stays_loaded_on_resum
     entry["description"] = json!("Glossary of project words");
     write_mcp(&pi, json!({ "glossary": entry }));
     pi.mock.push_all([
-        Turn::new().tool_call("c1", "tool_search", json!({"query": "look up a word"})),
+        Turn::new().tool_call(
+            "c1",
+            "tool_search",
+            json!({"query": "look up a word", "limit": 1}),
+        ),
         Turn::new().tool_call("c2", "mcp__glossary__lookup", json!({"word": "mcp"})),
         Turn::text("found it"),
     ]);
@@ -167,13 +171,36 @@ fn a_server_that_fails_is_reported_and_a_slow_one_does_not_hold_the_run() {
         "{:?}",
         started.elapsed()
     );
-    // The slow server was started, and stopped with pi.
-    let pid: i32 = std::fs::read_to_string(&ready)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    wait_gone(pid);
+    // The slow server was started (maybe not far enough to write its pid), and stopped with pi.
+    wait_none_with_env(&ready.to_string_lossy());
+}
+
+/// Waits (at most 10 s) until no process has `needle` in its environment: the servers a test
+/// starts are told a path in its temp dir.
+fn wait_none_with_env(needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<String> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .bytes()
+                    .all(|b| b.is_ascii_digit())
+            })
+            .filter(|e| {
+                std::fs::read(e.path().join("environ"))
+                    .is_ok_and(|env| String::from_utf8_lossy(&env).contains(needle))
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "server processes left: {left:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// Waits (at most 10 s) until no process `pid` is left, not even a zombie.
@@ -198,9 +225,21 @@ fn a_slow_server_does_not_delay_the_first_frame() {
     );
     let tmux = Tmux::start(&pi, &["--model", "mock/mock-model"]);
     tmux.wait_text("0%");
-    // The UI is up while the server still sleeps before its `initialize` answer.
-    assert!(ready.exists(), "the server was not started");
+    // The server was started with the session: it sleeps 30 s before it answers `initialize`,
+    // and the UI is already up.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ready.exists() {
+        assert!(Instant::now() < deadline, "the server was not started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid: i32 = std::fs::read_to_string(&ready)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(tmux.screen().contains("0%"));
     tmux.exit();
+    wait_gone(pid);
 }
 
 #[test]

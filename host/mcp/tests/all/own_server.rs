@@ -148,6 +148,7 @@ async fn stdio_servers_run_under_the_sandbox() {
         ManagerOptions {
             agent_dir: dir.path().to_owned(),
             sandbox: Some(sandbox.clone()),
+            roots: Vec::new(),
         },
     );
     let state = settled(&manager, "pins").await;

@@ -61,6 +61,7 @@ pub fn start(specs: Vec<ServerSpec>, agent_dir: &Path) -> McpManager {
         ManagerOptions {
             agent_dir: agent_dir.to_owned(),
             sandbox: None,
+            roots: Vec::new(),
         },
     )
 }
