@@ -17,6 +17,7 @@ pub mod local_servers;
 pub mod model_select;
 pub mod permissions;
 pub mod project_code;
+pub mod served_tools;
 pub mod shipped_docs;
 pub mod startup;
 #[cfg(test)]

@@ -46,6 +46,7 @@ const FILES: &[(&str, &str)] = &[
         "docs/keybindings.md",
         include_str!("../../../docs/keybindings.md"),
     ),
+    ("docs/mcp.md", include_str!("../../../docs/mcp.md")),
     ("docs/models.md", include_str!("../../../docs/models.md")),
     (
         "docs/packages.md",

@@ -12,6 +12,7 @@ pub mod grants;
 pub mod hooks;
 pub mod list_models;
 mod logging;
+pub mod mcp_serve;
 pub mod modes;
 pub mod run;
 mod subcommand;

@@ -29,6 +29,7 @@ mod cli_hook_dialogs;
 mod cli_hooks;
 mod cli_json;
 mod cli_local_servers;
+mod cli_mcp_serve;
 mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;
