@@ -1,14 +1,16 @@
 //! The MCP side of `pi mcp serve`: the tools listed from their descriptions (name,
 //! description, input schema), a `tools/call` run as the agent runs one (arguments prepared
 //! and validated, then executed), its output mapped to MCP content (text, images, structured
-//! content) with tool failures as `isError` results, and the client's
-//! `notifications/cancelled` aborting the call.
+//! content) with tool failures as `isError` results, partial results as progress
+//! notifications when the client asks for them, and the client's `notifications/cancelled`
+//! aborting the call.
 
-use pi_agent::{AgentTool, ToolError, ToolOutput, validate_tool_arguments};
+use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn, validate_tool_arguments};
 use pi_ai::UserBlock;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -79,14 +81,14 @@ impl ToolServer {
         tool: &dyn AgentTool,
         id: &str,
         arguments: Value,
-        cancel: tokio_util::sync::CancellationToken,
+        (cancel, progress): (tokio_util::sync::CancellationToken, ToolUpdateFn),
     ) -> Option<CallToolResult> {
         let args = tool.prepare_arguments(arguments);
         let args = match validate_tool_arguments(tool.name(), tool.parameters().value(), &args) {
             Ok(args) => args,
             Err(message) => return Some(failed(ToolError::new(message))),
         };
-        let run = tool.execute(id, args, cancel.clone(), Arc::new(|_| {}));
+        let run = tool.execute(id, args, cancel.clone(), progress);
         tokio::select! {
             result = run => Some(match result {
                 Ok(output) => succeeded(output),
@@ -126,8 +128,14 @@ impl ServerHandler for ToolServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let id = format!("mcp-{}", context.id);
         tracing::debug!("pi mcp serve: calling {} ({id})", request.name);
+        let progress = progress_updates(&context);
         match self
-            .call(tool.as_ref(), &id, arguments, context.ct.clone())
+            .call(
+                tool.as_ref(),
+                &id,
+                arguments,
+                (context.ct.clone(), progress),
+            )
             .await
         {
             Some(result) => Ok(result.into()),
@@ -138,6 +146,53 @@ impl ServerHandler for ToolServer {
         }
     }
 }
+
+/// Where a call's partial results go: when the client asked for progress (a `progressToken`),
+/// each becomes a `notifications/progress` whose message is the update's last line, sent in
+/// order by one task per call (it ends when the call drops the sender).
+fn progress_updates(context: &RequestContext<RoleServer>) -> ToolUpdateFn {
+    let Some(token) = context.meta.get_progress_token() else {
+        return Arc::new(|_| {});
+    };
+    let (sender, mut updates) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let peer = context.peer.clone();
+    tokio::spawn(async move {
+        let mut count = 0u32;
+        while let Some(message) = updates.recv().await {
+            count += 1;
+            let param = ProgressNotificationParam::new(token.clone(), f64::from(count))
+                .with_message(message);
+            if peer.notify_progress(param).await.is_err() {
+                break;
+            }
+        }
+    });
+    Arc::new(move |update: ToolOutput| {
+        let _ = sender.send(last_line(&update.content));
+    })
+}
+
+/// The last non-empty line of an update's text, at most [`PROGRESS_CHARS`] characters of it.
+fn last_line(blocks: &[UserBlock]) -> String {
+    let text = blocks
+        .iter()
+        .rev()
+        .find_map(|block| match block {
+            UserBlock::Text(text) => Some(text.text.as_str()),
+            UserBlock::Image(_) => None,
+        })
+        .unwrap_or("");
+    let line = text
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    let skip = line.chars().count().saturating_sub(PROGRESS_CHARS);
+    line.chars().skip(skip).collect()
+}
+
+/// How much of a partial result's last line a progress notification carries.
+const PROGRESS_CHARS: usize = 200;
 
 /// A tool as `tools/list` shows it: its name, description and arguments' schema; its label
 /// as the title when it has its own.

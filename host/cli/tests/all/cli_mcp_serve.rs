@@ -163,6 +163,8 @@ fn with_builtin_the_built_in_tools_are_served_under_the_path_policy_and_a_call_c
              "abortAfterMs": 1500},
             {"waitGone": marker, "timeoutMs": 5000},
             {"call": "bash", "arguments": {"command": "echo still serving"}},
+            {"call": "bash", "progress": true,
+             "arguments": {"command": "for i in 1 2 3; do echo step$i; sleep 0.4; done"}},
         ]),
     );
     let names = tool_names(&seen["results"][0]);
@@ -199,6 +201,23 @@ fn with_builtin_the_built_in_tools_are_served_under_the_path_policy_and_a_call_c
     let (text, is_error) = call_text(&seen["results"][5]);
     assert_eq!(text.trim(), "still serving");
     assert!(!is_error);
+
+    // Partial output as progress notifications, in order, the last line as the message.
+    let streamed = &seen["results"][6];
+    let (text, _) = call_text(streamed);
+    assert_eq!(text.trim(), "step1\nstep2\nstep3");
+    let progress = streamed["progress"].as_array().unwrap();
+    assert!(!progress.is_empty(), "{streamed}");
+    let counts: Vec<f64> = progress
+        .iter()
+        .map(|p| p["progress"].as_f64().unwrap())
+        .collect();
+    assert!(counts.windows(2).all(|w| w[0] < w[1]), "{counts:?}");
+    let messages: Vec<&str> = progress
+        .iter()
+        .map(|p| p["message"].as_str().unwrap())
+        .collect();
+    assert!(messages.contains(&"step1"), "{messages:?}");
 }
 
 /// Starts `pi mcp serve` with a piped stdin and stdout.

@@ -7,6 +7,7 @@
 //   {"list": true}                                      tools/list
 //   {"call": name, "arguments": {...}}                  tools/call
 //   {"call": name, "arguments": {...}, "abortAfterMs": n}  the call aborted (notifications/cancelled)
+//   {"call": name, "arguments": {...}, "progress": true}   with a progressToken; the notifications kept
 //   {"waitGone": text, "timeoutMs": n}                  polls the process table until no command line holds text
 // Output: {"server", "instructions", "results": [one per step], "stderr"}.
 
@@ -49,13 +50,18 @@ async function step(s) {
       setTimeout(() => controller.abort("test"), s.abortAfterMs);
     }
     const started = Date.now();
+    const progress = [];
+    const options = { signal: controller.signal, timeout: 60000 };
+    if (s.progress) {
+      options.onprogress = (p) => progress.push(p);
+    }
     try {
       const result = await client.callTool(
         { name: s.call, arguments: s.arguments ?? {} },
         undefined,
-        { signal: controller.signal, timeout: 60000 },
+        options,
       );
-      return { result, ms: Date.now() - started };
+      return { result, progress, ms: Date.now() - started };
     } catch (error) {
       return { error: String(error?.message ?? error), ms: Date.now() - started };
     }
