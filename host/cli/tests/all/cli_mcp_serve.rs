@@ -42,12 +42,18 @@ fn drive(pi: &PiEnv, args: &[&str], steps: Value) -> Value {
         },
         "steps": steps,
     });
+    let sdk = mcp_tools().join("@modelcontextprotocol/sdk");
+    assert!(
+        sdk.is_dir(),
+        "{} is missing: .ci/run installs it (npm install --prefix target/mcp-tools …)",
+        sdk.display()
+    );
     let plan_file = pi.root.path().join("plan.json");
     std::fs::write(&plan_file, plan.to_string()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/serve-client.mjs");
     let out = Command::new("node")
         .arg(script)
-        .arg(mcp_tools().join("@modelcontextprotocol/sdk"))
+        .arg(&sdk)
         .arg(&plan_file)
         .output()
         .unwrap();
@@ -280,6 +286,40 @@ fn the_server_exits_0_promptly_when_the_client_closes_stdin_and_writes_only_prot
     drop(stdin);
     assert_eq!(exit_within(&mut child, Duration::from_secs(10)), Some(0));
     assert!(lines.next().is_none(), "more output after the answers");
+    // What it did is in the log, not on stdout.
+    let log = std::fs::read_to_string(pi.agent_dir().join("pi.log")).unwrap();
+    assert!(log.contains("pi mcp serve: 7 tool(s)"), "{log}");
+    assert!(log.contains("pi mcp serve: the client went away"), "{log}");
+}
+
+#[test]
+fn cwd_sets_the_directory_the_tools_work_in() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let project = pi.root.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("notes.txt"), "in the project").unwrap();
+    let seen = drive(
+        &pi,
+        &["--builtin", "--cwd", project.to_str().unwrap()],
+        json!([
+            {"call": "read", "arguments": {"path": "notes.txt"}},
+            {"call": "write", "arguments": {"path": "made.txt", "content": "here"}},
+        ]),
+    );
+    let (text, is_error) = call_text(&seen["results"][0]);
+    assert_eq!((text.as_str(), is_error), ("in the project", false));
+    let (text, is_error) = call_text(&seen["results"][1]);
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("made.txt")).unwrap(),
+        "here"
+    );
+    assert!(!pi.cwd().join("made.txt").exists());
+    let instructions = seen["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains(&format!("working in {}", project.display())),
+        "{instructions}"
+    );
 }
 
 #[test]
