@@ -18,6 +18,7 @@ pub mod mcp;
 pub mod model_select;
 pub mod permissions;
 pub mod project_code;
+pub mod served_tools;
 pub mod shipped_docs;
 pub mod startup;
 #[cfg(test)]

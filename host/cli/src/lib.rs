@@ -13,6 +13,7 @@ pub mod hooks;
 pub mod list_models;
 mod logging;
 pub mod mcp;
+pub mod mcp_serve;
 pub mod modes;
 pub mod run;
 mod subcommand;

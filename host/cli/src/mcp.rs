@@ -18,6 +18,7 @@ const HELP: &str = r#"Usage:
   pi mcp list [--json]
   pi mcp logout <server> [-l]
   pi mcp trust <server>
+  pi mcp serve [--builtin] [--cwd <dir>]
 
 Configure and check MCP servers without starting a session.
 Reads ~/.pi/agent/mcp.json and, in trusted projects, .pi/mcp.json.
@@ -28,6 +29,7 @@ Commands:
   list                    Show state, tools, and errors (exits 1 on failure)
   logout <server>         Delete the stored OAuth credentials
   trust <server>          Accept the server's current tool definitions after they changed
+  serve                   Serve the installed extension tools as an MCP server on stdio
 
 Options for add, remove, and logout:
   -l, --local             Use .pi/mcp.json in the current project instead of the global file
