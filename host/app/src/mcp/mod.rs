@@ -135,13 +135,7 @@ impl McpTools {
                 .is_some_and(|spec| spec.exposures().any(|e| e == Exposure::Direct))
                 || loaded.iter().any(|name| name.starts_with(&prefix))
         };
-        let waiting: Vec<String> = self
-            .manager
-            .servers()
-            .into_iter()
-            .filter(|s| s.state == pi_mcp::ServerState::Connecting && declared(&s.name))
-            .map(|s| s.name)
-            .collect();
+        let waiting = self.connecting(declared);
         if waiting.is_empty() {
             return;
         }
@@ -157,16 +151,20 @@ impl McpTools {
     /// Waits until no server is connecting any more (at most a minute), for what reaches
     /// every server's tools (`tool_search`).
     pub async fn wait_for_connecting(&self) {
-        let connecting: Vec<String> = self
-            .manager
-            .servers()
-            .into_iter()
-            .filter(|s| s.state == pi_mcp::ServerState::Connecting)
-            .map(|s| s.name)
-            .collect();
+        let connecting = self.connecting(|_| true);
         if !connecting.is_empty() {
             self.manager.wait_ready(&connecting, SEARCH_WAIT).await;
         }
+    }
+
+    /// The servers still connecting that `wanted` names.
+    fn connecting(&self, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+        self.manager
+            .servers()
+            .into_iter()
+            .filter(|s| s.state == pi_mcp::ServerState::Connecting && wanted(&s.name))
+            .map(|s| s.name)
+            .collect()
     }
 
     /// The tools the model is offered with the conversation `messages`: `direct` tools, the

@@ -157,11 +157,11 @@ fn reports(loaded: &McpConfig, env: &StartupEnv) -> Result<Vec<Report>, String> 
     Ok(reports)
 }
 
-/// Starts `specs`, waits until each left `connecting` (at most its timeout), and stops them.
-fn connect(
-    specs: Vec<ServerSpec>,
+/// A runtime for the manager, and its options: pi's agent dir, the working directory as the
+/// servers' root, no sandbox (as pi 1.6's `pi mcp` connects).
+fn runtime_and_options(
     env: &StartupEnv,
-) -> Result<(Vec<ServerStatus>, Vec<Arc<McpTool>>), String> {
+) -> Result<(tokio::runtime::Runtime, ManagerOptions), String> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -171,6 +171,15 @@ fn connect(
         sandbox: None,
         roots: vec![env.cwd.clone()],
     };
+    Ok((runtime, options))
+}
+
+/// Starts `specs`, waits until each left `connecting` (at most its timeout), and stops them.
+fn connect(
+    specs: Vec<ServerSpec>,
+    env: &StartupEnv,
+) -> Result<(Vec<ServerStatus>, Vec<Arc<McpTool>>), String> {
+    let (runtime, options) = runtime_and_options(env)?;
     Ok(runtime.block_on(async move {
         let names: Vec<String> = specs.iter().map(|spec| spec.name.clone()).collect();
         let wait = specs
@@ -261,15 +270,7 @@ pub(super) fn trust(args: &[String], env: &StartupEnv) -> Result<i32, String> {
     let (loaded, note) = load(env);
     let entry = find_entry(&loaded, name, note.as_deref())?;
     let spec = McpConfig::resolve(entry, &env.cwd)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| format!("Error: cannot start the runtime: {error}"))?;
-    let options = ManagerOptions {
-        agent_dir: env.agent_dir.clone(),
-        sandbox: None,
-        roots: vec![env.cwd.clone()],
-    };
+    let (runtime, options) = runtime_and_options(env)?;
     let outcome = runtime.block_on(async move {
         let wait = spec.timeout.min(MAX_WAIT);
         let manager = McpManager::start(vec![spec], options);

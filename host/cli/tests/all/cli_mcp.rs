@@ -8,7 +8,7 @@
 use super::cli_support::*;
 use super::pi_ref;
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A command no machine has: the server fails to start, whoever connects to it.
 const MISSING: &str = "pi-mcp-test-no-such-server";
@@ -384,20 +384,6 @@ fn usage_errors_and_logout_follow_pi() {
     );
 }
 
-/// The reference pi 1.6 with the same home, agent dir and working directory.
-fn reference(pi: &PiEnv, args: &[&str]) -> Output {
-    Command::new(pi_ref::dir().join("node_modules/.bin/pi"))
-        .args(args)
-        .current_dir(pi.cwd())
-        .env_clear()
-        .env("PATH", pi_ref::path())
-        .env("HOME", pi.root.path().join("home"))
-        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
-        .env("PI_OFFLINE", "1")
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn list_json_has_the_reference_pis_fields_and_values() {
     let pi = PiEnv::empty();
@@ -428,7 +414,7 @@ fn list_json_has_the_reference_pis_fields_and_values() {
     .unwrap();
     trust_project(&pi);
     let (ours, our_exit) = list_json(&pi);
-    let out = reference(&pi, &["mcp", "list", "--json"]);
+    let out = pi_ref::run(&pi, &["mcp", "list", "--json"]);
     let theirs: Value = serde_json::from_str(&stdout(&out))
         .unwrap_or_else(|e| panic!("{e}: {} {}", stdout(&out), stderr(&out)));
     assert_eq!(our_exit, code(&out));
@@ -482,7 +468,7 @@ fn an_unresolvable_value_fails_its_server_as_in_the_reference() {
             &Value::Null,
         ]
     );
-    let out = reference(&pi, &["mcp", "list", "--json"]);
+    let out = pi_ref::run(&pi, &["mcp", "list", "--json"]);
     let theirs: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!((ours, exit), (theirs, code(&out)));
 
@@ -548,7 +534,7 @@ fn list_connects_to_a_real_stdio_server_as_the_reference_does() {
     );
     assert_eq!(server["toolExposure"], json!({"echo": "direct"}));
     assert_eq!(server["resources"], json!(true));
-    let out = reference(&pi, &["mcp", "list", "--json"]);
+    let out = pi_ref::run(&pi, &["mcp", "list", "--json"]);
     let theirs: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(ours, theirs, "the same document as pi 1.6's");
     let text = stdout(&pi.run(&["mcp", "list"]));

@@ -413,16 +413,7 @@ fn pi_1_6_reads_the_same_mcp_json_into_the_same_tool_names() {
     let out = print_run(&pi, &[], "hi");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     pi.mock.push(Turn::text("theirs"));
-    let out = std::process::Command::new(pi_ref::dir().join("node_modules/.bin/pi"))
-        .args(["--model", "mock/mock-model", "-p", "hi"])
-        .current_dir(pi.cwd())
-        .env_clear()
-        .env("PATH", pi_ref::path())
-        .env("HOME", pi.root.path().join("home"))
-        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
-        .env("PI_OFFLINE", "1")
-        .output()
-        .unwrap();
+    let out = pi_ref::run(&pi, &["--model", "mock/mock-model", "-p", "hi"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let ours = mcp_tools(0);
     assert_eq!(ours.len(), 4, "{ours:?}");

@@ -11,21 +11,7 @@ use pi_mock_llm::{Api, Turn};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Output};
-
-/// The reference pi with the same isolated home, agent dir and working directory as `pi`.
-fn reference(pi: &PiEnv, args: &[&str]) -> Output {
-    Command::new(pi_ref::dir().join("node_modules/.bin/pi"))
-        .args(args)
-        .current_dir(pi.cwd())
-        .env_clear()
-        .env("PATH", pi_ref::path())
-        .env("HOME", pi.root.path().join("home"))
-        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
-        .env("PI_OFFLINE", "1")
-        .output()
-        .unwrap()
-}
+use std::process::Output;
 
 fn tool_turns(pi: &PiEnv, answer: &str) {
     pi.mock.push(
@@ -84,7 +70,7 @@ fn a_session_we_wrote_is_continued_by_pi_1_6_and_read_back() {
     // pi 1.6 opens and continues it.
     pi.mock
         .push(Turn::text("Continued by pi 1.6.").usage(70, 6, 0, 0));
-    let out = reference(
+    let out = pi_ref::run(
         &pi,
         &[
             "--mode",
@@ -150,7 +136,7 @@ fn json_mode_events_carry_the_fields_pi_1_6_prints() {
     let ours_out = pi.run(&["--mode", "json", "--no-session", "run a tool"]);
     assert!(ours_out.status.success(), "{}", stderr(&ours_out));
     tool_turns(&pi, "The tool said hi.");
-    let theirs_out = reference(&pi, &["--mode", "json", "--no-session", "run a tool"]);
+    let theirs_out = pi_ref::run(&pi, &["--mode", "json", "--no-session", "run a tool"]);
     assert!(
         theirs_out.status.success(),
         "pi 1.6: {}",

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::cli_support::stderr;
+use super::cli_support::{PiEnv, stderr};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -40,4 +40,18 @@ pub fn path() -> OsString {
     let bin = dir().join("node_modules/.bin");
     let rest = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&rest))).unwrap()
+}
+
+/// Runs the reference pi with `args` in `pi`'s home, agent dir and working directory, offline.
+pub fn run(pi: &PiEnv, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(dir().join("node_modules/.bin/pi"))
+        .args(args)
+        .current_dir(pi.cwd())
+        .env_clear()
+        .env("PATH", path())
+        .env("HOME", pi.root.path().join("home"))
+        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
+        .env("PI_OFFLINE", "1")
+        .output()
+        .unwrap()
 }
