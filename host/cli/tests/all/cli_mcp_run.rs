@@ -420,3 +420,17 @@ fn pi_1_6_reads_the_same_mcp_json_into_the_same_tool_names() {
     assert!(ours.iter().all(|n| n.len() <= 64), "{ours:?}");
     assert_eq!(ours, mcp_tools(1));
 }
+
+#[test]
+fn rpc_lists_the_mcp_command_as_pi_1_6_does() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let mut rpc = super::cli_rpc::RpcClient::start(&pi);
+    let commands = rpc.call(json!({"id": "c", "type": "get_commands"}));
+    let listed = super::cli_rpc::ok(&commands)["commands"].as_array().unwrap().clone();
+    let mcp = listed.iter().find(|c| c["name"] == "mcp").expect("listed");
+    assert_eq!(mcp["source"], "extension");
+    assert_eq!(
+        mcp["description"],
+        "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"
+    );
+}

@@ -5,7 +5,6 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod bench;
 mod everything;
 mod failures;
 mod filesystem;

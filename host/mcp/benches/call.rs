@@ -1,8 +1,18 @@
 //! An MCP tool call's overhead over the server's own time: server-everything's `echo` called
 //! 200 times through pi-mcp, against the same request written as a raw JSON-RPC line over a
 //! pipe to another instance of the server (median of each, printed).
+//!
+//! `cargo bench -p pi-mcp --bench call`; goal: overhead ≤ 2 ms. Needs `target/mcp-tools`
+//! (`.ci/run` installs it).
 
-use crate::support::*;
+// A measuring program: failing loudly on a broken setup is what we want.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../tests/all/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+use support::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -57,8 +67,16 @@ async fn raw_round_trip() -> Duration {
     median(samples)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tool_call_overhead_over_a_raw_round_trip() {
+fn main() {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(overhead());
+}
+
+async fn overhead() {
     let dir = tempfile::tempdir().unwrap();
     let manager = start(vec![everything_stdio(Duration::from_secs(30))], dir.path());
     connected(&manager, "everything").await;
@@ -76,12 +94,8 @@ async fn tool_call_overhead_over_a_raw_round_trip() {
     manager.shutdown().await;
     let raw = raw_round_trip().await;
     let overhead = through_pi.saturating_sub(raw);
-    eprintln!(
-        "MCP echo, median of {CALLS}: through pi-mcp {through_pi:?}, raw JSON-RPC {raw:?}, overhead {overhead:?}"
-    );
-    // Generous bound: a debug build on a shared 2-core machine.
-    assert!(
-        overhead < Duration::from_millis(20),
-        "overhead {overhead:?}"
+    println!(
+        "MCP echo, median of {CALLS}: through pi-mcp {through_pi:?}, raw JSON-RPC {raw:?}, \
+         overhead {overhead:?} (goal ≤ 2 ms)"
     );
 }
