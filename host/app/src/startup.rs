@@ -459,6 +459,7 @@ fn mcp_setup(
             agent_dir: env.agent_dir.clone(),
             sandbox: policy.sandbox.clone(),
             roots: vec![env.cwd.clone()],
+            held: true,
         },
     })
 }

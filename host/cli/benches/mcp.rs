@@ -12,7 +12,9 @@
 // A measuring program: failing loudly on a broken setup is what we want.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+// The launch measure only: the RSS helpers stay unused here.
 #[path = "support/pty.rs"]
+#[allow(dead_code)]
 mod pty;
 mod support;
 

@@ -33,6 +33,10 @@ pub struct ManagerOptions {
     /// The directories servers are told they work in (MCP roots; pi 1.6 gives the session's
     /// working directory).
     pub roots: Vec<PathBuf>,
+    /// Connect only once [`McpManager::release`] is called: a session holds its servers back
+    /// until its first frame or request is out, so that starting them (processes, handshakes)
+    /// does not delay either.
+    pub held: bool,
 }
 
 /// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
@@ -104,6 +108,8 @@ struct Shared {
     roots: Vec<PathBuf>,
     auth: Option<Arc<dyn AuthProvider>>,
     stop: CancellationToken,
+    /// Cancelled when the servers may connect (see `ManagerOptions::held`).
+    released: CancellationToken,
 }
 
 struct Inner {
@@ -179,7 +185,11 @@ impl McpManager {
             roots: options.roots,
             auth,
             stop: CancellationToken::new(),
+            released: CancellationToken::new(),
         });
+        if !options.held {
+            shared.released.cancel();
+        }
         let mut tasks = Vec::new();
         if !shared.slots.is_empty() {
             match tokio::runtime::Handle::try_current() {
@@ -327,6 +337,11 @@ impl McpManager {
     }
 
     /// Stops every server (stdio: close stdin, then SIGTERM, then SIGKILL to its group).
+    /// Lets held servers connect (nothing when they already may).
+    pub fn release(&self) {
+        self.inner.shared.released.cancel();
+    }
+
     pub async fn shutdown(&self) {
         self.inner.shared.stop.cancel();
         let tasks = std::mem::take(&mut *lock(&self.inner.tasks));
@@ -442,6 +457,10 @@ impl ResourceServers for Shared {
 
 /// One server's life: connect, list, follow `list_changed`, notice a lost connection, stop.
 async fn run_server(shared: Arc<Shared>, index: usize) {
+    tokio::select! {
+        () = shared.released.cancelled() => {}
+        () = shared.stop.cancelled() => return,
+    }
     let spec = &shared.slots[index].spec;
     shared
         .log

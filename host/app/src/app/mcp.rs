@@ -5,6 +5,10 @@ use super::App;
 use crate::mcp::McpTools;
 use crate::startup::McpSetup;
 use pi_mcp::{McpManager, ServerStatus};
+use std::time::Duration;
+
+/// How long the servers wait for the session's first frame or request to go out first.
+const RELEASE_AFTER: Duration = Duration::from_millis(50);
 
 impl App {
     /// Starts the run's servers (connecting in the background) and offers their tools.
@@ -14,6 +18,15 @@ impl App {
         tools.set_ui(self.ui.clone());
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::spawn(McpTools::report_problems(std::sync::Arc::downgrade(&tools)));
+            // Held until the first frame or request is out (a prompt that needs a server
+            // releases them at once); starting processes and handshakes would delay both.
+            let manager = tools.manager().clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(RELEASE_AFTER).await;
+                manager.release();
+            });
+        } else {
+            tools.manager().release();
         }
         self.session.set_mcp(tools);
     }

@@ -139,6 +139,7 @@ impl McpTools {
         if waiting.is_empty() {
             return;
         }
+        self.manager.release();
         if !self.manager.wait_ready(&waiting, DIRECT_WAIT).await {
             self.tell_once(
                 "connecting",
@@ -153,6 +154,7 @@ impl McpTools {
     pub async fn wait_for_connecting(&self) {
         let connecting = self.connecting(|_| true);
         if !connecting.is_empty() {
+            self.manager.release();
             self.manager.wait_ready(&connecting, SEARCH_WAIT).await;
         }
     }

@@ -170,6 +170,7 @@ fn runtime_and_options(
         agent_dir: env.agent_dir.clone(),
         sandbox: None,
         roots: vec![env.cwd.clone()],
+        held: false,
     };
     Ok((runtime, options))
 }

@@ -149,6 +149,7 @@ async fn stdio_servers_run_under_the_sandbox() {
             agent_dir: dir.path().to_owned(),
             sandbox: Some(sandbox.clone()),
             roots: Vec::new(),
+            held: false,
         },
     );
     let state = settled(&manager, "pins").await;

@@ -62,6 +62,7 @@ pub fn start(specs: Vec<ServerSpec>, agent_dir: &Path) -> McpManager {
             agent_dir: agent_dir.to_owned(),
             sandbox: None,
             roots: Vec::new(),
+            held: false,
         },
     )
 }
