@@ -40,6 +40,11 @@ const RETRY_PAUSE: Duration = Duration::from_millis(250);
 pub trait BearerSource: Send + Sync {
     /// The current access token, if any.
     fn token(&self) -> Option<String>;
+    /// Called before each request: a token about to expire is refreshed here (the default
+    /// does nothing).
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
     /// A new token after the server refused the current one (refresh token, re-login), or
     /// `None` when the user has to log in again.
     fn refresh(&self) -> BoxFuture<'_, Option<String>>;
@@ -142,6 +147,11 @@ impl HttpClient {
         build: impl Fn(Option<String>) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, Error> {
         let mut token = auth_header;
+        if token.is_none()
+            && let Some(bearer) = &self.bearer
+        {
+            bearer.prepare().await;
+        }
         let mut refreshed = false;
         let mut attempt = 0;
         loop {

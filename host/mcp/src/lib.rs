@@ -13,6 +13,7 @@ mod http;
 pub mod log;
 mod manager;
 pub mod naming;
+pub mod oauth;
 pub mod output;
 pub mod pins;
 mod resources;

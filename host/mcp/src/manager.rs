@@ -151,12 +151,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl McpManager {
     /// Starts connecting every server in the background (on the current tokio runtime) and
     /// returns at once.
+    /// HTTP servers get their tokens from `<agentDir>/mcp-auth.json` (OAuth) or `auth.json`
+    /// (`auth {provider}`).
     pub fn start(servers: Vec<ServerSpec>, options: ManagerOptions) -> Self {
-        Self::start_with_auth(servers, options, None)
+        let auth: Option<Arc<dyn AuthProvider>> =
+            (!options.agent_dir.as_os_str().is_empty()).then(|| {
+                Arc::new(crate::oauth::DefaultAuth::new(options.agent_dir.clone()))
+                    as Arc<dyn AuthProvider>
+            });
+        Self::start_with_auth(servers, options, auth)
     }
 
-    /// [`McpManager::start`] with the tokens of HTTP servers from `auth` (added for the OAuth
-    /// work; `start` passes none).
+    /// [`McpManager::start`] with the tokens of HTTP servers from `auth`.
     pub fn start_with_auth(
         servers: Vec<ServerSpec>,
         options: ManagerOptions,
