@@ -2,7 +2,7 @@
 //! (named, pinned) and resources; stopping them all.
 
 use crate::client::{self, ConnectError, ConnectOptions, Connection};
-use crate::http::BearerSource;
+use crate::http::AuthProvider;
 use crate::log::McpLog;
 use crate::naming::mcp_tool_name;
 use crate::pins::{PinStore, definition_hash};
@@ -37,12 +37,6 @@ pub struct ManagerOptions {
     /// until its first frame or request is out, so that starting them (processes, handshakes)
     /// does not delay either.
     pub held: bool,
-}
-
-/// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
-pub trait AuthProvider: Send + Sync {
-    /// The token source of `server`, `None` for a server without authentication.
-    fn bearer(&self, server: &ServerSpec) -> Option<Arc<dyn BearerSource>>;
 }
 
 /// Where a server is in its life.

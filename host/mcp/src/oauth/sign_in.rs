@@ -218,3 +218,65 @@ fn check_issuer(discovered: &Discovered, iss: Option<&str>) -> Result<(), OAuthE
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oauth::discovery::AuthServerMetadata;
+
+    fn discovered(iss_supported: Option<bool>) -> Discovered {
+        Discovered {
+            metadata: AuthServerMetadata {
+                issuer: "https://as.example".into(),
+                authorization_endpoint: "https://as.example/authorize".into(),
+                token_endpoint: "https://as.example/token".into(),
+                registration_endpoint: None,
+                response_types_supported: vec!["code".into()],
+                code_challenge_methods_supported: None,
+                token_endpoint_auth_methods_supported: Vec::new(),
+                authorization_response_iss_parameter_supported: iss_supported,
+            },
+            resource: None,
+            scopes_supported: None,
+        }
+    }
+
+    #[test]
+    fn the_issuer_of_the_answer_must_be_the_authorization_server() {
+        assert!(check_issuer(&discovered(None), None).is_ok());
+        assert!(check_issuer(&discovered(None), Some("https://as.example")).is_ok());
+        assert!(check_issuer(&discovered(None), Some("https://evil.example")).is_err());
+        assert!(check_issuer(&discovered(Some(true)), None).is_err());
+        assert!(check_issuer(&discovered(Some(true)), Some("https://as.example")).is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_callback_follows_callback_url_and_port() {
+        let default = bind_callback(&OAuthSettings::default()).await.unwrap();
+        assert!(
+            default.redirect_uri.starts_with("http://127.0.0.1:")
+                && default.redirect_uri.ends_with("/callback"),
+            "{}",
+            default.redirect_uri
+        );
+        let port = {
+            let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            probe.local_addr().unwrap().port()
+        };
+        let configured = OAuthSettings {
+            callback_url: Some("http://localhost/oauth/done".into()),
+            callback_port: Some(port),
+            ..OAuthSettings::default()
+        };
+        let callback = bind_callback(&configured).await.unwrap();
+        assert_eq!(
+            callback.redirect_uri,
+            format!("http://localhost:{port}/oauth/done")
+        );
+        let remote = OAuthSettings {
+            callback_url: Some("http://example.com/cb".into()),
+            ..OAuthSettings::default()
+        };
+        assert!(bind_callback(&remote).await.is_err());
+    }
+}
