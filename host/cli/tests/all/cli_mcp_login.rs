@@ -6,10 +6,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::cli_support::*;
+use super::pi_ref;
 use pi_mock_llm::mcp_oauth::MockMcpOAuth;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 
 fn configured(mock: &MockMcpOAuth) -> PiEnv {
     let pi = PiEnv::empty();
@@ -134,4 +135,47 @@ fn login_takes_a_pasted_redirect_url_and_gives_up_after_the_timeout() {
         stderr(&out).trim(),
         "--timeout must be a positive number of seconds."
     );
+}
+
+/// The reference pi 1.6 with the same home and agent dir, stdout piped.
+fn reference(pi: &PiEnv, args: &[&str]) -> Command {
+    let mut command = Command::new(pi_ref::dir().join("node_modules/.bin/pi"));
+    command
+        .args(args)
+        .current_dir(pi.cwd())
+        .env_clear()
+        .env("PATH", pi_ref::path())
+        .env("HOME", pi.root.path().join("home"))
+        .env("PI_CODING_AGENT_DIR", pi.agent_dir())
+        .env("PI_OFFLINE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// pi 1.6 signs in; this build connects with the state it stored and signs out of it. (The
+/// other way round, pi 1.6 finds the `mcp-auth.json.lock` file this build's lock leaves behind
+/// and reports the lock as held: see the report of this change.)
+#[test]
+fn tokens_stored_by_the_reference_pi_are_used_and_removed() {
+    let mock = MockMcpOAuth::start();
+    let pi = configured(&mock);
+    let mut child = reference(&pi, &["mcp", "login", "docs", "--timeout", "60"])
+        .spawn()
+        .unwrap();
+    let (_, url) = authorization_url(&mut child);
+    let (status, page) = pi_mock_llm::oauth::browse(&url).unwrap();
+    assert_eq!(status, 200, "{page}");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let key = format!("mcp__docs|{}", mock.mcp_url());
+    assert!(stored(&pi)[&key]["tokens"]["access_token"].is_string());
+
+    let out = pi.run(&["mcp", "list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("docs: connected, 1 tool"));
+    let out = pi.run(&["mcp", "logout", "docs"]);
+    assert_eq!(stdout(&out).trim(), r#"Signed out of MCP server "docs"."#);
+    assert!(stored(&pi).get(&key).is_none());
 }
