@@ -10,6 +10,7 @@
 
 mod check;
 mod ui;
+pub(crate) use ui::open_browser;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};

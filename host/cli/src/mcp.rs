@@ -1,8 +1,9 @@
-//! `pi mcp add|remove|list|logout|trust`: configure and check MCP servers without starting a
+//! `pi mcp add|remove|list|login|logout|trust`: configure and check MCP servers without starting a
 //! session, with pi 1.6's flags, messages and exit codes (`trust` is this build's: it accepts
 //! a server's changed tool definitions). Dispatched before the normal flag parsing.
 
 mod list;
+mod login;
 mod options;
 
 use options::{Kind, Parsed, parse};
@@ -16,22 +17,24 @@ const HELP: &str = r#"Usage:
   pi mcp add <server> [options] --url <url>
   pi mcp remove <server> [-l]
   pi mcp list [--json]
+  pi mcp login <server> [-l] [--timeout <seconds>]
   pi mcp logout <server> [-l]
   pi mcp trust <server>
   pi mcp serve [--builtin] [--cwd <dir>]
 
-Configure and check MCP servers without starting a session.
+Configure and check MCP servers and sign in to OAuth servers without starting a session.
 Reads ~/.pi/agent/mcp.json and, in trusted projects, .pi/mcp.json.
 
 Commands:
   add <server>            Add or replace a server in mcp.json
   remove <server>         Remove a server from mcp.json
   list                    Show state, tools, and errors (exits 1 on failure)
+  login <server>          Sign in through the browser
   logout <server>         Delete the stored OAuth credentials
   trust <server>          Accept the server's current tool definitions after they changed
   serve                   Serve the installed extension tools as an MCP server on stdio
 
-Options for add, remove, and logout:
+Options for add, remove, login, and logout:
   -l, --local             Use .pi/mcp.json in the current project instead of the global file
 
 Options for add:
@@ -54,7 +57,8 @@ Options for add:
   --description <text>    What the server offers, shown in the system prompt
 
 Other options:
-  --json                  Print the list as JSON"#;
+  --json                  Print the list as JSON
+  --timeout <seconds>     Time limit for the whole sign-in (default: 300)"#;
 
 const HELP_HINT: &str = r#"Use "pi mcp --help" for usage."#;
 
@@ -103,6 +107,7 @@ pub fn main(argv: Vec<OsString>) -> i32 {
         "add" => add(rest, &env),
         "remove" => remove(rest, &env),
         "list" => list::run(rest, &env),
+        "login" => login::run(rest, &env),
         "logout" => logout(rest, &env),
         "trust" => list::trust(rest, &env),
         other => Err(format!("Unknown mcp command \"{other}\".\n{HELP_HINT}")),

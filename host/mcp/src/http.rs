@@ -4,6 +4,7 @@
 //! `tools/call` answered 408, 429 or 5xx are sent again, twice at most. A 401 asks the
 //! [`BearerSource`] for a fresh token once, then makes the server `NeedsAuth`.
 
+use crate::spec::ServerSpec;
 use futures::StreamExt;
 use pi_agent::BoxFuture;
 use reqwest::StatusCode;
@@ -40,9 +41,20 @@ const RETRY_PAUSE: Duration = Duration::from_millis(250);
 pub trait BearerSource: Send + Sync {
     /// The current access token, if any.
     fn token(&self) -> Option<String>;
+    /// Called before each request: a token about to expire is refreshed here (the default
+    /// does nothing).
+    fn prepare(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
     /// A new token after the server refused the current one (refresh token, re-login), or
     /// `None` when the user has to log in again.
     fn refresh(&self) -> BoxFuture<'_, Option<String>>;
+}
+
+/// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
+pub trait AuthProvider: Send + Sync {
+    /// The token source of `server`, `None` for a server without authentication.
+    fn bearer(&self, server: &ServerSpec) -> Option<Arc<dyn BearerSource>>;
 }
 
 /// Set once a server answered 401 with no usable token.
@@ -142,6 +154,11 @@ impl HttpClient {
         build: impl Fn(Option<String>) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, Error> {
         let mut token = auth_header;
+        if token.is_none()
+            && let Some(bearer) = &self.bearer
+        {
+            bearer.prepare().await;
+        }
         let mut refreshed = false;
         let mut attempt = 0;
         loop {

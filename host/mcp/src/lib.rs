@@ -13,6 +13,7 @@ mod http;
 pub mod log;
 mod manager;
 pub mod naming;
+pub mod oauth;
 pub mod output;
 pub mod pins;
 mod resources;
@@ -21,10 +22,9 @@ mod stdio;
 mod tool;
 
 pub use client::{CLIENT_NAME, SUPPORTED_PROTOCOL_VERSIONS, offered_protocol_version};
-pub use http::BearerSource;
+pub use http::{AuthProvider, BearerSource};
 pub use manager::{
-    AuthProvider, ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus,
-    ToolAnnotations,
+    ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus, ToolAnnotations,
 };
 pub use output::READ_MCP_RESOURCE_TOOL;
 pub use resources::{LIST_MCP_RESOURCE_TEMPLATES_TOOL, LIST_MCP_RESOURCES_TOOL};

@@ -2,7 +2,7 @@
 //! (named, pinned) and resources; stopping them all.
 
 use crate::client::{self, ConnectError, ConnectOptions, Connection};
-use crate::http::BearerSource;
+use crate::http::AuthProvider;
 use crate::log::McpLog;
 use crate::naming::mcp_tool_name;
 use crate::pins::{PinStore, definition_hash};
@@ -37,12 +37,6 @@ pub struct ManagerOptions {
     /// until its first frame or request is out, so that starting them (processes, handshakes)
     /// does not delay either.
     pub held: bool,
-}
-
-/// Where HTTP servers' tokens come from (OAuth, `auth {provider}`): see [`BearerSource`].
-pub trait AuthProvider: Send + Sync {
-    /// The token source of `server`, `None` for a server without authentication.
-    fn bearer(&self, server: &ServerSpec) -> Option<Arc<dyn BearerSource>>;
 }
 
 /// Where a server is in its life.
@@ -151,12 +145,18 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl McpManager {
     /// Starts connecting every server in the background (on the current tokio runtime) and
     /// returns at once.
+    /// HTTP servers get their tokens from `<agentDir>/mcp-auth.json` (OAuth) or `auth.json`
+    /// (`auth {provider}`).
     pub fn start(servers: Vec<ServerSpec>, options: ManagerOptions) -> Self {
-        Self::start_with_auth(servers, options, None)
+        let auth: Option<Arc<dyn AuthProvider>> =
+            (!options.agent_dir.as_os_str().is_empty()).then(|| {
+                Arc::new(crate::oauth::DefaultAuth::new(options.agent_dir.clone()))
+                    as Arc<dyn AuthProvider>
+            });
+        Self::start_with_auth(servers, options, auth)
     }
 
-    /// [`McpManager::start`] with the tokens of HTTP servers from `auth` (added for the OAuth
-    /// work; `start` passes none).
+    /// [`McpManager::start`] with the tokens of HTTP servers from `auth`.
     pub fn start_with_auth(
         servers: Vec<ServerSpec>,
         options: ManagerOptions,

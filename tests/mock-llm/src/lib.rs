@@ -17,9 +17,12 @@
 //!
 //! [`oauth::MockOAuth`] is its sign-in counterpart: authorize, token, refresh and device-code
 //! endpoints on loopback, and a browser stand-in ([`oauth::browse`]).
+//! [`mcp_oauth::MockMcpOAuth`] is an OAuth-protected streamable-HTTP MCP server with its own
+//! authorization server, for pi's MCP sign-in tests.
 
 pub mod errors;
 mod http;
+pub mod mcp_oauth;
 pub mod oauth;
 mod render;
 mod reply;

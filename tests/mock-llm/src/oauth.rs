@@ -269,7 +269,7 @@ fn check_code(state: &Mutex<State>, code: &str, verifier: &str) -> bool {
     challenge.is_some_and(|c| c == pi_ai::oauth::pkce_challenge(verifier))
 }
 
-fn read_request(stream: &TcpStream) -> Option<OAuthRequest> {
+pub(crate) fn read_request(stream: &TcpStream) -> Option<OAuthRequest> {
     let mut reader = BufReader::new(stream);
     let mut first = String::new();
     reader.read_line(&mut first).ok()?;

@@ -10,7 +10,7 @@ use tokio::net::{TcpListener, TcpStream};
 /// A bound callback listener and the redirect URI that reaches it.
 pub struct Callback {
     listener: TcpListener,
-    path: &'static str,
+    path: String,
     pub redirect_uri: String,
 }
 
@@ -18,13 +18,31 @@ pub struct Callback {
 pub struct Answer {
     pub code: String,
     pub state: Option<String>,
+    /// The authorization server's `iss` (RFC 9207), when it sent one.
+    pub iss: Option<String>,
 }
 
 impl Callback {
     /// Binds `127.0.0.1:port` (0: any free port); the redirect URI names `localhost`, as the
     /// providers have it registered.
     pub async fn bind(provider: &str, port: u16, path: &'static str) -> Result<Self, OAuthError> {
-        let address = format!("127.0.0.1:{port}");
+        Self::bind_at(provider, "127.0.0.1", "localhost", port, path).await
+    }
+
+    /// Binds `host:port` (0: any free port) and names `redirect_host` in the redirect URI
+    /// (MCP servers get `127.0.0.1`, or the host of a configured callback URL).
+    pub async fn bind_at(
+        provider: &str,
+        host: &str,
+        redirect_host: &str,
+        port: u16,
+        path: &str,
+    ) -> Result<Self, OAuthError> {
+        let address = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
         let listener =
             TcpListener::bind(&address)
                 .await
@@ -41,10 +59,15 @@ impl Callback {
                 source,
             })?
             .port();
+        let redirect_host = if redirect_host.contains(':') {
+            format!("[{redirect_host}]")
+        } else {
+            redirect_host.to_owned()
+        };
         Ok(Callback {
             listener,
-            path,
-            redirect_uri: format!("http://localhost:{port}{path}"),
+            path: path.to_owned(),
+            redirect_uri: format!("http://{redirect_host}:{port}{path}"),
         })
     }
 
@@ -80,12 +103,13 @@ impl Callback {
         let (path, query) = target.split_once('?').unwrap_or((&target, ""));
         let params = query_params(query);
         let code = params.get("code").cloned();
-        let (status, page) = match (&code, path == self.path) {
+        let on_path = path == self.path;
+        let (status, page) = match (&code, on_path) {
             (Some(_), true) => (
                 "200 OK",
                 "Signed in. You can close this tab and return to pi.",
             ),
-            _ if path != self.path => ("404 Not Found", "Not found."),
+            _ if !on_path => ("404 Not Found", "Not found."),
             _ => ("400 Bad Request", "Sign-in failed: no code. Return to pi."),
         };
         let body = format!("<!doctype html><html><body><p>{page}</p></body></html>");
@@ -96,8 +120,9 @@ impl Callback {
         let _ = stream.write_all(response.as_bytes()).await;
         let _ = stream.shutdown().await;
         Some(Answer {
-            code: code.filter(|_| path == self.path)?,
+            code: code.filter(|_| on_path)?,
             state: params.get("state").cloned(),
+            iss: params.get("iss").cloned(),
         })
     }
 }
@@ -135,6 +160,7 @@ pub fn parse_pasted(provider: &str, line: &str) -> Result<Answer, OAuthError> {
             Some(code) => Ok(Answer {
                 code: code.clone(),
                 state: params.get("state").cloned(),
+                iss: params.get("iss").cloned(),
             }),
             None => Err(OAuthError::NoCode {
                 provider: provider.to_owned(),
@@ -155,6 +181,7 @@ pub fn parse_pasted(provider: &str, line: &str) -> Result<Answer, OAuthError> {
     Ok(Answer {
         code: code.to_owned(),
         state,
+        iss: None,
     })
 }
 

@@ -23,8 +23,10 @@ mod token;
 use crate::auth_store::Credential;
 use futures::future::BoxFuture;
 
+pub use callback::{Answer, Callback, parse_pasted, query_params};
 pub(crate) use code_flow::chatgpt_account_id;
 pub use pkce::challenge as pkce_challenge;
+pub use pkce::{Pkce, random_token};
 pub use refresh::{REFRESH_TIMEOUT, REFRESH_WINDOW, ResolveOptions};
 
 /// Why a sign-in or a refresh failed.

@@ -20,6 +20,12 @@ impl Pkce {
     }
 }
 
+impl Default for Pkce {
+    fn default() -> Self {
+        Pkce::new()
+    }
+}
+
 /// `BASE64URL(SHA256(verifier))`.
 pub fn challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))

@@ -69,7 +69,7 @@ impl LoginUi for CliLoginUi {
 
 /// Starts the browser on `url` without waiting for it; a failure only means the user opens
 /// the printed URL themselves.
-fn open_browser(url: &str) {
+pub(crate) fn open_browser(url: &str) {
     let choice = std::env::var("PI_OAUTH_BROWSER").ok();
     let (program, args): (String, Vec<String>) = match choice.as_deref().map(str::trim) {
         Some("none") => return,

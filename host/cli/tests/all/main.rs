@@ -30,6 +30,7 @@ mod cli_hooks;
 mod cli_json;
 mod cli_local_servers;
 mod cli_mcp;
+mod cli_mcp_login;
 mod cli_mcp_run;
 mod cli_mcp_serve;
 mod cli_model_ids;
