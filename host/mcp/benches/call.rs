@@ -12,9 +12,9 @@
 #[allow(dead_code)]
 mod support;
 
-use support::*;
 use serde_json::json;
 use std::time::{Duration, Instant};
+use support::*;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const CALLS: usize = 200;

@@ -426,7 +426,10 @@ fn rpc_lists_the_mcp_command_as_pi_1_6_does() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let mut rpc = super::cli_rpc::RpcClient::start(&pi);
     let commands = rpc.call(json!({"id": "c", "type": "get_commands"}));
-    let listed = super::cli_rpc::ok(&commands)["commands"].as_array().unwrap().clone();
+    let listed = super::cli_rpc::ok(&commands)["commands"]
+        .as_array()
+        .unwrap()
+        .clone();
     let mcp = listed.iter().find(|c| c["name"] == "mcp").expect("listed");
     assert_eq!(mcp["source"], "extension");
     assert_eq!(

@@ -225,14 +225,14 @@ fn save_keeps_unknown_keys_and_is_atomic() {
     assert_eq!(saved["theme"], "light");
     assert_eq!(saved["compaction"], json!({"enabled": false}));
     assert_eq!(saved["defaultModel"], "m");
-    // Project values are not copied into the global file; no temp files are left behind (the
-    // lock's side file stays, as a lock file must).
+    // Project values are not copied into the global file; no temp files are left behind, and
+    // the lock was released.
     let mut names: Vec<String> = std::fs::read_dir(&d.agent)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["settings.json", "settings.json.lock"]);
+    assert_eq!(names, ["settings.json"]);
     let again = SettingsManager::load(&d.agent, &d.cwd, true);
     assert_eq!(again.theme(), "project");
     assert!(!again.compaction().enabled);
