@@ -511,8 +511,15 @@ fn everything_stdio() -> (String, Vec<String>) {
     let index = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../../target/mcp-tools/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
-    assert!(index.exists(), "{} is missing: .ci/run installs it", index.display());
-    ("node".into(), vec![index.display().to_string(), "stdio".into()])
+    assert!(
+        index.exists(),
+        "{} is missing: .ci/run installs it",
+        index.display()
+    );
+    (
+        "node".into(),
+        vec![index.display().to_string(), "stdio".into()],
+    )
 }
 
 #[test]
@@ -535,7 +542,10 @@ fn list_connects_to_a_real_stdio_server_as_the_reference_does() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(tools.contains(&"echo") && tools.contains(&"get-sum"), "{tools:?}");
+    assert!(
+        tools.contains(&"echo") && tools.contains(&"get-sum"),
+        "{tools:?}"
+    );
     assert_eq!(server["toolExposure"], json!({"echo": "direct"}));
     assert_eq!(server["resources"], json!(true));
     let out = reference(&pi, &["mcp", "list", "--json"]);
@@ -549,6 +559,9 @@ fn list_connects_to_a_real_stdio_server_as_the_reference_does() {
         )),
         "{text}"
     );
-    assert!(text.contains("  tools: echo [direct], get-annotated-message"), "{text}");
+    assert!(
+        text.contains("  tools: echo [direct], get-annotated-message"),
+        "{text}"
+    );
     assert!(text.contains("\n  offers resources\n"), "{text}");
 }

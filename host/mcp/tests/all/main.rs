@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bench;
+mod control;
 mod everything;
 mod failures;
 mod filesystem;
