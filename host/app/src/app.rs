@@ -21,6 +21,10 @@ mod reload;
 mod session_ops;
 
 pub use bash::BashOutcome;
+pub use mcp::{
+    EXPOSURE_CHOICES, McpOverview, McpServerView, McpToolView, describe_state as describe_mcp_state,
+    status_text as mcp_status_text,
+};
 pub use hooks::{BUILTIN_COMMANDS, ExtensionCommand};
 pub use queries::{
     AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
