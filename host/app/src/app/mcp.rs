@@ -23,7 +23,10 @@ pub const EXPOSURE_CHOICES: [(Exposure, &str); 3] = [
         Exposure::Deferred,
         "not declared until tool_search loads them, then called directly; no codemode needed",
     ),
-    (Exposure::Direct, "declared to the model like built-in tools"),
+    (
+        Exposure::Direct,
+        "declared to the model like built-in tools",
+    ),
 ];
 
 /// One configured server as `/mcp` lists it.
@@ -92,7 +95,7 @@ impl App {
     }
 
     /// The configuration files as they are now, and the directory servers run in.
-    fn mcp_config(&self) -> Option<(McpConfig, PathBuf, PathBuf)> {
+    pub(super) fn mcp_config(&self) -> Option<(McpConfig, PathBuf, PathBuf)> {
         let search = lock(&self.resource_search);
         let (_, env, trusted) = search.as_ref()?.startup();
         let config = McpConfig::load(&env.agent_dir, &env.cwd, trusted);
@@ -167,7 +170,12 @@ impl App {
 
     /// Turns server `name` on or off at once and saves `"enabled"` to the file that defines
     /// it (`in_project`: to the trusted project's file, as an override of a global server).
-    pub fn mcp_set_enabled(&self, name: &str, enabled: bool, in_project: bool) -> Result<(), String> {
+    pub fn mcp_set_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+        in_project: bool,
+    ) -> Result<(), String> {
         let manager = self.mcp().ok_or_else(mcp_off)?;
         let (config, _, cwd) = self.mcp_config().ok_or_else(no_config)?;
         let entry = config.entry(name).ok_or_else(|| unknown(name))?;
@@ -351,7 +359,11 @@ pub fn describe_state(server: &McpServerView, with_error: bool) -> String {
             "connected · {} tool{}{}",
             server.tools,
             if server.tools == 1 { "" } else { "s" },
-            if server.resources { " · resources" } else { "" }
+            if server.resources {
+                " · resources"
+            } else {
+                ""
+            }
         ),
         ServerState::Connecting => "connecting…".to_owned(),
     }

@@ -31,6 +31,7 @@ mod cli_json;
 mod cli_local_servers;
 mod cli_mcp;
 mod cli_mcp_run;
+mod cli_mcp_tui;
 mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;
