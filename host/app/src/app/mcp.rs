@@ -50,6 +50,8 @@ pub struct McpServerView {
     pub in_project: bool,
     /// Tools withheld since their definitions changed.
     pub changed_tools: Vec<String>,
+    /// An HTTP server that signs in with OAuth (`/mcp logout` applies).
+    pub uses_oauth: bool,
 }
 
 /// One tool of a server as `/mcp` lists it.
@@ -140,6 +142,7 @@ impl App {
                     override_source: None,
                     in_project: false,
                     changed_tools: status.changed_tools.clone(),
+                    uses_oauth: false,
                 });
             }
         }
@@ -267,6 +270,7 @@ fn view(
         override_source: entry.override_source.clone(),
         in_project: entry.scope == Scope::User && !entry.is_override && trusted_project,
         changed_tools: status.map(|s| s.changed_tools.clone()).unwrap_or_default(),
+        uses_oauth: entry.config.oauth_url().is_some(),
     }
 }
 
@@ -386,6 +390,7 @@ mod tests {
             override_source: None,
             in_project: false,
             changed_tools: Vec::new(),
+            uses_oauth: false,
         }
     }
 

@@ -168,6 +168,12 @@ impl Ui {
             "exposure" => return self.open_mcp_exposure(app, &name),
             "trust" => return self.ask_mcp_trust(app, &name),
             "reconnect" => app.mcp_reconnect(&name),
+            "signout" => {
+                let (text, level) = app.mcp_logout(Some(&name));
+                let error = level == pi_ext_api::hooks::NotifyLevel::Error;
+                self.transcript.notice(safe_lines(&text), error);
+                Ok(())
+            }
             "enable" | "enable-project" => {
                 app.mcp_set_enabled(&name, true, action == "enable-project")
             }
@@ -470,6 +476,13 @@ fn server_actions(server: &McpServerView) -> Vec<Entry> {
     if server.state != ServerState::Connecting {
         items.push(entry("reconnect", "Reconnect", ""));
     }
+    if server.uses_oauth && server.state == ServerState::Connected {
+        items.push(entry(
+            "signout",
+            "Sign out",
+            "deletes the stored credentials",
+        ));
+    }
     items.push(entry("exposure", "Exposure", server.exposure.as_str()));
     items.push(entry("disable", "Disable", saved));
     if server.in_project {
@@ -599,6 +612,7 @@ mod tests {
             override_source: None,
             in_project: true,
             changed_tools: Vec::new(),
+            uses_oauth: false,
         }
     }
 
