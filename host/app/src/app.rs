@@ -14,6 +14,7 @@
 mod bash;
 mod hooks;
 mod mcp;
+mod mcp_command;
 mod mode;
 mod permissions;
 mod queries;
@@ -22,6 +23,11 @@ mod session_ops;
 
 pub use bash::BashOutcome;
 pub use hooks::{BUILTIN_COMMANDS, ExtensionCommand};
+pub use mcp::{
+    EXPOSURE_CHOICES, McpOverview, McpServerView, McpToolView,
+    describe_state as describe_mcp_state, status_text as mcp_status_text,
+};
+pub use mcp_command::{MCP_LOGIN_MISSING, MCP_USAGE};
 pub use queries::{
     AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
     TreeRowKind,

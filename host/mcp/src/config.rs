@@ -13,7 +13,7 @@ mod edit;
 mod tests;
 mod validate;
 
-pub use edit::{EditError, add_server, remove_server};
+pub use edit::{EditError, add_server, remove_server, update_server};
 
 use crate::naming::mcp_namespace;
 use crate::spec::{AuthSpec, Exposure, ServerSpec, TransportSpec};

@@ -24,7 +24,8 @@ mod tool;
 pub use client::{CLIENT_NAME, SUPPORTED_PROTOCOL_VERSIONS, offered_protocol_version};
 pub use http::{AuthProvider, BearerSource};
 pub use manager::{
-    ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus, ToolAnnotations,
+    ChangedDefinition, ManagerOptions, McpManager, McpTool, PinState, ServerState, ServerStatus,
+    ToolAnnotations,
 };
 pub use output::READ_MCP_RESOURCE_TOOL;
 pub use resources::{LIST_MCP_RESOURCE_TEMPLATES_TOOL, LIST_MCP_RESOURCES_TOOL};

@@ -1,20 +1,24 @@
 //! The servers of a run: each connects on its own task in the background; their states, tools
-//! (named, pinned) and resources; stopping them all.
+//! (named, pinned) and resources; stopping them all. `/mcp` controls them live (`control`):
+//! reconnect, enable or disable, change the exposure, show and trust changed definitions.
+
+mod control;
 
 use crate::client::{self, ConnectError, ConnectOptions, Connection};
 use crate::http::AuthProvider;
 use crate::log::McpLog;
 use crate::naming::mcp_tool_name;
-use crate::pins::{PinStore, definition_hash};
+use crate::pins::PinStore;
 use crate::resources::{ResourceServers, resource_tools};
-use crate::spec::{ServerSpec, TransportSpec};
+use crate::spec::{Exposure, ServerSpec, TransportSpec};
 use crate::tool::ServerLink;
 pub use crate::tool::{McpTool, PinState, ToolAnnotations};
+pub use control::ChangedDefinition;
 use pi_agent::AgentTool;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -48,6 +52,8 @@ pub enum ServerState {
     Failed(String),
     /// An HTTP server that answered 401 and has no usable token.
     NeedsAuth,
+    /// Turned off (`/mcp`, `"enabled": false`): not running, no tools.
+    Disabled,
 }
 
 impl ServerState {
@@ -58,6 +64,7 @@ impl ServerState {
             ServerState::Connected => "connected",
             ServerState::Failed(_) => "failed",
             ServerState::NeedsAuth => "needs-auth",
+            ServerState::Disabled => "disabled",
         }
     }
 }
@@ -85,30 +92,65 @@ struct Slot {
 struct SlotData {
     state: ServerState,
     tools: Vec<Arc<McpTool>>,
-    /// Tool name → definition hash, as last listed.
-    hashes: BTreeMap<String, String>,
+    /// Tool name → wire definition, as last listed.
+    definitions: BTreeMap<String, Value>,
     changed: Vec<String>,
     instructions: Option<String>,
     link: Option<Arc<ServerLink>>,
+    /// The server's exposure now (`/mcp` may have changed the spec's).
+    exposure: Exposure,
+    /// Stops the task of the current connection attempt.
+    stop: CancellationToken,
+    /// The task of the current connection attempt.
+    task: Option<JoinHandle<()>>,
+}
+
+impl Slot {
+    fn new(spec: ServerSpec, state: ServerState, stop: CancellationToken) -> Slot {
+        Slot {
+            data: Mutex::new(SlotData {
+                state,
+                tools: Vec::new(),
+                definitions: BTreeMap::new(),
+                changed: Vec::new(),
+                instructions: None,
+                link: None,
+                exposure: spec.exposure,
+                stop,
+                task: None,
+            }),
+            spec,
+        }
+    }
+
+    /// The spec with the exposure of now.
+    fn current_spec(&self) -> ServerSpec {
+        let mut spec = self.spec.clone();
+        spec.exposure = lock(&self.data).exposure;
+        spec
+    }
 }
 
 /// What the server tasks share with the manager.
 struct Shared {
     changes: watch::Sender<u64>,
-    slots: Vec<Slot>,
+    /// Only ever added to (`/mcp` enabling a server that was off at start).
+    slots: RwLock<Vec<Arc<Slot>>>,
     log: Arc<McpLog>,
     pins: PinStore,
     sandbox: Option<pi_ext_host::sandbox::ShellSandbox>,
     roots: Vec<PathBuf>,
     auth: Option<Arc<dyn AuthProvider>>,
+    /// Stops every server; each attempt's token is a child of it.
     stop: CancellationToken,
     /// Cancelled when the servers may connect (see `ManagerOptions::held`).
     released: CancellationToken,
+    /// Where server tasks run (`None`: started outside a tokio runtime).
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 struct Inner {
     shared: Arc<Shared>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Drop for Inner {
@@ -165,20 +207,7 @@ impl McpManager {
         let agent_dir = (!options.agent_dir.as_os_str().is_empty()).then_some(&options.agent_dir);
         let shared = Arc::new(Shared {
             changes: watch::channel(0).0,
-            slots: servers
-                .into_iter()
-                .map(|spec| Slot {
-                    spec,
-                    data: Mutex::new(SlotData {
-                        state: ServerState::Connecting,
-                        tools: Vec::new(),
-                        hashes: BTreeMap::new(),
-                        changed: Vec::new(),
-                        instructions: None,
-                        link: None,
-                    }),
-                })
-                .collect(),
+            slots: RwLock::new(Vec::new()),
             log: Arc::new(McpLog::new(agent_dir.map(PathBuf::as_path))),
             pins: PinStore::new(agent_dir.map(PathBuf::as_path)),
             sandbox: options.sandbox,
@@ -186,32 +215,18 @@ impl McpManager {
             auth,
             stop: CancellationToken::new(),
             released: CancellationToken::new(),
+            runtime: tokio::runtime::Handle::try_current().ok(),
         });
         if !options.held {
             shared.released.cancel();
         }
-        let mut tasks = Vec::new();
-        if !shared.slots.is_empty() {
-            match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => {
-                    for index in 0..shared.slots.len() {
-                        tasks.push(runtime.spawn(run_server(shared.clone(), index)));
-                    }
-                }
-                Err(_) => {
-                    for slot in &shared.slots {
-                        lock(&slot.data).state =
-                            ServerState::Failed("no async runtime to connect on".to_owned());
-                    }
-                }
-            }
+        let manager = McpManager {
+            inner: Arc::new(Inner { shared }),
+        };
+        for spec in servers {
+            manager.add(spec, true);
         }
-        McpManager {
-            inner: Arc::new(Inner {
-                shared,
-                tasks: Mutex::new(tasks),
-            }),
-        }
+        manager
     }
 
     /// No servers (`--no-mcp`, or none configured).
@@ -223,7 +238,7 @@ impl McpManager {
     pub fn servers(&self) -> Vec<ServerStatus> {
         self.inner
             .shared
-            .slots
+            .slots()
             .iter()
             .map(|slot| {
                 let data = lock(&slot.data);
@@ -239,20 +254,20 @@ impl McpManager {
             .collect()
     }
 
-    /// The spec of the server `name`.
+    /// The spec of the server `name` (with its exposure of now).
     pub fn spec(&self, name: &str) -> Option<ServerSpec> {
-        self.slot(name).map(|slot| slot.spec.clone())
+        self.slot(name).map(|slot| slot.current_spec())
     }
 
-    fn slot(&self, name: &str) -> Option<&Slot> {
-        self.inner.shared.slots.iter().find(|s| s.spec.name == name)
+    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+        self.inner.shared.slot(name)
     }
 
     /// The tools of every connected server (withheld ones included, see [`McpTool::pin`]).
     pub fn tools(&self) -> Vec<Arc<McpTool>> {
         self.inner
             .shared
-            .slots
+            .slots()
             .iter()
             .flat_map(|slot| {
                 let data = lock(&slot.data);
@@ -318,7 +333,7 @@ impl McpManager {
         self.inner
             .shared
             .pins
-            .trust(server, &identity(&slot.spec), &data.hashes)
+            .trust(server, &identity(&slot.spec), &data.definitions)
             .map_err(|e| e.to_string())?;
         data.changed.clear();
         data.tools = data
@@ -344,7 +359,13 @@ impl McpManager {
 
     pub async fn shutdown(&self) {
         self.inner.shared.stop.cancel();
-        let tasks = std::mem::take(&mut *lock(&self.inner.tasks));
+        let tasks: Vec<JoinHandle<()>> = self
+            .inner
+            .shared
+            .slots()
+            .iter()
+            .filter_map(|slot| lock(&slot.data).task.take())
+            .collect();
         for task in tasks {
             let _ = task.await;
         }
@@ -356,8 +377,24 @@ impl Shared {
         self.changes.send_modify(|n| *n += 1);
     }
 
-    fn set_state(&self, index: usize, state: ServerState) {
-        let slot = &self.slots[index];
+    fn slots(&self) -> Vec<Arc<Slot>> {
+        self.slots
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn slot(&self, name: &str) -> Option<Arc<Slot>> {
+        self.slots().into_iter().find(|s| s.spec.name == name)
+    }
+
+    /// Sets the state, unless the attempt `stop` belongs to was stopped meanwhile (a disabled
+    /// or reconnected server keeps the state its new owner gave it).
+    fn set_state(&self, slot: &Slot, stop: &CancellationToken, state: ServerState) {
+        let mut data = lock(&slot.data);
+        if stop.is_cancelled() {
+            return;
+        }
         match &state {
             ServerState::Failed(why) => self.log.line(&slot.spec.name, &format!("failed: {why}")),
             ServerState::NeedsAuth => self
@@ -365,17 +402,17 @@ impl Shared {
                 .line(&slot.spec.name, "needs authentication (HTTP 401)"),
             _ => {}
         }
-        lock(&slot.data).state = state;
+        data.state = state;
+        drop(data);
         self.bump();
     }
 
     /// Names taken by the tools of the other servers.
-    fn names_of_others(&self, index: usize) -> HashSet<String> {
-        self.slots
+    fn names_of_others(&self, this: &Slot) -> HashSet<String> {
+        self.slots()
             .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != index)
-            .flat_map(|(_, slot)| {
+            .filter(|slot| !std::ptr::eq(slot.as_ref(), this))
+            .flat_map(|slot| {
                 lock(&slot.data)
                     .tools
                     .iter()
@@ -386,8 +423,7 @@ impl Shared {
     }
 
     /// Lists the server's tools (every page) and makes them [`McpTool`]s, pinned or not.
-    async fn list_tools(&self, index: usize, link: &Arc<ServerLink>) -> Result<usize, String> {
-        let slot = &self.slots[index];
+    async fn list_tools(&self, slot: &Slot, link: &Arc<ServerLink>) -> Result<usize, String> {
         let listed = tokio::time::timeout(link.timeout, link.peer.list_all_tools())
             .await
             .map_err(|_| format!("tools/list timed out after {} ms", link.timeout.as_millis()))?
@@ -396,15 +432,16 @@ impl Shared {
             .iter()
             .filter_map(|tool| serde_json::to_value(tool).ok())
             .collect();
-        let hashes: BTreeMap<String, String> = wires
+        let definitions: BTreeMap<String, Value> = wires
             .iter()
-            .filter_map(|w| Some((w.get("name")?.as_str()?.to_owned(), definition_hash(w))))
+            .filter_map(|w| Some((w.get("name")?.as_str()?.to_owned(), w.clone())))
             .collect();
         let changed = self
             .pins
-            .check(&slot.spec.name, &identity(&slot.spec), &hashes)
+            .check(&slot.spec.name, &identity(&slot.spec), &definitions)
             .map_err(|e| e.to_string())?;
-        let mut taken = self.names_of_others(index);
+        let spec = slot.current_spec();
+        let mut taken = self.names_of_others(slot);
         let mut tools = Vec::with_capacity(wires.len());
         for wire in &wires {
             let remote = wire.get("name").and_then(Value::as_str).unwrap_or("");
@@ -415,7 +452,7 @@ impl Shared {
             } else {
                 PinState::Pinned
             };
-            let exposure = slot.spec.exposure_of(remote);
+            let exposure = spec.exposure_of(remote);
             tools.push(Arc::new(McpTool::from_wire(
                 name,
                 wire,
@@ -436,7 +473,7 @@ impl Shared {
         let count = tools.len();
         let mut data = lock(&slot.data);
         data.tools = tools;
-        data.hashes = hashes;
+        data.definitions = definitions;
         data.changed = changed;
         Ok(count)
     }
@@ -444,7 +481,7 @@ impl Shared {
 
 impl ResourceServers for Shared {
     fn resource_servers(&self) -> Vec<Arc<ServerLink>> {
-        self.slots
+        self.slots()
             .iter()
             .filter_map(|slot| {
                 let data = lock(&slot.data);
@@ -456,12 +493,12 @@ impl ResourceServers for Shared {
 }
 
 /// One server's life: connect, list, follow `list_changed`, notice a lost connection, stop.
-async fn run_server(shared: Arc<Shared>, index: usize) {
+async fn run_server(shared: Arc<Shared>, slot: Arc<Slot>, stop_token: CancellationToken) {
     tokio::select! {
         () = shared.released.cancelled() => {}
-        () = shared.stop.cancelled() => return,
+        () = stop_token.cancelled() => return,
     }
-    let spec = &shared.slots[index].spec;
+    let spec = &slot.spec;
     shared
         .log
         .line(&spec.name, &format!("connecting ({})", identity(spec)));
@@ -474,18 +511,19 @@ async fn run_server(shared: Arc<Shared>, index: usize) {
     };
     let connected = tokio::select! {
         result = client::connect(spec, options) => result,
-        () = shared.stop.cancelled() => return,
+        () = stop_token.cancelled() => return,
     };
+    let state = |state| shared.set_state(&slot, &stop_token, state);
     let mut connection = match connected {
         Ok(connection) => connection,
-        Err(ConnectError::NeedsAuth) => return shared.set_state(index, ServerState::NeedsAuth),
-        Err(ConnectError::Failed(why)) => return shared.set_state(index, ServerState::Failed(why)),
+        Err(ConnectError::NeedsAuth) => return state(ServerState::NeedsAuth),
+        Err(ConnectError::Failed(why)) => return state(ServerState::Failed(why)),
     };
-    let link = link_of(&shared, index, &connection);
-    lock(&shared.slots[index].data).link = Some(link.clone());
+    let link = link_of(&slot, &connection);
+    lock(&slot.data).link = Some(link.clone());
     let listed = tokio::select! {
-        listed = shared.list_tools(index, &link) => listed,
-        () = shared.stop.cancelled() => Err("stopped".to_owned()),
+        listed = shared.list_tools(&slot, &link) => listed,
+        () = stop_token.cancelled() => Err("stopped".to_owned()),
     };
     match listed {
         Ok(count) => {
@@ -498,23 +536,22 @@ async fn run_server(shared: Arc<Shared>, index: usize) {
                 &spec.name,
                 &format!("connected (protocol {version}, {count} tools)"),
             );
-            shared.set_state(index, ServerState::Connected);
-            follow(&shared, index, &link, &mut connection).await;
+            state(ServerState::Connected);
+            follow(&shared, &slot, &stop_token, &link, &mut connection).await;
         }
-        Err(why) if shared.stop.is_cancelled() => {
+        Err(why) if stop_token.is_cancelled() => {
             tracing::debug!(server = %spec.name, %why, "stopped while listing")
         }
-        Err(why) => shared.set_state(index, ServerState::Failed(why)),
+        Err(why) => state(ServerState::Failed(why)),
     }
-    stop(&shared, index, connection).await;
+    stop(&shared, &slot, connection).await;
 }
 
-fn link_of(shared: &Shared, index: usize, connection: &Connection) -> Arc<ServerLink> {
-    let spec = &shared.slots[index].spec;
+fn link_of(slot: &Slot, connection: &Connection) -> Arc<ServerLink> {
+    let spec = &slot.spec;
     let peer = connection.peer();
     let info = peer.peer_info();
-    lock(&shared.slots[index].data).instructions =
-        info.as_ref().and_then(|i| i.instructions.clone());
+    lock(&slot.data).instructions = info.as_ref().and_then(|i| i.instructions.clone());
     Arc::new(ServerLink {
         server: spec.name.clone(),
         has_resources: info
@@ -529,17 +566,18 @@ fn link_of(shared: &Shared, index: usize, connection: &Connection) -> Arc<Server
 /// Until stopped or disconnected: re-lists the tools on each `list_changed`.
 async fn follow(
     shared: &Shared,
-    index: usize,
+    slot: &Slot,
+    stop_token: &CancellationToken,
     link: &Arc<ServerLink>,
     connection: &mut Connection,
 ) {
-    let name = &shared.slots[index].spec.name;
+    let name = &slot.spec.name;
     let mut poll = tokio::time::interval(CLOSED_POLL);
     loop {
         tokio::select! {
-            () = shared.stop.cancelled() => return,
+            () = stop_token.cancelled() => return,
             Some(()) = connection.list_changed.recv() => {
-                match shared.list_tools(index, link).await {
+                match shared.list_tools(slot, link).await {
                     Ok(count) => shared.log.line(name, &format!("tools changed: {count} tools")),
                     Err(why) => shared.log.line(name, &format!("re-listing tools failed: {why}")),
                 }
@@ -552,7 +590,7 @@ async fn follow(
                         Some(status) => format!("the server exited ({status})"),
                         None => "the connection was closed".to_owned(),
                     };
-                    return shared.set_state(index, ServerState::Failed(why));
+                    return shared.set_state(slot, stop_token, ServerState::Failed(why));
                 }
             }
         }
@@ -560,7 +598,7 @@ async fn follow(
 }
 
 /// Closes the session (stdin closed for stdio), then stops the process.
-async fn stop(shared: &Shared, index: usize, connection: Connection) {
+async fn stop(shared: &Shared, slot: &Slot, connection: Connection) {
     let Connection {
         service, process, ..
     } = connection;
@@ -568,5 +606,5 @@ async fn stop(shared: &Shared, index: usize, connection: Connection) {
     if let Some(mut process) = process {
         process.stop().await;
     }
-    shared.log.line(&shared.slots[index].spec.name, "stopped");
+    shared.log.line(&slot.spec.name, "stopped");
 }

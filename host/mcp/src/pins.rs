@@ -1,6 +1,7 @@
 //! Pinned tool definitions (beyond pi): `<agentDir>/mcp-pins.json` records, per server and
 //! transport identity, a hash of each tool's definition (name, description, input schema,
-//! annotations) the first time the server's tools are seen. A later list whose tools differ
+//! annotations) the first time the server's tools are seen, and the definition itself, so a
+//! change can be shown as a diff of the pinned and the current definition. A later list whose tools differ
 //! from (or add to) the pinned ones reports those tools as changed, so the application can
 //! withhold them until `pi mcp trust <server>` records the new definitions. The file is written
 //! whole to a temp file and renamed over the old one, so it is never seen half-written.
@@ -36,23 +37,35 @@ pub enum PinError {
     },
 }
 
-/// `{"version": 1, "servers": {name: {identity: {tool: sha256}}}}`.
+/// Per server, per transport identity, per tool.
+type PerTool<T> = BTreeMap<String, BTreeMap<String, BTreeMap<String, T>>>;
+
+/// `{"version": 1, "servers": {name: {identity: {tool: sha256}}}, "definitions": {name:
+/// {identity: {tool: definition}}}}`. A file written before definitions were kept has no
+/// `definitions`: its changes show without the pinned side.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct PinsFile {
     version: u32,
     #[serde(default)]
-    servers: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>>,
+    servers: PerTool<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    definitions: PerTool<Value>,
+}
+
+/// What of a tool's wire definition is pinned: name, description, input schema, annotations.
+pub fn pinned_definition(tool: &Value) -> Value {
+    serde_json::json!({
+        "name": tool.get("name"),
+        "description": tool.get("description"),
+        "inputSchema": tool.get("inputSchema"),
+        "annotations": tool.get("annotations"),
+    })
 }
 
 /// The hash of one tool's definition: SHA-256 of the canonical JSON (keys sorted) of its
 /// name, description, input schema and annotations.
 pub fn definition_hash(tool: &Value) -> String {
-    let definition = serde_json::json!({
-        "name": tool.get("name"),
-        "description": tool.get("description"),
-        "inputSchema": tool.get("inputSchema"),
-        "annotations": tool.get("annotations"),
-    });
+    let definition = pinned_definition(tool);
     let mut text = String::new();
     canonical(&definition, &mut text);
     Sha256::digest(text.as_bytes())
@@ -107,26 +120,29 @@ impl PinStore {
         }
     }
 
-    /// Compares `tools` (name → definition hash) with the pins of `server` at `identity`:
+    /// Compares `tools` (name → wire definition) with the pins of `server` at `identity`:
     /// first sight pins them all; otherwise the names of changed or added tools, sorted.
     /// Pins of tools the server no longer lists are dropped.
     pub fn check(
         &self,
         server: &str,
         identity: &str,
-        tools: &BTreeMap<String, String>,
+        tools: &BTreeMap<String, Value>,
     ) -> Result<Vec<String>, PinError> {
         let Some(path) = &self.path else {
             return Ok(Vec::new());
         };
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut file = read(path)?;
+        let hashes = hashes_of(tools);
         let entry = file.servers.entry(server.to_owned()).or_default();
         let Some(pinned) = entry.get_mut(identity) else {
-            entry.insert(identity.to_owned(), tools.clone());
+            entry.insert(identity.to_owned(), hashes);
+            file.set_definitions(server, identity, tools);
             write(path, &file)?;
             return Ok(Vec::new());
         };
+        let tools = &hashes;
         let changed: Vec<String> = tools
             .iter()
             .filter(|(name, hash)| pinned.get(*name) != Some(*hash))
@@ -140,12 +156,13 @@ impl PinStore {
         Ok(changed)
     }
 
-    /// Records `tools` as the pinned definitions of `server` at `identity`.
+    /// Records `tools` (name → wire definition) as the pinned definitions of `server` at
+    /// `identity`.
     pub fn trust(
         &self,
         server: &str,
         identity: &str,
-        tools: &BTreeMap<String, String>,
+        tools: &BTreeMap<String, Value>,
     ) -> Result<(), PinError> {
         let Some(path) = &self.path else {
             return Ok(());
@@ -155,9 +172,49 @@ impl PinStore {
         file.servers
             .entry(server.to_owned())
             .or_default()
-            .insert(identity.to_owned(), tools.clone());
+            .insert(identity.to_owned(), hashes_of(tools));
+        file.set_definitions(server, identity, tools);
         write(path, &file)
     }
+
+    /// The pinned definition of each tool of `server` at `identity` (empty when nothing is
+    /// pinned, or the file predates kept definitions).
+    pub fn definitions(
+        &self,
+        server: &str,
+        identity: &str,
+    ) -> Result<BTreeMap<String, Value>, PinError> {
+        let Some(path) = &self.path else {
+            return Ok(BTreeMap::new());
+        };
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = read(path)?;
+        Ok(file
+            .definitions
+            .remove(server)
+            .and_then(|mut by_identity| by_identity.remove(identity))
+            .unwrap_or_default())
+    }
+}
+
+impl PinsFile {
+    fn set_definitions(&mut self, server: &str, identity: &str, tools: &BTreeMap<String, Value>) {
+        let pinned = tools
+            .iter()
+            .map(|(name, wire)| (name.clone(), pinned_definition(wire)))
+            .collect();
+        self.definitions
+            .entry(server.to_owned())
+            .or_default()
+            .insert(identity.to_owned(), pinned);
+    }
+}
+
+fn hashes_of(tools: &BTreeMap<String, Value>) -> BTreeMap<String, String> {
+    tools
+        .iter()
+        .map(|(name, wire)| (name.clone(), definition_hash(wire)))
+        .collect()
 }
 
 fn read(path: &Path) -> Result<PinsFile, PinError> {
@@ -168,7 +225,7 @@ fn read(path: &Path) -> Result<PinsFile, PinError> {
         }),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(PinsFile {
             version: 1,
-            servers: BTreeMap::new(),
+            ..PinsFile::default()
         }),
         Err(source) => Err(PinError::Read {
             path: path.to_owned(),
@@ -199,10 +256,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tools(pairs: &[(&str, &Value)]) -> BTreeMap<String, String> {
+    fn tools(pairs: &[(&str, &Value)]) -> BTreeMap<String, Value> {
         pairs
             .iter()
-            .map(|(n, v)| (n.to_string(), definition_hash(v)))
+            .map(|(n, v)| (n.to_string(), (*v).clone()))
             .collect()
     }
 
@@ -234,8 +291,16 @@ mod tests {
         );
         // Another transport identity is another server: pinned on first sight.
         assert!(store.check("s", "http:y", &later).unwrap().is_empty());
+        let pinned = store.definitions("s", "stdio:x").unwrap();
+        assert_eq!(
+            pinned["one"]["description"], "1",
+            "the pinned side of the diff"
+        );
         store.trust("s", "stdio:x", &later).unwrap();
         assert!(store.check("s", "stdio:x", &later).unwrap().is_empty());
+        let pinned = store.definitions("s", "stdio:x").unwrap();
+        assert_eq!(pinned["one"]["description"], "changed");
+        assert!(pinned.contains_key("three"));
         let text = std::fs::read_to_string(dir.path().join(PINS_FILE)).unwrap();
         let parsed: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(parsed["version"], 1);

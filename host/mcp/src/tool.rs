@@ -118,13 +118,22 @@ impl McpTool {
 
     /// The same tool with another pin state (after `trust`).
     pub(crate) fn with_pin(&self, pin: PinState) -> McpTool {
+        self.with_state(pin, self.exposure)
+    }
+
+    /// The same tool with another exposure (`/mcp` changed the server's).
+    pub(crate) fn with_exposure(&self, exposure: Exposure) -> McpTool {
+        self.with_state(self.pin, exposure)
+    }
+
+    fn with_state(&self, pin: PinState, exposure: Exposure) -> McpTool {
         McpTool {
             name: self.name.clone(),
             tool: self.tool.clone(),
             description: self.description.clone(),
             parameters: self.parameters.clone(),
             annotations: self.annotations.clone(),
-            exposure: self.exposure,
+            exposure,
             pin,
             link: self.link.clone(),
         }

@@ -49,6 +49,8 @@ pub enum Command {
     Reload,
     /// `/mode` without a name: choose the permission mode.
     PickMode,
+    /// `/mcp [args]` (a run with MCP on).
+    Mcp(String),
 }
 
 /// What `text` (a submitted prompt) is.
@@ -99,6 +101,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "login" => Command::Login((!rest.is_empty()).then(|| rest.to_owned())),
         "logout" => Command::Logout((!rest.is_empty()).then(|| rest.to_owned())),
         "help" => Command::Say(help(app), false),
+        "mcp" if app.mcp().is_some() => Command::Mcp(rest.to_owned()),
         _ if name.starts_with("skill:") && !skill_commands(app) => Command::Say(
             format!("/{name}: skill commands are off (enableSkillCommands); nothing was sent"),
             true,

@@ -61,6 +61,8 @@ pub struct Completer {
     max: usize,
     /// The last `@` offer searched an unfinished listing.
     stale: bool,
+    /// `/mcp`'s servers: name, state, whether enabled (`None`: MCP is off).
+    mcp_servers: Option<Vec<(String, String, bool)>>,
 }
 
 impl Completer {
@@ -84,7 +86,13 @@ impl Completer {
             commands: all,
             max: max.max(1),
             stale: false,
+            mcp_servers: None,
         }
+    }
+
+    /// The servers `/mcp reconnect ` offers (the UI keeps them current).
+    pub fn set_mcp_servers(&mut self, servers: Vec<(String, String, bool)>) {
+        self.mcp_servers = Some(servers);
     }
 
     /// What to offer for `line` (the cursor's line up to the cursor; `first_line` when it is the
@@ -93,6 +101,9 @@ impl Completer {
         self.stale = false;
         if first_line && line.starts_with('/') && !line.contains(char::is_whitespace) {
             return self.commands(&line[1..], line.len());
+        }
+        if first_line && let Some(args) = line.strip_prefix("/mcp ") {
+            return self.mcp_arguments(args);
         }
         let word = last_word(line);
         let query = word.strip_prefix('@')?;
@@ -116,6 +127,39 @@ impl Completer {
             candidates,
             selected: 0,
             replaces: word.len(),
+        })
+    }
+
+    /// `/mcp`'s arguments as pi 1.6 completes them: the action, then (for `reconnect`) an
+    /// enabled server with its state. `login` is left out (this build has no sign-in yet).
+    fn mcp_arguments(&self, args: &str) -> Option<Popup> {
+        let servers = self.mcp_servers.as_ref()?;
+        let words: Vec<&str> = args.trim_start().split(char::is_whitespace).collect();
+        let candidates: Vec<Candidate> = match words[..] {
+            [action] => ["logout", "reconnect"]
+                .iter()
+                .filter(|item| item.starts_with(action))
+                .map(|item| Candidate {
+                    label: (*item).to_owned(),
+                    detail: String::new(),
+                    replacement: format!("{item} "),
+                })
+                .collect(),
+            ["reconnect", server] => servers
+                .iter()
+                .filter(|(name, _, enabled)| *enabled && name.starts_with(server))
+                .map(|(name, state, _)| Candidate {
+                    label: name.clone(),
+                    detail: state.clone(),
+                    replacement: format!("reconnect {name}"),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        (!candidates.is_empty()).then_some(Popup {
+            candidates,
+            selected: 0,
+            replaces: args.len(),
         })
     }
 
@@ -210,6 +254,34 @@ mod tests {
             quit.and_then(|p| p.chosen().map(|c| c.replacement.clone())),
             Some("/quit ".into())
         );
+    }
+
+    #[test]
+    fn mcp_arguments_are_actions_then_enabled_servers() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = Completer::new(dir.path(), vec![], 10);
+        assert_eq!(c.offer("/mcp re", true), None, "MCP off: nothing");
+        c.set_mcp_servers(vec![
+            ("docs".into(), "connected · 2 tools".into(), true),
+            ("dead".into(), "failed: gone".into(), true),
+            ("off".into(), "disabled".into(), false),
+        ]);
+        let popup = c.offer("/mcp re", true).unwrap();
+        assert_eq!(popup.candidates[0].replacement, "reconnect ");
+        assert_eq!(popup.replaces, 2);
+        let popup = c.offer("/mcp reconnect d", true).unwrap();
+        let rows: Vec<_> = popup.rows();
+        assert_eq!(
+            rows,
+            [
+                ("docs".to_owned(), "connected · 2 tools".to_owned()),
+                ("dead".to_owned(), "failed: gone".to_owned())
+            ]
+        );
+        assert_eq!(popup.candidates[1].replacement, "reconnect dead");
+        assert_eq!(popup.replaces, "reconnect d".len());
+        assert_eq!(c.offer("/mcp reconnect o", true), None, "disabled ones");
+        assert_eq!(c.offer("/mcp reconnect docs x", true), None);
     }
 
     #[test]

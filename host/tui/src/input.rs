@@ -25,6 +25,7 @@ pub use extensions::Attention;
 
 mod dispatch;
 mod extensions;
+mod mcp;
 mod mode;
 mod scoped;
 mod selectors;
@@ -123,6 +124,8 @@ pub struct Ui {
     tree_filter: TreeFilter,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
+    /// `/mcp`'s menus and the changed definitions already asked about.
+    mcp: mcp::McpUi,
     completer: Completer,
     max_completions: usize,
     /// Ctrl+] (forward) or Ctrl+Alt+] was pressed: the next character is the jump target.
@@ -191,6 +194,7 @@ impl Ui {
             tree_filter: TreeFilter::Default,
             popup: None,
             popup_rows: Vec::new(),
+            mcp: mcp::McpUi::default(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),
             max_completions: options.max_completions,
             pending_jump: None,

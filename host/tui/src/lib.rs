@@ -253,6 +253,7 @@ pub async fn run(
             _ = frames.tick() => {
                 dirty |= ui.refresh_completion();
                 dirty |= ui.reload_theme();
+                dirty |= ui.watch_mcp(&app);
                 dirty |= ui.expire_dialogs() || ui.counting_down();
                 if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);

@@ -32,6 +32,16 @@ pub enum Purpose {
     Mode,
     /// What to do after a run in plan mode answered with a plan.
     PlanNext,
+    /// `/mcp`: the servers.
+    McpServers,
+    /// `/mcp`: what to do with one server.
+    McpServer,
+    /// `/mcp`: a server's tools.
+    McpTools,
+    /// `/mcp`: a server's exposure.
+    McpExposure,
+    /// Trust a server's changed tool definitions?
+    McpTrust,
 }
 
 #[derive(Debug, Clone, PartialEq)]

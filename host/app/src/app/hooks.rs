@@ -135,6 +135,10 @@ impl App {
     pub async fn run_extension_command(&self, text: &str) -> Option<Disposition> {
         let rest = text.strip_prefix('/')?;
         let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        // pi 1.6's `/mcp` outside the interactive UI (which runs its own).
+        if name == "mcp" && self.run_mcp_command(args).await {
+            return Some(Disposition::Handled);
+        }
         if BUILTIN_COMMANDS.iter().any(|(builtin, _)| *builtin == name) {
             return None;
         }

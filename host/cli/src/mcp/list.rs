@@ -289,7 +289,7 @@ pub(super) fn trust(args: &[String], env: &StartupEnv) -> Result<i32, String> {
             Some(ServerState::Failed(error)) => {
                 Err(format!(r#"MCP server "{name}" failed to connect: {error}"#))
             }
-            Some(ServerState::Connecting) | None => {
+            Some(ServerState::Connecting | ServerState::Disabled) | None => {
                 Err(format!(r#"MCP server "{name}" did not connect."#))
             }
         };

@@ -33,6 +33,7 @@ mod cli_mcp;
 mod cli_mcp_login;
 mod cli_mcp_run;
 mod cli_mcp_serve;
+mod cli_mcp_tui;
 mod cli_model_ids;
 mod cli_packages;
 mod cli_paths;

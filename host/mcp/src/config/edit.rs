@@ -1,4 +1,4 @@
-//! Adding and removing one server in an `mcp.json`, keeping every other key, their order and
+//! Adding, removing and updating one server in an `mcp.json`, keeping every other key, their order and
 //! the file's indentation. The file is replaced atomically (a temporary file renamed over it),
 //! so a reader never sees it half-written.
 
@@ -16,6 +16,8 @@ pub enum EditError {
     Json(#[from] serde_json::Error),
     #[error(r#"{path}: expected an object with an "mcpServers" object"#)]
     Shape { path: String },
+    #[error(r#"{path} does not define the MCP server "{name}""#)]
+    Missing { path: String, name: String },
 }
 
 /// Adds `config` as server `name` to the file at `path` (created, with its directory, when
@@ -42,6 +44,41 @@ pub fn remove_server(path: &Path, name: &str) -> Result<bool, EditError> {
         removed
     })?;
     Ok(removed)
+}
+
+/// Sets the fields of `patch` (`enabled`, `exposure`) in server `name` of the file at `path`,
+/// keeping its other fields, as pi 1.6's `/mcp` saves a change. With `create` (a project
+/// override of a global server) a missing entry is added holding only `patch`; otherwise a
+/// missing entry is an error.
+pub fn update_server(
+    path: &Path,
+    name: &str,
+    patch: Map<String, Value>,
+    create: bool,
+) -> Result<(), EditError> {
+    let mut missing = false;
+    edit_servers(path, |servers| {
+        if !create && !servers.contains_key(name) {
+            missing = true;
+            return false;
+        }
+        let entry = servers
+            .entry(name.to_owned())
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(fields) = entry.as_object_mut() else {
+            missing = true;
+            return false;
+        };
+        fields.extend(patch);
+        true
+    })?;
+    if missing {
+        return Err(EditError::Missing {
+            path: path.display().to_string(),
+            name: name.to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Reads the file (an empty configuration when missing), lets `edit` change its `mcpServers`

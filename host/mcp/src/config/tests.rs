@@ -524,3 +524,31 @@ fn a_file_of_the_wrong_shape_is_not_edited() {
         "left as it was"
     );
 }
+
+#[test]
+fn updating_sets_fields_in_place_and_creates_only_overrides() {
+    let dirs = Dirs::new(None, None);
+    let path = dirs.root.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        "{\n    \"mcpServers\": {\"a\": {\"command\": \"a\", \"exposure\": \"direct\"}, \"b\": {\"url\": \"https://b/\"}}\n}",
+    )
+    .unwrap();
+    let patch = |value: Value| -> Map<String, Value> { serde_json::from_value(value).unwrap() };
+    update_server(&path, "a", patch(json!({"enabled": false})), false).unwrap();
+    update_server(&path, "a", patch(json!({"exposure": "hidden"})), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("{\n    \"mcpServers\""), "{text}");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        value["mcpServers"]["a"],
+        json!({"command": "a", "exposure": "hidden", "enabled": false})
+    );
+    assert_eq!(value["mcpServers"]["b"], json!({"url": "https://b/"}));
+    let error = update_server(&path, "c", patch(json!({"enabled": true})), false).unwrap_err();
+    assert!(matches!(error, EditError::Missing { .. }), "{error}");
+    let project = dirs.root.path().join("project.json");
+    update_server(&project, "a", patch(json!({"enabled": true})), true).unwrap();
+    let value: Value = serde_json::from_str(&std::fs::read_to_string(&project).unwrap()).unwrap();
+    assert_eq!(value, json!({"mcpServers": {"a": {"enabled": true}}}));
+}

@@ -6,6 +6,7 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod control;
 mod everything;
 mod failures;
 mod filesystem;

@@ -162,6 +162,7 @@ impl Ui {
                 self.open_mode_picker(app);
                 Action::None
             }
+            Command::Mcp(args) => self.mcp_command(&args, app),
             Command::Hotkeys => {
                 self.transcript.notice(self.keymap.describe(), false);
                 Action::None

@@ -64,6 +64,7 @@ impl Ui {
             }
             Outcome::Closed => {
                 self.close_picker();
+                self.mcp_back(purpose, app);
                 Action::None
             }
             Outcome::Chosen(entry) => {
@@ -320,6 +321,11 @@ impl Ui {
                 Action::None
             }
             Purpose::PlanNext => self.plan_next(app, &entry.value),
+            Purpose::McpServers
+            | Purpose::McpServer
+            | Purpose::McpTools
+            | Purpose::McpExposure
+            | Purpose::McpTrust => self.mcp_chosen(purpose, &entry.value, app),
             Purpose::Model => {
                 let Some((provider, id)) = entry.value.split_once('/') else {
                     return Action::None;
