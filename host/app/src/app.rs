@@ -27,7 +27,7 @@ pub use mcp::{
     EXPOSURE_CHOICES, McpOverview, McpServerView, McpToolView,
     describe_state as describe_mcp_state, status_text as mcp_status_text,
 };
-pub use mcp_command::{MCP_LOGIN_MISSING, MCP_USAGE};
+pub use mcp_command::MCP_USAGE;
 pub use queries::{
     AppState, Command, CommandSource, ContextUsage, SessionStats, TokenTotals, TreeNode, TreeRow,
     TreeRowKind,

@@ -305,14 +305,7 @@ pub struct Prepared {
     pub prompt_sources: PromptSources,
     /// The MCP servers to start and which of their tools the run may offer (`None`: MCP is
     /// off this run; no servers when none is configured).
-    pub mcp: Option<McpSetup>,
-}
-
-/// The MCP servers of a run, resolved from `mcp.json` at start-up; the App starts them.
-pub struct McpSetup {
-    pub servers: Vec<pi_mcp::ServerSpec>,
-    pub filter: crate::mcp::ToolFilter,
-    pub options: pi_mcp::ManagerOptions,
+    pub mcp: Option<crate::mcp::McpSetup>,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -410,23 +403,6 @@ fn prepare_warning(
     })
 }
 
-/// Whether this run has MCP servers, as pi 1.6 decides: not with `--no-mcp`, nor when the
-/// settings' `extensions` list disables the built-in (`-builtin:mcp`), nor with
-/// `--no-extensions` unless `-e builtin:mcp` brings it back.
-pub fn mcp_enabled(opts: &StartupOptions, settings: &SettingsManager) -> bool {
-    let listed = |entry: &str| {
-        settings
-            .effective()
-            .resource_list("extensions")
-            .is_some_and(|list| list.iter().any(|e| e.trim() == entry))
-    };
-    let asked = opts.extensions.iter().any(|e| e.trim() == BUILTIN_MCP);
-    !opts.no_mcp && !listed(&format!("-{BUILTIN_MCP}")) && (!opts.no_extensions || asked)
-}
-
-/// pi 1.6's name of its MCP extension in extension lists.
-pub const BUILTIN_MCP: &str = "builtin:mcp";
-
 /// The run's MCP servers from `mcp.json` (the project's only when trusted); what cannot be
 /// used is a warning, never fatal.
 fn mcp_setup(
@@ -434,8 +410,13 @@ fn mcp_setup(
     base: &Base,
     policy: &crate::tool_policy::ToolPolicy,
     warnings: &mut Vec<String>,
-) -> Option<McpSetup> {
-    if !mcp_enabled(opts, &base.settings) {
+) -> Option<crate::mcp::McpSetup> {
+    let flags = crate::mcp::McpFlags {
+        no_mcp: opts.no_mcp,
+        no_extensions: opts.no_extensions,
+        extensions: &opts.extensions,
+    };
+    if !crate::mcp::mcp_enabled(flags, &base.settings) {
         return None;
     }
     let env = &base.env;
@@ -448,7 +429,7 @@ fn mcp_setup(
             .chain(&errors)
             .map(|e| format!("Warning: MCP: {e}")),
     );
-    Some(McpSetup {
+    Some(crate::mcp::McpSetup {
         servers,
         filter: crate::mcp::ToolFilter::new(
             opts.tools.as_deref(),
@@ -910,7 +891,7 @@ pub fn enabled_tools(
             .map(|n| n.trim())
             .filter(|n| !n.is_empty())
             // MCP tools and the tools that come with them are chosen by `crate::mcp::ToolFilter`.
-            .filter(|n| !is_mcp_tool(n))
+            .filter(|n| !crate::mcp::is_mcp_tool(n))
             .filter(|n| {
                 let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
                 if !known {
@@ -938,13 +919,6 @@ pub fn enabled_tools(
         first
     });
     (names, warnings)
-}
-
-/// Whether `--tools` names an MCP tool (`mcp__…`, patterns too) or one that comes with them.
-fn is_mcp_tool(name: &str) -> bool {
-    name.starts_with("mcp__")
-        || name == crate::mcp::TOOL_SEARCH
-        || crate::mcp::RESOURCE_TOOLS.contains(&name)
 }
 
 /// What the command line says about the tools' policy.

@@ -130,13 +130,13 @@ impl Completer {
         })
     }
 
-    /// `/mcp`'s arguments as pi 1.6 completes them: the action, then (for `reconnect`) an
-    /// enabled server with its state. `login` is left out (this build has no sign-in yet).
+    /// `/mcp`'s arguments as pi 1.6 completes them: the action, then (for `reconnect` and
+    /// `login`) an enabled server with its state.
     fn mcp_arguments(&self, args: &str) -> Option<Popup> {
         let servers = self.mcp_servers.as_ref()?;
         let words: Vec<&str> = args.trim_start().split(char::is_whitespace).collect();
         let candidates: Vec<Candidate> = match words[..] {
-            [action] => ["logout", "reconnect"]
+            [action] => ["login", "logout", "reconnect"]
                 .iter()
                 .filter(|item| item.starts_with(action))
                 .map(|item| Candidate {
@@ -145,13 +145,13 @@ impl Completer {
                     replacement: format!("{item} "),
                 })
                 .collect(),
-            ["reconnect", server] => servers
+            [action @ ("reconnect" | "login"), server] => servers
                 .iter()
                 .filter(|(name, _, enabled)| *enabled && name.starts_with(server))
                 .map(|(name, state, _)| Candidate {
                     label: name.clone(),
                     detail: state.clone(),
-                    replacement: format!("reconnect {name}"),
+                    replacement: format!("{action} {name}"),
                 })
                 .collect(),
             _ => Vec::new(),
@@ -282,6 +282,16 @@ mod tests {
         assert_eq!(popup.replaces, "reconnect d".len());
         assert_eq!(c.offer("/mcp reconnect o", true), None, "disabled ones");
         assert_eq!(c.offer("/mcp reconnect docs x", true), None);
+        let actions: Vec<String> = c
+            .offer("/mcp lo", true)
+            .unwrap()
+            .candidates
+            .iter()
+            .map(|candidate| candidate.replacement.clone())
+            .collect();
+        assert_eq!(actions, ["login ", "logout "]);
+        let popup = c.offer("/mcp login do", true).unwrap();
+        assert_eq!(popup.candidates[0].replacement, "login docs");
     }
 
     #[test]

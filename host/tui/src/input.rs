@@ -74,6 +74,8 @@ pub enum Action {
         id: String,
         summarize: bool,
     },
+    /// `/mcp login [server]`: sign in through the browser.
+    McpLogin(Option<String>),
 }
 
 /// What the list above the editor is for.

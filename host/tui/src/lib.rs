@@ -220,6 +220,7 @@ pub async fn run(
                         }
                     }
                     Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
+                    Action::McpLogin(server) => spawn_mcp_login(&app, server),
                     Action::SwitchSession(path) => match app.switch_session(&path) {
                         Ok(()) => {
                             reload(&app, &mut ui);
@@ -424,6 +425,15 @@ fn spawn_bash(
             .await
             .map_err(|e| e.to_string());
         let _ = done.send(outcome);
+    });
+}
+
+/// `/mcp login`: the URL and the outcome arrive as notices.
+fn spawn_mcp_login(app: &Arc<App>, server: Option<String>) {
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        let (text, level) = app.mcp_login(server.as_deref()).await;
+        app.notify(&text, level);
     });
 }
 

@@ -4,8 +4,8 @@
 //! 1.6 saves it (`enabled`, `exposure`; into the project override when there is one).
 
 use super::App;
+use crate::mcp::McpSetup;
 use crate::mcp::McpTools;
-use crate::startup::McpSetup;
 use pi_ai::lock;
 use pi_mcp::config::{McpConfig, Scope, ServerEntry};
 use pi_mcp::{ChangedDefinition, Exposure, McpManager, PinState, ServerState, ServerStatus};

@@ -1,19 +1,21 @@
 //! `/mcp` typed as a prompt outside the interactive UI (print, JSON and RPC modes), as pi 1.6's
-//! command answers there: the plain status as a notice; `reconnect` and `logout` act. Sign-in
-//! (`login`) needs the OAuth flow, which this build does not have yet.
+//! command answers there: the plain status as a notice; `login`, `reconnect` and `logout` act
+//! (the UI runs the same methods from its own `/mcp`).
 
 use super::App;
 use super::mcp::describe_state;
+use pi_ai::oauth::LoginUi;
 use pi_ext_api::hooks::{NotifyLevel, UserInterface};
 use pi_mcp::ServerState;
+use pi_mcp::config::McpConfig;
+use pi_mcp::oauth::{OAuthSettings, SignInOptions, sign_in};
 use std::time::Duration;
 
 /// pi 1.6's usage line.
 pub const MCP_USAGE: &str =
     "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
-/// What `/mcp login` says until this build signs in to MCP servers.
-pub const MCP_LOGIN_MISSING: &str =
-    "Signing in to MCP servers (OAuth) is not available in this build yet.";
+/// How long `/mcp login` waits for the browser's callback (`pi mcp login`'s default).
+const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How long `/mcp reconnect` waits for the new connection before answering.
 const RECONNECT_WAIT: Duration = Duration::from_secs(30);
 /// How long the plain status waits for servers still connecting.
@@ -43,7 +45,8 @@ impl App {
             ["reconnect", name] => self.reconnect_picked(Some(name)).await,
             ["logout"] => self.mcp_logout(None),
             ["logout", name] => self.mcp_logout(Some(name)),
-            ["login"] | ["login", _] => (MCP_LOGIN_MISSING.to_owned(), NotifyLevel::Error),
+            ["login"] => self.mcp_login(None).await,
+            ["login", name] => self.mcp_login(Some(name)).await,
             _ => (MCP_USAGE.to_owned(), NotifyLevel::Warning),
         }
     }
@@ -101,6 +104,59 @@ impl App {
                 format!(r#"No MCP server named "{picked}"."#),
                 NotifyLevel::Error,
             ),
+        }
+    }
+
+    /// `/mcp login [server]`: signs in to the server (the only one needing it when none is
+    /// named) as `pi mcp login` does — the authorization URL as a notice, the browser's
+    /// loopback callback finishing it — then reconnects it; what to say.
+    pub async fn mcp_login(&self, name: Option<&str>) -> (String, NotifyLevel) {
+        let Some((config, agent_dir, cwd)) = self.mcp_config() else {
+            return (
+                "MCP is not configured in this run.".to_owned(),
+                NotifyLevel::Error,
+            );
+        };
+        let overview = self.mcp_overview();
+        let oauth = |s: &&super::McpServerView| s.state != ServerState::Disabled && s.uses_oauth;
+        let preferred = |s: &&super::McpServerView| s.state == ServerState::NeedsAuth;
+        let none = "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.";
+        let picked = match pick(&overview.servers, name, oauth, preferred) {
+            Ok(server) => server,
+            Err(Some(text)) => return (text, NotifyLevel::Error),
+            Err(None) => return (none.to_owned(), NotifyLevel::Info),
+        };
+        let spec = match config.entry(&picked).map(|e| McpConfig::resolve(e, &cwd)) {
+            Some(Ok(spec)) => spec,
+            Some(Err(error)) => return (error, NotifyLevel::Error),
+            None => return (none.to_owned(), NotifyLevel::Error),
+        };
+        let (pi_mcp::TransportSpec::Http { url, .. }, pi_mcp::AuthSpec::OAuth(settings)) =
+            (&spec.transport, &spec.auth)
+        else {
+            return (none.to_owned(), NotifyLevel::Error);
+        };
+        let options = SignInOptions {
+            server: picked.clone(),
+            url: url.clone(),
+            settings: OAuthSettings::from_value(settings),
+            agent_dir,
+            timeout: LOGIN_WAIT,
+        };
+        let ui = NoticeLogin {
+            ui: self.ui.clone(),
+            server: picked.clone(),
+        };
+        if let Err(error) = sign_in(&options, &ui).await {
+            return (
+                format!(r#"Sign-in to MCP server "{picked}" failed: {error}"#),
+                NotifyLevel::Error,
+            );
+        }
+        let (text, level) = self.reconnect_picked(Some(&picked)).await;
+        match level {
+            NotifyLevel::Error => (format!("Signed in, but {text}"), level),
+            _ => (format!(r#"Signed in to MCP server "{picked}"."#), level),
         }
     }
 
@@ -169,5 +225,35 @@ fn pick(
         _ => Err(Some(
             "More than one MCP server could be meant: name it (/mcp <action> <server>).".to_owned(),
         )),
+    }
+}
+
+/// The sign-in's side in a session: the URL as a notice; nothing to paste, so the browser's
+/// loopback callback finishes it.
+struct NoticeLogin {
+    ui: std::sync::Arc<crate::hooks::UiBridge>,
+    server: String,
+}
+
+impl LoginUi for NoticeLogin {
+    fn show_url(&self, url: &str) {
+        self.ui.notify(
+            "mcp",
+            &format!(
+                "Sign in to MCP server \"{}\" in your browser:\n{url}",
+                self.server
+            ),
+            NotifyLevel::Info,
+        );
+    }
+
+    fn show_device_code(&self, _: &str, _: &str) {}
+
+    fn progress(&self, message: &str) {
+        self.ui.notify("mcp", message, NotifyLevel::Info);
+    }
+
+    fn read_line(&self) -> pi_agent::BoxFuture<'_, Option<String>> {
+        Box::pin(async { None })
     }
 }

@@ -10,6 +10,7 @@
 
 mod search;
 mod section;
+mod setup;
 
 use crate::permissions::{ModeCell, PermissionMode};
 use pi_agent::{AgentMessage, AgentTool};
@@ -22,6 +23,8 @@ use std::time::Duration;
 
 pub use search::TOOL_SEARCH;
 pub use section::SECTION;
+pub(crate) use setup::is_mcp_tool;
+pub use setup::{BUILTIN_MCP, McpFlags, McpSetup, mcp_enabled};
 
 /// What `/mcp` does, as pi 1.6 describes it.
 pub const COMMAND_DESCRIPTION: &str =
@@ -336,8 +339,8 @@ impl McpTools {
                 &format!("changed:{server}:{}", tools.join(",")),
                 &format!(
                     "MCP server \"{server}\" changed the definitions of {} since they were \
-                     pinned; they are withheld. Review them with `pi mcp list` and run \
-                     `pi mcp trust {server}` to accept them.",
+                     pinned; they are withheld. Review them with /mcp or `pi mcp list`, and \
+                     accept them there or with `pi mcp trust {server}`.",
                     tools.join(", ")
                 ),
                 NotifyLevel::Warning,

@@ -102,7 +102,7 @@ impl ToolServer {
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("pi", crate::run::VERSION))
+            .with_server_info(Implementation::new("pi", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions.clone())
     }
 

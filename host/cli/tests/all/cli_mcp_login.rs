@@ -179,3 +179,52 @@ fn tokens_stored_by_the_reference_pi_are_used_and_removed() {
     assert_eq!(stdout(&out).trim(), r#"Signed out of MCP server "docs"."#);
     assert!(stored(&pi).get(&key).is_none());
 }
+
+#[test]
+fn slash_mcp_login_in_a_session_shows_the_url_and_connects_after_the_callback() {
+    use super::cli_rpc::{RpcClient, ok};
+    let mock = MockMcpOAuth::start();
+    let pi = PiEnv::new(pi_mock_llm::Api::OpenAiCompletions);
+    pi.write_agent_file(
+        "mcp.json",
+        &json!({"mcpServers": {"docs": {"url": mock.mcp_url(), "exposure": "direct"}}}).to_string(),
+    );
+    let mut rpc = RpcClient::start_with(&pi, &["--model", "mock/mock-model"]);
+    let notice = |line: &Value, start: &str| {
+        line["type"] == "extension_ui_request"
+            && line["method"] == "notify"
+            && line["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(start))
+    };
+    rpc.send_raw(&json!({"id": "l", "type": "prompt", "message": "/mcp login"}).to_string());
+    let shown = rpc.wait_for("the sign-in URL", |l| {
+        notice(l, r#"Sign in to MCP server "docs" in your browser:"#)
+    });
+    let url = shown["message"]
+        .as_str()
+        .and_then(|m| m.lines().nth(1))
+        .unwrap()
+        .to_owned();
+    assert!(
+        url.starts_with(&format!("{}/authorize?", mock.base_url())),
+        "{url}"
+    );
+    let (status, page) = pi_mock_llm::oauth::browse(&url).unwrap();
+    assert_eq!(status, 200, "{page}");
+    rpc.wait_for("the outcome", |l| {
+        notice(l, r#"Signed in to MCP server "docs"."#)
+    });
+    let response = rpc.wait_for("the prompt's answer", |l| l["id"] == "l");
+    assert_eq!(ok(&response)["disposition"], "handled");
+    // The server is connected now: its tool is offered to the model.
+    pi.mock.push(pi_mock_llm::Turn::text("ok"));
+    let response = rpc.call(json!({"id": "p", "type": "prompt", "message": "hi"}));
+    ok(&response);
+    rpc.wait_event("agent_end");
+    let offered = super::cli_extensions::offered(&pi, 0);
+    assert!(
+        offered.iter().any(|t| t.starts_with("mcp__docs__")),
+        "{offered:?}"
+    );
+}

@@ -74,9 +74,9 @@ impl Ui {
                 let error = level == pi_ext_api::hooks::NotifyLevel::Error;
                 self.transcript.notice(safe_lines(&text), error);
             }
-            ["login"] | ["login", _] => self
-                .transcript
-                .notice(pi_app::app::MCP_LOGIN_MISSING.to_owned(), true),
+            ["login"] | ["login", _] => {
+                return Action::McpLogin(words.get(1).map(|name| (*name).to_owned()));
+            }
             _ => self
                 .transcript
                 .notice(pi_app::app::MCP_USAGE.to_owned(), true),
