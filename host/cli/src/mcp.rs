@@ -328,14 +328,18 @@ fn find_entry<'a>(
     ))
 }
 
-fn logout(args: &[String], env: &StartupEnv) -> Result<i32, String> {
-    let parsed = parse(args, &[("local", Kind::Flag)], usize::MAX)?;
-    let [name] = parsed.positional.as_slice() else {
-        return Err(format!("Usage: pi mcp logout <server> [-l]\n{HELP_HINT}"));
-    };
-    let (loaded, note) = load(env);
-    let entry = find_entry(&loaded, name, note.as_deref())?;
-    if parsed.flag("local") && entry.scope != Scope::Project {
+/// The server `login`/`logout` (`verb`) acts on: the named entry, in the project file when
+/// `--local` says so, and not one that signs in with a provider's credentials (`pi auth` does
+/// that).
+fn oauth_entry<'c>(
+    loaded: &'c McpConfig,
+    note: Option<&str>,
+    name: &str,
+    local: bool,
+    verb: &str,
+) -> Result<&'c ServerEntry, String> {
+    let entry = find_entry(loaded, name, note)?;
+    if local && entry.scope != Scope::Project {
         return Err(format!(
             r#"MCP server "{name}" is defined in {}, not in the project; omit --local."#,
             entry.source.display()
@@ -343,9 +347,25 @@ fn logout(args: &[String], env: &StartupEnv) -> Result<i32, String> {
     }
     if let Some(provider) = entry.config.auth_provider() {
         return Err(format!(
-            r#"MCP server "{name}" uses the credentials of provider "{provider}". Run "pi auth logout {provider}"."#
+            r#"MCP server "{name}" uses the credentials of provider "{provider}". Run "pi auth {verb} {provider}"."#
         ));
     }
+    Ok(entry)
+}
+
+fn logout(args: &[String], env: &StartupEnv) -> Result<i32, String> {
+    let parsed = parse(args, &[("local", Kind::Flag)], usize::MAX)?;
+    let [name] = parsed.positional.as_slice() else {
+        return Err(format!("Usage: pi mcp logout <server> [-l]\n{HELP_HINT}"));
+    };
+    let (loaded, note) = load(env);
+    let entry = oauth_entry(
+        &loaded,
+        note.as_deref(),
+        name,
+        parsed.flag("local"),
+        "logout",
+    )?;
     let Some(url) = entry.config.oauth_url() else {
         return Err(format!(
             r#"MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do."#

@@ -11,7 +11,7 @@ use pi_ai::lock;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,21 +40,13 @@ pub struct MockMcpOAuth {
 impl MockMcpOAuth {
     /// Starts on 127.0.0.1 at a random port. Panics when it cannot (a test helper).
     pub fn start() -> MockMcpOAuth {
-        let listener = match TcpListener::bind("127.0.0.1:0") {
-            Ok(listener) => listener,
-            Err(err) => panic!("mock-mcp-oauth: cannot bind: {err}"),
-        };
-        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
         let state = Arc::new(Mutex::new(State {
             lifetime_secs: 3600,
             ..State::default()
         }));
         let shared = Arc::clone(&state);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let shared = Arc::clone(&shared);
-                std::thread::spawn(move || serve(stream, port, &shared));
-            }
+        let port = crate::oauth::listen("mock-mcp-oauth", move |stream, port| {
+            serve(stream, port, &shared)
         });
         MockMcpOAuth { port, state }
     }

@@ -47,6 +47,25 @@ struct State {
     lifetime_secs: i64,
 }
 
+/// Accepts connections on 127.0.0.1 at a random port, each served by `serve` (given the
+/// stream and the port) on a thread of its own; the port. Panics when it cannot bind (a test
+/// helper).
+pub(crate) fn listen(name: &str, serve: impl Fn(TcpStream, u16) + Send + Sync + 'static) -> u16 {
+    let listener = match TcpListener::bind("127.0.0.1:0") {
+        Ok(listener) => listener,
+        Err(err) => panic!("{name}: cannot bind: {err}"),
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+    let serve = Arc::new(serve);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let serve = Arc::clone(&serve);
+            std::thread::spawn(move || serve(stream, port));
+        }
+    });
+    port
+}
+
 /// The running server (stops accepting when dropped).
 pub struct MockOAuth {
     port: u16,
@@ -56,23 +75,13 @@ pub struct MockOAuth {
 impl MockOAuth {
     /// Starts on 127.0.0.1 at a random port. Panics when it cannot (a test helper).
     pub fn start() -> MockOAuth {
-        let listener = match TcpListener::bind("127.0.0.1:0") {
-            Ok(listener) => listener,
-            Err(err) => panic!("mock-oauth: cannot bind: {err}"),
-        };
-        let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
         let state = Arc::new(Mutex::new(State {
             pending_polls: 1,
             lifetime_secs: 3600,
             ..State::default()
         }));
         let shared = Arc::clone(&state);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let shared = Arc::clone(&shared);
-                std::thread::spawn(move || serve(stream, &shared));
-            }
-        });
+        let port = listen("mock-oauth", move |stream, _| serve(stream, &shared));
         MockOAuth { port, state }
     }
 

@@ -4,10 +4,10 @@
 //! 1.6's messages and exit codes.
 
 use super::options::{Kind, parse};
-use super::{HELP_HINT, find_entry, load};
+use super::{HELP_HINT, load, oauth_entry};
 use pi_ai::oauth::LoginUi;
 use pi_app::startup::StartupEnv;
-use pi_mcp::config::{McpConfig, Scope};
+use pi_mcp::config::McpConfig;
 use pi_mcp::oauth::{OAuthError, OAuthSettings, SignInOptions, sign_in};
 use pi_mcp::{AuthSpec, ManagerOptions, McpManager, ServerSpec, ServerState};
 use std::io::{BufRead, IsTerminal};
@@ -28,18 +28,13 @@ pub(super) fn run(args: &[String], env: &StartupEnv) -> Result<i32, String> {
         return Err(format!("Usage: pi mcp login <server> [-l]\n{HELP_HINT}"));
     };
     let (loaded, note) = load(env);
-    let entry = find_entry(&loaded, name, note.as_deref())?;
-    if parsed.flag("local") && entry.scope != Scope::Project {
-        return Err(format!(
-            r#"MCP server "{name}" is defined in {}, not in the project; omit --local."#,
-            entry.source.display()
-        ));
-    }
-    if let Some(provider) = entry.config.auth_provider() {
-        return Err(format!(
-            r#"MCP server "{name}" uses the credentials of provider "{provider}". Run "pi auth login {provider}"."#
-        ));
-    }
+    let entry = oauth_entry(
+        &loaded,
+        note.as_deref(),
+        name,
+        parsed.flag("local"),
+        "login",
+    )?;
     let Some(url) = entry.config.oauth_url().map(str::to_owned) else {
         return Err(format!(
             r#"MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do."#

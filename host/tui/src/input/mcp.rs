@@ -140,6 +140,11 @@ impl Ui {
     pub(super) fn mcp_chosen(&mut self, purpose: Purpose, value: &str, app: &App) -> Action {
         match purpose {
             Purpose::McpServers => self.open_mcp_server(app, value),
+            // Signing in waits for the browser: the session runs it (notices tell the rest).
+            Purpose::McpServer if value == "signin" => {
+                self.picker = None;
+                return Action::McpLogin(self.mcp.server.clone());
+            }
             Purpose::McpServer => self.mcp_action(app, value),
             Purpose::McpExposure => self.mcp_exposure(app, value),
             Purpose::McpTrust => self.mcp_trust(app, value == "trust"),
@@ -476,6 +481,13 @@ fn server_actions(server: &McpServerView) -> Vec<Entry> {
     if server.state != ServerState::Connecting {
         items.push(entry("reconnect", "Reconnect", ""));
     }
+    if server.uses_oauth && server.state == ServerState::NeedsAuth {
+        items.push(entry(
+            "signin",
+            "Sign in",
+            "shows the sign-in URL; the browser finishes it",
+        ));
+    }
     if server.uses_oauth && server.state == ServerState::Connected {
         items.push(entry(
             "signout",
@@ -650,6 +662,8 @@ mod tests {
     fn a_server_menu_offers_what_its_state_allows() {
         let mut changed = server("pins", ServerState::Connected);
         changed.changed_tools = vec!["describe".to_owned()];
+        let mut locked = server("docs", ServerState::NeedsAuth);
+        locked.uses_oauth = true;
         let menu =
             |s: &McpServerView| render(Picker::new(Purpose::McpServer, "menu", server_actions(s)));
         insta::assert_snapshot!(
@@ -658,6 +672,7 @@ mod tests {
                 menu(&changed),
                 menu(&server("off", ServerState::Disabled)),
                 menu(&server("slow", ServerState::Connecting)),
+                menu(&locked),
             ]
             .join("\n\n")
         );
