@@ -289,6 +289,12 @@ impl McpManager {
         resource_tools(self.inner.shared.clone())
     }
 
+    /// How many times a server's state or tools changed so far (what [`Self::changes`]
+    /// counts), for a face that looks each frame.
+    pub fn revision(&self) -> u64 {
+        *self.inner.shared.changes.borrow()
+    }
+
     /// Counts up whenever a server's state or tools change.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.inner.shared.changes.subscribe()

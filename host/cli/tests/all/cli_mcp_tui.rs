@@ -61,6 +61,20 @@ fn saved(pi: &PiEnv, name: &str, key: &str, value: Value) {
 }
 
 /// Types `filter` into the open picker and takes the first match.
+/// Presses Esc until no MCP menu is open (a state change redraws the open menu, and an Esc
+/// sent meanwhile may take it back one level only).
+fn close_menus(tmux: &Tmux) {
+    for _ in 0..6 {
+        tmux.keys(&["Escape"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let screen = tmux.screen();
+        if !screen.contains("(Enter: manage") && !screen.contains("State: ") {
+            return;
+        }
+    }
+    panic!("the MCP menus did not close: {}", tmux.screen());
+}
+
 fn choose(tmux: &Tmux, filter: &str) {
     tmux.type_text(filter);
     tmux.keys(&["Enter"]);
@@ -81,7 +95,8 @@ fn the_mcp_panel_lists_disables_changes_exposure_and_reconnects() {
         }})
         .to_string(),
     );
-    pi.mock.push_all([Turn::text("one"), Turn::text("two")]);
+    pi.mock
+        .push_all([Turn::text("first-answer"), Turn::text("second-answer")]);
     let tmux = Tmux::start(&pi, &["--model", "mock/mock-model"]);
     tmux.wait_text("0%");
     tmux.submit("/mcp");
@@ -127,7 +142,9 @@ fn the_mcp_panel_lists_disables_changes_exposure_and_reconnects() {
     tmux.keys(&["Escape"]);
 
     tmux.submit("hello");
-    tmux.wait_text("one");
+    tmux.wait_text("first-answer");
+    pi.mock
+        .wait_for_requests_blocking(1, std::time::Duration::from_secs(30));
     let tools = offered(&pi, 0);
     assert!(
         !tools.iter().any(|t| t.starts_with("mcp__glossary")),
@@ -146,10 +163,11 @@ fn the_mcp_panel_lists_disables_changes_exposure_and_reconnects() {
     choose(&tmux, "enable");
     tmux.wait_text("State: connected");
     saved(&pi, "spare", "enabled", json!(true));
-    tmux.keys(&["Escape"]);
-    tmux.keys(&["Escape"]);
+    close_menus(&tmux);
     tmux.submit("again");
-    tmux.wait_text("two");
+    tmux.wait_text("second-answer");
+    pi.mock
+        .wait_for_requests_blocking(2, std::time::Duration::from_secs(30));
     assert!(offered(&pi, 1).contains(&"mcp__spare__lookup".to_owned()));
     tmux.exit();
 }

@@ -24,6 +24,9 @@ pub(super) struct McpUi {
     asked: HashSet<String>,
     /// What the open server list showed, to redraw it when a state changes.
     shown: String,
+    /// The manager's revision the last look was made at: each frame looks again only when
+    /// it moved (reading the configuration files is not a per-frame cost).
+    seen: Option<u64>,
 }
 
 /// One line of a server's words, safe for the terminal.
@@ -376,9 +379,13 @@ impl Ui {
     /// completions current, and asks about changed definitions found since (one server at a
     /// time, when nothing else is open). Whether anything changed on screen.
     pub fn watch_mcp(&mut self, app: &App) -> bool {
-        if app.mcp().is_none() {
+        let Some(revision) = app.mcp().map(|manager| manager.revision()) else {
+            return false;
+        };
+        if self.mcp.seen == Some(revision) {
             return false;
         }
+        self.mcp.seen = Some(revision);
         let servers = app.mcp_overview().servers;
         self.completer.set_mcp_servers(
             servers
@@ -398,7 +405,11 @@ impl Ui {
             .map(|p| (p.purpose, p.query.is_empty()));
         if let Some((purpose @ (Purpose::McpServers | Purpose::McpServer), query_free)) = open {
             // Redrawn while nothing is typed into it, so a search is not lost.
-            if !query_free || listing_key(&servers) == self.mcp.shown {
+            if !query_free {
+                self.mcp.seen = None;
+                return false;
+            }
+            if listing_key(&servers) == self.mcp.shown {
                 return false;
             }
             match (purpose, self.mcp.server.clone()) {
@@ -406,9 +417,6 @@ impl Ui {
                 _ => self.open_mcp_servers(app),
             }
             return true;
-        }
-        if self.picker.is_some() || self.prompt.is_some() {
-            return false;
         }
         let pending = servers.iter().find(|s| {
             s.state == ServerState::Connected
@@ -421,6 +429,11 @@ impl Ui {
         let Some(server) = pending else {
             return false;
         };
+        if self.picker.is_some() || self.prompt.is_some() {
+            // Asked once nothing else is open: look again then.
+            self.mcp.seen = None;
+            return false;
+        }
         let name = server.name.clone();
         self.mcp
             .asked
