@@ -140,6 +140,8 @@ pub struct App {
     rebuild: Mutex<mode::Rebuild>,
     /// Each loaded package with what it was granted (`/grants`).
     package_grants: Mutex<Vec<(String, Vec<String>)>>,
+    /// The agents a `subagent` call can name (`/agents`).
+    agents: Mutex<crate::subagents::AgentDefinitions>,
 }
 
 /// What the session's event sink and the commands both update.
@@ -233,6 +235,7 @@ impl App {
             prompt_options,
             prompt_sources,
             mcp,
+            agents,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -256,6 +259,7 @@ impl App {
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
+        app.agents = Mutex::new(agents);
         app.rebuild = Mutex::new(mode::Rebuild {
             tools: Some(tool_source),
             prompt: Some((prompt_options, prompt_sources)),
@@ -322,6 +326,7 @@ impl App {
             themes: Mutex::default(),
             rebuild: Mutex::default(),
             package_grants: Mutex::default(),
+            agents: Mutex::default(),
         }
     }
 
@@ -332,6 +337,11 @@ impl App {
             log_error(session.record_start_settings(&model.provider, &model.id, thinking.as_str()));
         });
         self.shared.report_entries(&self.session);
+    }
+
+    /// The agent definitions a `subagent` call can name, with the warnings of the last look.
+    pub fn agent_definitions(&self) -> crate::subagents::AgentDefinitions {
+        lock(&self.agents).clone()
     }
 
     /// The extensions' renderers of custom messages and tool results.

@@ -109,6 +109,9 @@ pub struct Extensions {
     /// them a settings filter picked.
     pub skill_dirs: Vec<PathBuf>,
     pub prompt_dirs: Vec<PathBuf>,
+    /// The agent-definition folders packages ship (`[resources] agents`), with the package's
+    /// name.
+    pub agent_dirs: Vec<(String, PathBuf)>,
     /// Theme directories and files the packages ship (`[resources] themes`, the files when a
     /// settings entry picks some), for the interactive UI.
     pub themes: PackageThemes,

@@ -21,6 +21,7 @@ pub mod project_code;
 pub mod served_tools;
 pub mod shipped_docs;
 pub mod startup;
+pub mod subagents;
 #[cfg(test)]
 mod test_dirs;
 pub mod tool_policy;

@@ -306,6 +306,8 @@ pub struct Prepared {
     /// The MCP servers to start and which of their tools the run may offer (`None`: MCP is
     /// off this run; no servers when none is configured).
     pub mcp: Option<crate::mcp::McpSetup>,
+    /// The agents a `subagent` call can name (the tool is offered when there is one).
+    pub agents: crate::subagents::AgentDefinitions,
 }
 
 /// Runs the start-up sequence for a session-running mode.
@@ -378,9 +380,12 @@ fn prepare_warning(
     let command_hooks = load_command_hooks(opts, &base, &session);
     warnings.extend(command_hooks.warnings.iter().cloned());
     let mcp = mcp_setup(opts, &base, &tool_policy, warnings);
+    let agents = discover_agents(&base);
+    warnings.extend(agents.warnings.iter().cloned());
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
         mcp,
+        agents,
         command_hooks,
         permission_mode,
         prompt_sources,
@@ -400,6 +405,16 @@ fn prepare_warning(
         prompt_options,
         system_prompt,
         resource_search,
+    })
+}
+
+/// The agent definitions of the user, the project (when trusted) and the packages.
+pub(crate) fn discover_agents(base: &Base) -> crate::subagents::AgentDefinitions {
+    crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
+        agent_dir: &base.env.agent_dir,
+        cwd: &base.env.cwd,
+        trusted: base.trusted,
+        package_dirs: &base.extensions.agent_dirs,
     })
 }
 

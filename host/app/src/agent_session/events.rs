@@ -158,6 +158,15 @@ pub enum SessionEvent {
         title: String,
         text: String,
     },
+    /// An event of a child agent the `subagent` tool runs, nested: the parent's tool call,
+    /// the child's session id and its agent's name around the child's own event.
+    #[serde(rename_all = "camelCase")]
+    Subagent {
+        tool_call_id: String,
+        id: String,
+        agent: String,
+        event: Box<AgentSessionEvent>,
+    },
 }
 
 impl AgentSessionEvent {
@@ -173,6 +182,7 @@ impl AgentSessionEvent {
                 | SessionEvent::Attention { .. } => false,
                 SessionEvent::BashExecutionUpdate { .. }
                 | SessionEvent::ExtensionUiRequest { .. } => rpc,
+                SessionEvent::Subagent { event, .. } => event.is_wire(rpc),
                 _ => true,
             },
         }
@@ -211,6 +221,7 @@ impl SessionEvent {
             SessionEvent::SettingsChanged { .. } => "settings_changed",
             SessionEvent::ExtensionUiRequest { .. } => "extension_ui_request",
             SessionEvent::Attention { .. } => "attention",
+            SessionEvent::Subagent { .. } => "subagent",
         }
     }
 }
