@@ -908,7 +908,9 @@ pub fn enabled_tools(
             // MCP tools and the tools that come with them are chosen by `crate::mcp::ToolFilter`.
             .filter(|n| !crate::mcp::is_mcp_tool(n))
             .filter(|n| {
-                let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
+                let known = BUILTIN_TOOL_NAMES.contains(n)
+                    || *n == crate::subagents::TOOL_NAME
+                    || from_extension(n);
                 if !known {
                     warnings.push(format!("Warning: unknown tool \"{n}\" ignored"));
                 }
@@ -917,14 +919,20 @@ pub fn enabled_tools(
             .map(str::to_owned)
             .collect(),
         None if opts.no_tools => Vec::new(),
+        // `subagent` is offered only when an agent is defined (`App::offer_subagents`).
         None => DEFAULT_ENABLED
             .iter()
+            .chain([&crate::subagents::TOOL_NAME])
             .map(|n| (*n).to_owned())
             .chain(extension_tools.iter().cloned())
             .collect(),
     };
     if opts.no_builtin_tools {
-        names.retain(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()) || from_extension(n));
+        names.retain(|n| {
+            let builtin =
+                BUILTIN_TOOL_NAMES.contains(&n.as_str()) || n == crate::subagents::TOOL_NAME;
+            !builtin || from_extension(n)
+        });
     }
     names.retain(|n| !opts.exclude_tools.iter().any(|x| x.trim() == n));
     let mut seen = Vec::new();

@@ -62,8 +62,43 @@ pub struct AgentSearch<'a> {
     pub package_dirs: &'a [(String, PathBuf)],
 }
 
-/// The definitions `search` finds.
+/// The definitions `search` finds (user folder only until discovery is complete).
 pub fn discover(search: &AgentSearch<'_>) -> AgentDefinitions {
-    let _ = search;
-    AgentDefinitions::default()
+    let mut found = AgentDefinitions::default();
+    let Ok(entries) = std::fs::read_dir(search.agent_dir.join("agents")) else {
+        return found;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+    {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(doc) = pi_session::frontmatter::parse_document(&text) else {
+            continue;
+        };
+        let field = |key: &str| doc.frontmatter.get_str(key).map(str::to_owned);
+        let (Some(name), Some(description)) = (field("name"), field("description")) else {
+            continue;
+        };
+        found.agents.push(AgentDefinition {
+            name,
+            description,
+            tools: field("tools").map(|t| {
+                t.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            }),
+            model: field("model"),
+            mode: field("mode").and_then(|m| PermissionMode::parse(&m)),
+            system_prompt: doc.body.trim().to_owned(),
+            source: AgentSource::User,
+            path,
+        });
+    }
+    found
 }

@@ -53,6 +53,7 @@ mod cli_sessions;
 mod cli_settings_session;
 mod cli_settings_tools;
 mod cli_settings_tui;
+mod cli_subagents;
 mod cli_support;
 mod cli_terminal_escapes;
 mod cli_tools;
