@@ -961,6 +961,8 @@ pub struct ResourceSearch {
     /// The prompt-template folders packages ship (also in `template_paths`).
     package_prompt_dirs: Vec<PathBuf>,
     package_skill_dirs: Vec<PathBuf>,
+    /// The agent-definition folders packages ship, with the package's name.
+    package_agent_dirs: Vec<(String, PathBuf)>,
     tools: Vec<ToolDescription>,
     /// pi's own documentation on disk, named by the system prompt (`None`: not available).
     docs: Option<crate::shipped_docs::ShippedDocs>,
@@ -990,6 +992,7 @@ impl ResourceSearch {
             template_paths,
             package_prompt_dirs: base.extensions.prompt_dirs.clone(),
             package_skill_dirs: base.extensions.skill_dirs.clone(),
+            package_agent_dirs: base.extensions.agent_dirs.clone(),
             tools: tool_names
                 .iter()
                 .filter_map(|name| prompt_tool(name, &base.extensions))
@@ -1042,10 +1045,21 @@ impl ResourceSearch {
         self.template_paths
             .extend(self.package_prompt_dirs.iter().cloned());
         self.package_skill_dirs = extensions.skill_dirs.clone();
+        self.package_agent_dirs = extensions.agent_dirs.clone();
         self.tools = tool_names
             .iter()
             .filter_map(|name| prompt_tool(name, extensions))
             .collect();
+    }
+
+    /// The agent definitions as the disk has them now.
+    pub fn agents(&self) -> crate::subagents::AgentDefinitions {
+        crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
+            agent_dir: &self.env.agent_dir,
+            cwd: &self.env.cwd,
+            trusted: self.trusted,
+            package_dirs: &self.package_agent_dirs,
+        })
     }
 
     /// Skills, prompt templates and the system prompt (with the context files) as the disk has
