@@ -143,3 +143,45 @@ fn a_package_given_with_e_ships_agents_that_a_user_agent_overrides() {
     let err = run_ok(&pi, &[]);
     assert!(agent_warnings(&err).is_empty(), "{err}");
 }
+
+#[test]
+fn an_installed_packages_agents_are_picked_by_the_settings_entrys_agents_globs() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = pi.root.path().join("src").join("agentpack");
+    write(
+        &package,
+        "pi-extension.toml",
+        "[package]\nname = \"agentpack\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
+         [resources]\nagents = \"agents\"\n",
+    );
+    let user_dir = pi.agent_dir().join("agents");
+    let taken = |name: &str| {
+        let shipped = write(&package.join("agents"), &format!("{name}.md"), &agent(name));
+        let user = write(&user_dir, &format!("{name}.md"), &agent(name));
+        format!(
+            "Warning (agents): {}: not loaded: the name \"{name}\" is taken by {}",
+            shipped.display(),
+            user.display()
+        )
+    };
+    let (planner, scout) = (taken("planner"), taken("scout"));
+    let out = pi.run(&["ext", "install", package.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = run_ok(&pi, &[]);
+    assert_eq!(agent_warnings(&err), [&planner, &scout], "{err}");
+
+    let settings_file = pi.agent_dir().join("settings.json");
+    let mut settings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    let source = settings["packages"][0].clone();
+    settings["packages"][0] =
+        serde_json::json!({"source": source, "agents": ["agents/planner.md"]});
+    pi.settings(settings.clone());
+    let err = run_ok(&pi, &[]);
+    assert_eq!(agent_warnings(&err), [&planner], "{err}");
+
+    settings["packages"][0] = serde_json::json!({"source": source, "agents": []});
+    pi.settings(settings);
+    let err = run_ok(&pi, &[]);
+    assert!(agent_warnings(&err).is_empty(), "{err}");
+}
