@@ -380,7 +380,7 @@ fn prepare_warning(
     let command_hooks = load_command_hooks(opts, &base, &session);
     warnings.extend(command_hooks.warnings.iter().cloned());
     let mcp = mcp_setup(opts, &base, &tool_policy, warnings);
-    let agents = discover_agents(&base);
+    let agents = resource_search.agents();
     warnings.extend(agents.warnings.iter().cloned());
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
@@ -405,16 +405,6 @@ fn prepare_warning(
         prompt_options,
         system_prompt,
         resource_search,
-    })
-}
-
-/// The agent definitions of the user, the project (when trusted) and the packages.
-pub(crate) fn discover_agents(base: &Base) -> crate::subagents::AgentDefinitions {
-    crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
-        agent_dir: &base.env.agent_dir,
-        cwd: &base.env.cwd,
-        trusted: base.trusted,
-        package_dirs: &base.extensions.agent_dirs,
     })
 }
 
@@ -1052,7 +1042,8 @@ impl ResourceSearch {
             .collect();
     }
 
-    /// The agent definitions as the disk has them now.
+    /// The agent definitions of the packages, the user and the project (when trusted) as the
+    /// disk has them now.
     pub fn agents(&self) -> crate::subagents::AgentDefinitions {
         crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
             agent_dir: &self.env.agent_dir,
