@@ -2,7 +2,7 @@
 //! its own session file (header `parentSession`, as pi's forks record it), its events relayed
 //! to the parent's stream wrapped as `subagent`, and its progress kept in the call's details.
 
-use super::definitions::{AgentDefinition, AgentSource};
+use super::definitions::AgentDefinition;
 use super::details::{ChildResult, ChildStatus, ChildUsage};
 use super::runtime::{ChildTools, Progress, Subagents};
 use crate::agent_session::{AgentSession, AgentSessionEvent, ChildSpec, EventSink, SessionEvent};
@@ -57,15 +57,6 @@ pub fn stricter(a: PermissionMode, b: PermissionMode) -> PermissionMode {
         PermissionMode::Plan => 3,
     };
     if rank(a) >= rank(b) { a } else { b }
-}
-
-/// The label of a definition's source in the details (`user`, `project`, `package <name>`).
-pub fn source_label(source: &AgentSource) -> String {
-    match source {
-        AgentSource::User => "user".to_owned(),
-        AgentSource::Project => "project".to_owned(),
-        AgentSource::Package(name) => format!("package {name}"),
-    }
 }
 
 /// Runs one child to its end; never fails: what went wrong is in the result.

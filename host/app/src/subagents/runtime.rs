@@ -3,7 +3,7 @@
 //! from, the extension host, the definitions and the parent's event stream; and [`Progress`],
 //! the rows of one call that the tool reports as its `details`.
 
-use super::child::{DEFAULT_TOOLS, source_label};
+use super::child::DEFAULT_TOOLS;
 use super::definitions::{AgentDefinition, AgentDefinitions};
 use super::details::{ChildResult, ChildStatus, SubagentDetails, SubagentForm};
 use crate::agent_session::{AgentSession, AgentSessionEvent, WeakAgentSession};
@@ -216,8 +216,7 @@ impl Progress {
     ) -> ChildResult {
         ChildResult {
             agent: agent.to_owned(),
-            agent_source: definition
-                .map_or_else(|| "unknown".to_owned(), |d| source_label(&d.source)),
+            agent_source: definition.map_or_else(|| "unknown".to_owned(), |d| d.source.to_string()),
             task: task.to_owned(),
             step,
             ..ChildResult::default()

@@ -288,7 +288,7 @@ impl Call<'_> {
             .agents
             .agents
             .iter()
-            .map(|a: &AgentDefinition| format!("{} ({})", a.name, child::source_label(&a.source)))
+            .map(|a: &AgentDefinition| format!("{} ({})", a.name, a.source))
             .collect();
         if names.is_empty() {
             "none".to_owned()

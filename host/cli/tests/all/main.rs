@@ -3,6 +3,7 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_agents;
 mod cli_approvals;
 mod cli_auth;
 mod cli_auth_requests;
