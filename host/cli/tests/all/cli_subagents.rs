@@ -395,3 +395,84 @@ fn an_abort_stops_every_child_and_leaves_the_sessions_whole() {
         assert_complete_session(&read_jsonl(&file));
     }
 }
+
+#[test]
+fn a_childs_calls_go_through_the_hooks_and_never_past_the_parents_mode() {
+    let pi = env();
+    write_agent(&pi, "scout", "", "You are HOOKED-SCOUT.");
+    write_agent(
+        &pi,
+        "author",
+        "tools: read, write\nmode: auto\n",
+        "You are ASKED-AUTHOR.",
+    );
+    pi.settings(
+        json!({"hooks": {"PreToolUse": [{"matcher": "grep", "hooks": [
+        {"type": "command", "command": "echo no grep for children >&2; exit 2"}]}]}}),
+    );
+    pi.mock.push(Turn::new().tool_call(
+        "h1",
+        "subagent",
+        json!({"tasks": [{"agent": "scout", "task": "grep"}, {"agent": "author", "task": "write"}]}),
+    ));
+    pi.mock.push_keyed(
+        "HOOKED-SCOUT",
+        Turn::new().tool_call("g1", "grep", json!({"pattern": "x"})),
+    );
+    pi.mock
+        .push_keyed("HOOKED-SCOUT", Turn::text("grep was blocked"));
+    pi.mock.push_keyed(
+        "ASKED-AUTHOR",
+        Turn::new().tool_call("w1", "write", json!({"path": "c.txt", "content": "x"})),
+    );
+    pi.mock
+        .push_keyed("ASKED-AUTHOR", Turn::text("write was refused"));
+    pi.mock.push(Turn::text("ok"));
+    // The parent asks before writes; with nobody to ask, a child's write is refused even
+    // though its definition says `auto`.
+    let out = pi.run(&[
+        "--model",
+        "mock/mock-model",
+        "--permission-mode",
+        "ask-writes",
+        "-p",
+        "go",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let scout = requests_for(&pi, "HOOKED-SCOUT");
+    assert!(tool_result(&scout[1], "g1").contains("no grep for children"));
+    let author = requests_for(&pi, "ASKED-AUTHOR");
+    let refused = tool_result(&author[1], "w1");
+    assert!(refused.contains("ask-writes"), "{refused}");
+    assert!(!pi.cwd().join("c.txt").exists());
+}
+
+#[test]
+fn an_unknown_agent_names_the_available_ones_and_stats_count_the_children() {
+    let pi = env();
+    write_agent(&pi, "scout", "", "You are COUNTED-SCOUT.");
+    pi.mock
+        .push(Turn::new().tool_call("u1", "subagent", json!({"agent": "nobody", "task": "x"})));
+    pi.mock.push(Turn::new().tool_call(
+        "u2",
+        "subagent",
+        json!({"agent": "scout", "task": "count"}),
+    ));
+    pi.mock.push_keyed(
+        "COUNTED-SCOUT",
+        Turn::text("counted").usage(1000, 200, 0, 0),
+    );
+    pi.mock.push(Turn::text("fine").usage(10, 2, 0, 0));
+    let mut rpc = RpcClient::start_with(&pi, &["--model", "mock/mock-model"]);
+    ok(&rpc.call(json!({"type": "prompt", "message": "go"})));
+    rpc.wait_event("agent_settled");
+    let unknown = tool_result(&pi.mock.requests()[1].body, "u1");
+    assert!(
+        unknown.contains("Unknown agent: \\\"nobody\\\". Available agents: \\\"scout\\\""),
+        "{unknown}"
+    );
+    let stats = rpc.call(json!({"type": "get_session_stats"}));
+    let tokens = &ok(&stats)["tokens"];
+    assert!(tokens["input"].as_u64().unwrap() >= 1010, "{stats}");
+    assert!(tokens["output"].as_u64().unwrap() >= 202, "{stats}");
+}
