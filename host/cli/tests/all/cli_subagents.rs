@@ -476,3 +476,46 @@ fn an_unknown_agent_names_the_available_ones_and_stats_count_the_children() {
     assert!(tokens["input"].as_u64().unwrap() >= 1010, "{stats}");
     assert!(tokens["output"].as_u64().unwrap() >= 202, "{stats}");
 }
+
+#[test]
+fn pis_example_scout_runs_as_is_on_its_own_model() {
+    let pi = env();
+    let mut models: Value =
+        serde_json::from_str(&std::fs::read_to_string(pi.agent_dir().join("models.json")).unwrap())
+            .unwrap();
+    // Its `claude-haiku-4-5` is the built-in anthropic model, sent to the mock.
+    models["providers"]["anthropic"] = json!({
+        "baseUrl": pi.mock.base_url(Api::AnthropicMessages),
+        "apiKey": "mock-anthropic-key"
+    });
+    pi.write_agent_file("models.json", &models.to_string());
+    let dir = pi.agent_dir().join("agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../app/tests/fixtures/pi-subagent-agents/scout.md");
+    std::fs::copy(&fixture, dir.join("scout.md")).unwrap();
+    pi.mock.push(Turn::new().tool_call(
+        "s1",
+        "subagent",
+        json!({"agent": "scout", "task": "map the parser"}),
+    ));
+    pi.mock.push_keyed(
+        "You are a scout.",
+        Turn::text("## Files Retrieved\n1. parser.rs"),
+    );
+    pi.mock.push(Turn::text("mapped"));
+    let out = print_run(&pi, "map it");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let requests = pi.mock.requests();
+    let child = &requests[1];
+    assert_eq!(child.path, "/v1/messages");
+    assert_eq!(child.body["model"], "claude-haiku-4-5");
+    let tools: Vec<&str> = child.body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read", "grep", "find", "ls", "bash"]);
+    assert!(tool_result(&requests[2].body, "s1").contains("Files Retrieved"));
+}
