@@ -111,9 +111,8 @@ fn a_projects_agents_are_read_only_when_it_is_trusted_and_override_the_users() {
     );
 }
 
-#[test]
-fn a_package_given_with_e_ships_agents_that_a_user_agent_overrides() {
-    let pi = PiEnv::new(Api::OpenAiCompletions);
+/// A package folder whose manifest ships `agents/` (empty until a test writes agents there).
+fn agent_package(pi: &PiEnv) -> PathBuf {
     let package = pi.root.path().join("src").join("agentpack");
     write(
         &package,
@@ -121,6 +120,13 @@ fn a_package_given_with_e_ships_agents_that_a_user_agent_overrides() {
         "[package]\nname = \"agentpack\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
          [resources]\nagents = \"agents\"\n",
     );
+    package
+}
+
+#[test]
+fn a_package_given_with_e_ships_agents_that_a_user_agent_overrides() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = agent_package(&pi);
     let shipped = write(&package.join("agents"), "scout.md", &agent("scout"));
     write(&package.join("agents"), "planner.md", &agent("planner"));
     let user = write(
@@ -147,13 +153,7 @@ fn a_package_given_with_e_ships_agents_that_a_user_agent_overrides() {
 #[test]
 fn an_installed_packages_agents_are_picked_by_the_settings_entrys_agents_globs() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let package = pi.root.path().join("src").join("agentpack");
-    write(
-        &package,
-        "pi-extension.toml",
-        "[package]\nname = \"agentpack\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
-         [resources]\nagents = \"agents\"\n",
-    );
+    let package = agent_package(&pi);
     let user_dir = pi.agent_dir().join("agents");
     let taken = |name: &str| {
         let shipped = write(&package.join("agents"), &format!("{name}.md"), &agent(name));

@@ -16,16 +16,7 @@ use std::time::Duration;
 /// A mock env with a second model (`mock/mock-small`) for agents that name one.
 fn env() -> PiEnv {
     let pi = PiEnv::new(Api::OpenAiCompletions);
-    let models = json!({"providers": {"mock": {
-        "baseUrl": pi.mock.base_url(Api::OpenAiCompletions),
-        "api": "openai-completions",
-        "apiKey": "mock-key",
-        "models": [
-            {"id": "mock-model", "name": "Mock model", "contextWindow": 200000, "maxTokens": 32000},
-            {"id": "mock-small", "name": "Mock small", "contextWindow": 100000, "maxTokens": 8000}
-        ]
-    }}});
-    pi.write_agent_file("models.json", &models.to_string());
+    pi.add_mock_model("mock-small");
     pi
 }
 

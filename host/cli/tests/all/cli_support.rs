@@ -52,6 +52,18 @@ impl PiEnv {
         env
     }
 
+    /// Adds a model `id` to the `mock` provider of models.json.
+    pub fn add_mock_model(&self, id: &str) {
+        let path = self.agent_dir().join("models.json");
+        let mut models: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        models["providers"]["mock"]["models"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"id": id, "name": id, "contextWindow": 100000, "maxTokens": 8000}));
+        std::fs::write(path, models.to_string()).unwrap();
+    }
+
     /// No models.json, no credentials.
     pub fn empty() -> PiEnv {
         let root = tempfile::tempdir().unwrap();
