@@ -105,6 +105,7 @@ fn sandbox(
         mode,
         writable: Vec::new(),
         network: settings.tools_sandbox_network(),
+        plan_mode: false,
     };
     sandbox.check()?;
     Ok(Some(sandbox))

@@ -220,6 +220,7 @@ mod tests {
                 mode: SandboxMode::WorkspaceWrite,
                 writable: vec!["/w".into()],
                 network: true,
+                plan_mode: false,
             }),
             ..Grant::new("/w")
         }

@@ -50,6 +50,8 @@ pub struct ShellSandbox {
     pub writable: Vec<PathBuf>,
     /// Whether commands may open TCP connections and listen.
     pub network: bool,
+    /// Plan mode's sandbox (not one the user asked for): a refusal says so.
+    pub plan_mode: bool,
 }
 
 /// Why the sandbox cannot be had.
@@ -69,6 +71,27 @@ pub enum SandboxError {
     NoNetworkRules { mode: &'static str },
     #[error("cannot set up the sandbox: {0}")]
     Setup(String),
+    /// Plan mode's sandbox cannot be had: nothing is run unconfined in plan mode.
+    #[error(
+        "plan mode runs commands only under Linux Landlock (read-only, network off), and {}. \
+         Nothing was run; leave plan mode to run commands.",
+        .0.reason()
+    )]
+    PlanMode(Box<SandboxError>),
+}
+
+impl SandboxError {
+    /// Why Landlock could not be used, in a few words.
+    pub fn reason(&self) -> String {
+        match self {
+            SandboxError::Unavailable { why, .. } => format!("Landlock {why}"),
+            SandboxError::NoNetworkRules { .. } => {
+                "this kernel lacks Landlock's TCP rules (ABI 4, Linux 6.7 or later)".to_owned()
+            }
+            SandboxError::Setup(reason) => reason.clone(),
+            SandboxError::PlanMode(inner) => inner.reason(),
+        }
+    }
 }
 
 impl ShellSandbox {
@@ -78,6 +101,7 @@ impl ShellSandbox {
             mode: SandboxMode::ReadOnly,
             writable: Vec::new(),
             network: false,
+            plan_mode: true,
         }
     }
 
@@ -105,13 +129,18 @@ impl ShellSandbox {
 
     /// The ruleset of one spawn, ready to be enforced in the child.
     pub(crate) fn prepared(&self) -> Result<Prepared, SandboxError> {
-        if std::env::var_os(FORCE_UNAVAILABLE_ENV).is_some_and(|v| v == "1") {
-            return Err(SandboxError::Unavailable {
+        let prepared = if std::env::var_os(FORCE_UNAVAILABLE_ENV).is_some_and(|v| v == "1") {
+            Err(SandboxError::Unavailable {
                 mode: self.mode.as_str(),
                 why: format!("is made unavailable by {FORCE_UNAVAILABLE_ENV}=1"),
-            });
-        }
-        imp::prepare(self)
+            })
+        } else {
+            imp::prepare(self)
+        };
+        prepared.map_err(|error| match self.plan_mode {
+            true => SandboxError::PlanMode(Box::new(error)),
+            false => error,
+        })
     }
 }
 

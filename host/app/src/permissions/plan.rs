@@ -32,13 +32,7 @@ pub fn read_only_component(component: &LazyComponent) -> Arc<LazyComponent> {
 
 /// What a `bash` call in plan mode answers where Landlock is missing.
 pub fn no_sandbox_message(error: &SandboxError) -> String {
-    let why = match error {
-        SandboxError::Unavailable { why, .. } => format!("Landlock {why}"),
-        SandboxError::NoNetworkRules { .. } => {
-            "this kernel lacks Landlock's TCP rules (ABI 4, Linux 6.7 or later)".to_owned()
-        }
-        SandboxError::Setup(reason) => reason.clone(),
-    };
+    let why = error.reason();
     format!(
         "Refused: plan mode runs commands only under Linux Landlock (read-only, network off), \
          and {why}. The command was not run. Read files with the read, grep, find and ls \

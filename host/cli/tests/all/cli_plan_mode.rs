@@ -263,7 +263,13 @@ fn without_landlock_plan_mode_refuses_every_command_and_runs_none() {
     assert!(sent_result(&pi, 1, "c0").contains("plan mode runs commands only"));
     // The extension's process is refused too; reading still works.
     assert!(
-        results[1].1 && results[1].0.contains("Landlock") && !results[1].0.contains("exit="),
+        results[1].1
+            && results[1]
+                .0
+                .contains("plan mode runs commands only under Linux Landlock")
+            && results[1].0.contains("leave plan mode")
+            && !results[1].0.contains("--sandbox off")
+            && !results[1].0.contains("exit="),
         "{:?}",
         results[1]
     );
