@@ -7,6 +7,7 @@
 use base64::Engine as _;
 use pi_agent::{ToolError, ToolOutput};
 use pi_ai::{ImageContent, TextContent, UserBlock};
+use pi_builtin_tools::truncate::format_size;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -25,17 +26,6 @@ fn text(text: impl Into<String>) -> UserBlock {
 
 fn str_of<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
-}
-
-/// pi's `formatSize`: `512B`, `1.5KB`, `2.0MB`.
-pub fn format_size(bytes: u64) -> String {
-    if bytes < 1024 {
-        format!("{bytes}B")
-    } else if bytes < 1024 * 1024 {
-        format!("{:.1}KB", bytes as f64 / 1024.0)
-    } else {
-        format!("{:.1}MB", bytes as f64 / (1024.0 * 1024.0))
-    }
 }
 
 /// Writes `data` to a new private temp file `pi-mcp-<random><extension>` and returns its path.
@@ -108,7 +98,7 @@ fn resource_link_text(server: &str, block: &Value, readable_resources: bool) -> 
         details.push(mime.to_owned());
     }
     if let Some(size) = block.get("size").and_then(Value::as_u64) {
-        details.push(format_size(size));
+        details.push(format_size(usize::try_from(size).unwrap_or(usize::MAX)));
     }
     let details = if details.is_empty() {
         String::new()
@@ -149,7 +139,7 @@ fn embedded_resource(resource: &Value) -> Vec<UserBlock> {
     let kind = format!(
         "{}, {}",
         mime.unwrap_or("unknown type"),
-        format_size(data.len() as u64)
+        format_size(data.len())
     );
     match save_to_temp_file(&data, &extension_of(uri)) {
         Ok(path) => vec![text(format!(
