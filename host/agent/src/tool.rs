@@ -64,7 +64,7 @@ impl ToolOutput {
 
 /// A tool failure. It never escapes the loop: it becomes an `isError` result whose text is the
 /// message and whose details are `details` (pi's `{}` when there are none).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
     pub message: String,
@@ -73,6 +73,9 @@ pub struct ToolError {
     pub details: Option<Value>,
     /// The failing call's [`ToolOutput::structured_content`] (`bash` exiting non-zero).
     pub structured_content: Option<Box<Value>>,
+    /// Images the failure still shows (an MCP server's error result with a screenshot), after
+    /// the message. Boxed: most failures have none, and every result type carries this one.
+    pub images: Option<Box<Vec<pi_ai::ImageContent>>>,
 }
 
 impl ToolError {
@@ -81,6 +84,7 @@ impl ToolError {
             message: message.into(),
             details: None,
             structured_content: None,
+            images: None,
         }
     }
 
@@ -97,6 +101,12 @@ impl ToolError {
             output.details = details;
         }
         output.structured_content = self.structured_content;
+        output.content.extend(
+            self.images
+                .into_iter()
+                .flat_map(|images| *images)
+                .map(UserBlock::Image),
+        );
         output
     }
 }

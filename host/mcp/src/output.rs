@@ -298,6 +298,15 @@ fn error_with_output(output: ToolOutput) -> ToolError {
         .join("\n");
     let mut error = ToolError::new(message).with_details(output.details);
     error.structured_content = output.structured_content;
+    let images: Vec<_> = output
+        .content
+        .into_iter()
+        .filter_map(|b| match b {
+            UserBlock::Image(image) => Some(image),
+            UserBlock::Text(_) => None,
+        })
+        .collect();
+    error.images = (!images.is_empty()).then(|| Box::new(images));
     error
 }
 
@@ -373,6 +382,16 @@ mod tests {
         let result = json!({"content": [], "isError": true});
         let error = convert_result("srv", "t", result, false).unwrap_err();
         assert_eq!(error.message, "MCP tool srv/t returned an error");
+        // An error with a screenshot keeps it, after the text.
+        let shot = json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"});
+        let result =
+            json!({"content": [{"type": "text", "text": "failed"}, shot], "isError": true});
+        let output = convert_result("srv", "t", result, false)
+            .unwrap_err()
+            .into_output();
+        assert_eq!(output.content.len(), 2);
+        assert_eq!(output.content[0], text("failed"));
+        assert!(matches!(&output.content[1], UserBlock::Image(i) if i.mime_type == "image/png"));
         let structured = json!({"content": [], "structuredContent": {"a": 1}});
         let output = convert_result("srv", "t", structured, false).unwrap();
         assert_eq!(output.content, vec![text("{\n  \"a\": 1\n}")]);
