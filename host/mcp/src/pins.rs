@@ -35,6 +35,11 @@ pub enum PinError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Per server, per transport identity, per tool.
@@ -105,7 +110,9 @@ fn canonical(value: &Value, out: &mut String) {
     }
 }
 
-/// The pins of every server, in one file. Reads and writes go through one lock.
+/// The pins of every server, in one file. A change (read, change, write) holds the process's
+/// lock and the file's lock (`mcp-pins.json.lock`), so two pi processes trusting servers at the
+/// same time do not lose each other's pins.
 pub struct PinStore {
     path: Option<PathBuf>,
     lock: Mutex<()>,
@@ -133,6 +140,7 @@ impl PinStore {
             return Ok(Vec::new());
         };
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _file_lock = file_lock(path)?;
         let mut file = read(path)?;
         let hashes = hashes_of(tools);
         let entry = file.servers.entry(server.to_owned()).or_default();
@@ -168,6 +176,7 @@ impl PinStore {
             return Ok(());
         };
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _file_lock = file_lock(path)?;
         let mut file = read(path)?;
         file.servers
             .entry(server.to_owned())
@@ -217,6 +226,14 @@ fn hashes_of(tools: &BTreeMap<String, Value>) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The lock other pi processes take before changing the file.
+fn file_lock(path: &Path) -> Result<pi_ai::file_lock::FileLock, PinError> {
+    pi_ai::file_lock::FileLock::acquire(path).map_err(|source| PinError::Lock {
+        path: pi_ai::file_lock::lock_path(path),
+        source,
+    })
+}
+
 fn read(path: &Path) -> Result<PinsFile, PinError> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| PinError::Parse {
@@ -261,6 +278,32 @@ mod tests {
             .iter()
             .map(|(n, v)| (n.to_string(), (*v).clone()))
             .collect()
+    }
+
+    #[test]
+    fn two_stores_trusting_at_once_lose_nothing() {
+        // Two stores stand for two pi processes: only the file's lock keeps them apart.
+        let dir = tempfile::tempdir().unwrap();
+        let stores = [
+            PinStore::new(Some(dir.path())),
+            PinStore::new(Some(dir.path())),
+        ];
+        let definition = json!({"name": "t"});
+        std::thread::scope(|scope| {
+            for (i, store) in stores.iter().enumerate() {
+                let definition = &definition;
+                scope.spawn(move || {
+                    for n in 0..15 {
+                        let server = format!("s{i}-{n}");
+                        store
+                            .trust(&server, "id", &tools(&[("t", definition)]))
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let file = read(&dir.path().join(PINS_FILE)).unwrap();
+        assert_eq!(file.servers.len(), 30);
     }
 
     #[test]
