@@ -81,6 +81,8 @@ pub struct ConfiguredHook {
     pub matcher: Option<String>,
     pub command: String,
     pub timeout: Duration,
+    /// `failClosed`: a failure blocks the call (Claude Code's hooks fail open).
+    pub fail_closed: bool,
 }
 
 /// The commands of one settings layer, in the file's order, and a warning for each entry
@@ -113,6 +115,7 @@ pub fn configured(
                             matcher: group.matcher.clone(),
                             command: command.clone(),
                             timeout: hook.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs),
+                            fail_closed: hook.fail_closed.unwrap_or(false),
                         });
                     }
                     ("command", _) => warnings.push(format!(
@@ -144,7 +147,7 @@ mod tests {
     fn unknown_events_and_types_are_reported_and_the_rest_runs() {
         let settings: Settings = serde_json::from_value(json!({"hooks": {
             "PreToolUse": [{"matcher": "Bash", "hooks": [
-                {"type": "command", "command": "a.sh", "timeout": 5},
+                {"type": "command", "command": "a.sh", "timeout": 5, "failClosed": true},
                 {"type": "prompt", "prompt": "judge"},
                 {"type": "command"}
             ]}],
@@ -163,6 +166,7 @@ mod tests {
                     matcher: Some("Bash".into()),
                     command: "a.sh".into(),
                     timeout: Duration::from_secs(5),
+                    fail_closed: true,
                 },
                 ConfiguredHook {
                     scope: HookScope::Project,
@@ -170,6 +174,7 @@ mod tests {
                     matcher: None,
                     command: "c.sh".into(),
                     timeout: DEFAULT_TIMEOUT,
+                    fail_closed: false,
                 },
             ]
         );

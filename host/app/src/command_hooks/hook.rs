@@ -48,6 +48,8 @@ struct Inner {
     record: Option<ApprovalRecord>,
     ui: UiSlot,
     session: SessionSlot,
+    /// `failClosed`: a failure blocks the tool call it was asked about.
+    fail_closed: bool,
 }
 
 impl CommandHook {
@@ -98,6 +100,7 @@ impl Inner {
             record,
             ui: slots.0,
             session: slots.1,
+            fail_closed: hook.fail_closed,
         }
     }
 
@@ -307,7 +310,7 @@ impl Hook for CommandHook {
     }
 
     fn fails_closed(&self) -> bool {
-        false
+        self.0.fail_closed
     }
 
     fn handle(

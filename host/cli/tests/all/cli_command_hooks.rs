@@ -72,6 +72,24 @@ fn a_global_hook_blocks_rm_by_exit_code_2_and_by_json() {
 }
 
 #[test]
+fn a_broken_hook_fails_open_unless_it_says_fail_closed() {
+    for fail_closed in [false, true] {
+        let pi = PiEnv::new(Api::OpenAiCompletions);
+        let mut settings = pre_tool_use("/no/such/guard.sh");
+        if fail_closed {
+            settings["hooks"]["PreToolUse"][0]["hooks"][0]["failClosed"] = json!(true);
+        }
+        pi.settings(settings);
+        let err = run_rm(&pi, &[]);
+        assert!(err.contains("/no/such/guard.sh"), "{err}");
+        // Failing open, the call ran; failing closed, it was blocked naming the hook.
+        assert_eq!(pi.cwd().join("victim.txt").exists(), fail_closed, "{err}");
+        let request = second_request(&pi);
+        assert_eq!(request.contains("guard.sh"), fail_closed, "{request}");
+    }
+}
+
+#[test]
 fn no_command_hooks_turns_them_off() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     let hooks_dir = pi.root.path().join("hooks");

@@ -389,6 +389,10 @@ pub struct HookCommand {
     /// Seconds before the command is killed (default 60).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<u64>,
+    /// This pi: a hook that fails (a crash, a wrong path, its timeout) blocks the tool call
+    /// instead of allowing it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail_closed: Option<bool>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
