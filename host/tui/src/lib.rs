@@ -29,6 +29,7 @@ mod markdown;
 mod notify;
 mod picker;
 mod search;
+mod subagents;
 mod terminal;
 mod theme;
 mod transcript;
