@@ -29,7 +29,6 @@ mod markdown;
 mod notify;
 mod picker;
 mod search;
-mod subagents;
 mod terminal;
 mod theme;
 mod transcript;

@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+pub mod children;
+
 /// One thing in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
@@ -141,7 +143,7 @@ pub struct Transcript {
     /// What the finished subagents' children cost together, for the footer.
     pub children_usage: pi_app::subagents::ChildUsage,
     /// The subagents' children's own transcripts.
-    pub children: crate::subagents::ChildLogs,
+    pub children: children::ChildLogs,
 }
 
 impl Transcript {
@@ -357,7 +359,7 @@ impl Transcript {
         let details = result
             .details
             .as_ref()
-            .filter(|_| result.tool_name == crate::subagents::TOOL)
+            .filter(|_| result.tool_name == children::TOOL)
             .and_then(pi_app::subagents::SubagentDetails::from_value);
         if let Some(details) = details {
             let sum = &mut self.children_usage;
@@ -375,7 +377,7 @@ impl Transcript {
     /// session), marking their blocks changed.
     pub fn load_children(&mut self) {
         for index in 0..self.items.len() {
-            let Some(details) = crate::subagents::details_of(&self.items[index]) else {
+            let Some(details) = children::details_of(&self.items[index]) else {
                 continue;
             };
             if self.children.load(&details) {

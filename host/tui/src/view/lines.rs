@@ -269,7 +269,7 @@ fn screen_safe(lines: &mut [Line<'static>]) {
 
 /// Whether `item` changes with every frame: a `subagent` call whose children run.
 fn animated(item: &Item) -> bool {
-    matches!(item, Item::Tool(call) if call.name == crate::subagents::TOOL && !call.done)
+    matches!(item, Item::Tool(call) if call.name == crate::transcript::children::TOOL && !call.done)
 }
 
 /// Columns left of a picture (it sits under its tool's output).
@@ -358,7 +358,8 @@ fn item_lines(
                 expanded: screen.expanded,
             });
             let rendered = target.and_then(|t| rendered(screen.renderers, &t, palette, width));
-            let subagents = crate::subagents::details_of(item).filter(|_| rendered.is_none());
+            let subagents =
+                crate::transcript::children::details_of(item).filter(|_| rendered.is_none());
             if let Some(details) = subagents {
                 let block = Block {
                     details: &details,

@@ -5,8 +5,8 @@
 use super::Palette;
 use super::footer::short;
 use super::items::{prefixed, tool_header, tool_summary};
-use crate::subagents::{ChildLog, ChildLogs};
 use crate::theme::Token;
+use crate::transcript::children::{ChildLog, ChildLogs};
 use crate::transcript::{Item, ToolCall, Transcript};
 use crate::wrap::{screen_text, take_width, wrap};
 use pi_ai::terminal_text::{Keep, terminal_safe};

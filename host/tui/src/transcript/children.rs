@@ -2,7 +2,7 @@
 //! events it sends while it runs, or read from its session file when a block whose children
 //! were not seen live (a resumed session) is expanded. Pure state: `view::subagents` draws it.
 
-use crate::transcript::{Item, Transcript};
+use super::{Item, Transcript};
 use pi_app::AppEvent;
 use pi_app::subagents::SubagentDetails;
 use std::collections::HashMap;
