@@ -280,3 +280,40 @@ fn a_continued_sessions_children_are_read_from_their_files_or_said_gone() {
     assert!(screen.contains("session file gone:"), "{screen}");
     assert!(screen.contains("(its transcript was not kept)"), "{screen}");
 }
+
+#[test]
+fn chain_steps_show_their_number() {
+    let [mut first, mut second, _]: [ChildResult; 3] = done().try_into().unwrap();
+    first.step = Some(1);
+    second.step = Some(2);
+    second.status = ChildStatus::Running;
+    second.current_tool = Some("read".into());
+    let details = serde_json::to_value(SubagentDetails {
+        mode: SubagentForm::Chain,
+        results: vec![first, second],
+        is_error: false,
+    })
+    .unwrap();
+    let chain_args = json!({"chain": [
+        {"agent": "scout", "task": "Find where the parser reads numbers"},
+        {"agent": "planner", "task": "Plan from {previous}"},
+    ]});
+    let t = transcript([
+        agent(AgentEvent::ToolExecutionStart {
+            tool_call_id: "call-1".into(),
+            tool_name: "subagent".into(),
+            args: chain_args.clone(),
+        }),
+        agent(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "call-1".into(),
+            tool_name: "subagent".into(),
+            args: chain_args,
+            partial_result: ToolOutput::text("").with_details(details),
+        }),
+    ]);
+    let screen = Shot::new(&t).render(80, 14);
+    assert!(screen.contains("subagent chain of 2"), "{screen}");
+    assert!(screen.contains("✓ 1. scout  Find where"), "{screen}");
+    assert!(screen.contains("⠋ 2. planner  Plan the fix"), "{screen}");
+    assert!(screen.contains("· read · 1.9k tokens"), "{screen}");
+}
