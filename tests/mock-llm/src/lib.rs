@@ -10,7 +10,8 @@
 //! // ... run pi against `model`, then inspect `mock.requests()`.
 //! ```
 //!
-//! Every request, whatever its route, takes the next reply from one FIFO queue. The protocol of
+//! Every request, whatever its route, takes the next reply from one FIFO queue, unless a keyed
+//! queue ([`MockLlm::push_keyed`]) matches its system prompt or first user message. The protocol of
 //! a scripted [`Turn`] is decided by the request's path. An empty queue answers 500
 //! "mock: no scripted reply", so a test that sends more requests than it scripted fails loudly.
 //! Each connection serves one request and is closed afterwards.
@@ -21,6 +22,7 @@
 //! authorization server, for pi's MCP sign-in tests.
 
 pub mod errors;
+mod head;
 mod http;
 pub mod mcp_oauth;
 pub mod oauth;
@@ -220,6 +222,13 @@ impl MockLlm {
     /// Queues a reply (a [`Turn`] converts into one).
     pub fn push(&self, reply: impl Into<Reply>) {
         self.shared.push(reply.into());
+    }
+
+    /// Queues a reply for the requests whose system prompt or first user message contains
+    /// `key` (a child agent's own script); such a request takes from this queue before the
+    /// main one, and falls back to the main one when this queue is empty.
+    pub fn push_keyed(&self, key: &str, reply: impl Into<Reply>) {
+        self.shared.push_keyed(key, reply.into());
     }
 
     /// Queues several replies in order.

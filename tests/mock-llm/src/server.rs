@@ -23,6 +23,8 @@ const READ_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Default)]
 pub(crate) struct Shared {
     queue: Mutex<VecDeque<Reply>>,
+    /// Replies for requests whose system prompt or first user message holds the key.
+    keyed: Mutex<Vec<(String, VecDeque<Reply>)>>,
     log: Mutex<Vec<LoggedRequest>>,
     logged: Condvar,
 }
@@ -32,8 +34,20 @@ impl Shared {
         lock(&self.queue).push_back(reply);
     }
 
+    pub fn push_keyed(&self, key: &str, reply: Reply) {
+        let mut keyed = lock(&self.keyed);
+        match keyed.iter_mut().find(|(k, _)| k == key) {
+            Some((_, queue)) => queue.push_back(reply),
+            None => keyed.push((key.to_owned(), VecDeque::from([reply]))),
+        }
+    }
+
     pub fn pending(&self) -> usize {
         lock(&self.queue).len()
+            + lock(&self.keyed)
+                .iter()
+                .map(|(_, q)| q.len())
+                .sum::<usize>()
     }
 
     pub fn requests(&self) -> Vec<LoggedRequest> {
@@ -79,7 +93,23 @@ impl Shared {
         self.logged.notify_all();
     }
 
-    fn pop(&self) -> Option<Reply> {
+    /// The reply for a request: the first keyed queue whose key the request's head holds and
+    /// that still has one, else the next of the main queue.
+    fn pop(&self, body: &[u8]) -> Option<Reply> {
+        {
+            let mut keyed = lock(&self.keyed);
+            if !keyed.is_empty() {
+                let head = serde_json::from_slice(body)
+                    .map(|body| crate::head::head_text(&body))
+                    .unwrap_or_default();
+                let hit = keyed
+                    .iter_mut()
+                    .find(|(key, queue)| !queue.is_empty() && head.contains(key.as_str()));
+                if let Some((_, queue)) = hit {
+                    return queue.pop_front();
+                }
+            }
+        }
         lock(&self.queue).pop_front()
     }
 }
@@ -197,7 +227,7 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: watch::Receiver
     };
     let api = Api::from_path(&request.path);
     let index = shared.log(&request, api);
-    let reply = shared.pop();
+    let reply = shared.pop(&request.body);
     let (gone, watcher) = http::watch_client(rd);
     let mut conn = Conn { wr, gone, shutdown };
     let outcome = match reply {
