@@ -2,7 +2,7 @@
 //! tokens), then each finished child's first answer lines or its error; with Ctrl+O, each
 //! child's own transcript (its answers, tool calls and short results) under its row.
 
-use super::Palette;
+use super::{Palette, SPINNER};
 use super::footer::short;
 use super::items::{prefixed, tool_header, tool_summary};
 use crate::theme::Token;
@@ -22,8 +22,6 @@ const RESULT_LINES: usize = 2;
 const ROW_INDENT: &str = "  ";
 const BODY_INDENT: &str = "      ";
 const RESULT_INDENT: &str = "        ";
-
-const SPINNER: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
 
 /// What drawing a block needs besides the call.
 pub(super) struct Block<'a> {
