@@ -20,6 +20,7 @@ mod permissions;
 mod queries;
 mod reload;
 mod session_ops;
+mod subagents;
 
 pub use bash::BashOutcome;
 pub use hooks::{BUILTIN_COMMANDS, ExtensionCommand};
@@ -137,11 +138,13 @@ pub struct App {
     /// The themes the extension packages ship, for the interactive UI.
     themes: Mutex<crate::extensions::PackageThemes>,
     /// What the tools and the system prompt are built from, for a switch of mode.
-    rebuild: Mutex<mode::Rebuild>,
+    rebuild: Arc<Mutex<crate::tools::RunSources>>,
     /// Each loaded package with what it was granted (`/grants`).
     package_grants: Mutex<Vec<(String, Vec<String>)>>,
     /// The agents a `subagent` call can name (`/agents`).
-    agents: Mutex<crate::subagents::AgentDefinitions>,
+    agents: Arc<Mutex<crate::subagents::AgentDefinitions>>,
+    /// Whether the run's tool flags allow `subagent` (offered when an agent is defined).
+    subagent_allowed: bool,
 }
 
 /// What the session's event sink and the commands both update.
@@ -259,11 +262,15 @@ impl App {
         app.renderers = Mutex::new(base.extensions.renderers.clone());
         app.themes = Mutex::new(base.extensions.themes.clone());
         app.resource_search = Mutex::new(Some(resource_search));
-        app.agents = Mutex::new(agents);
-        app.rebuild = Mutex::new(mode::Rebuild {
+        *lock(&app.agents) = agents;
+        app.subagent_allowed = tool_source
+            .names()
+            .iter()
+            .any(|n| n == crate::subagents::TOOL_NAME);
+        *lock(&app.rebuild) = crate::tools::RunSources {
             tools: Some(tool_source),
             prompt: Some((prompt_options, prompt_sources)),
-        });
+        };
         // Hook components reach the user and the session through this app.
         base.host.set_hook_services(app.hook_services());
         app.host = Some(base.host);
@@ -280,6 +287,7 @@ impl App {
         if let Some(setup) = mcp {
             app.start_mcp(setup);
         }
+        app.offer_subagents();
         app.announce_session(pi_ext_api::hooks::SessionStartReason::Startup);
         app
     }
@@ -324,9 +332,10 @@ impl App {
             command_hooks: Mutex::default(),
             renderers: Mutex::new(Vec::new()),
             themes: Mutex::default(),
-            rebuild: Mutex::default(),
+            rebuild: Arc::default(),
             package_grants: Mutex::default(),
-            agents: Mutex::default(),
+            agents: Arc::default(),
+            subagent_allowed: false,
         }
     }
 

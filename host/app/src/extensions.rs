@@ -13,9 +13,9 @@
 //! compiled (or loaded from the component cache) on its first call. Only a package seen for the
 //! first time, or whose component changed, is compiled once to ask it for its tools.
 //!
-//! Skills, prompt templates and themes a package ships (`[resources]`) join the session's. An
-//! object-form `packages` entry in settings picks which of a package's components and
-//! resources load ([`filter`]).
+//! Skills, prompt templates, themes and agent definitions a package ships (`[resources]`) join
+//! the session's. An object-form `packages` entry in settings picks which of a package's
+//! components and resources load ([`filter`]).
 //!
 //! Compactor components are asked before pi's own summary (`ExtensionCompactor`); those
 //! granted `llm` reach the session's models through it. Renderers are for the interactive UI.
@@ -382,7 +382,7 @@ fn open_package(
     out.loaded.push(id);
 }
 
-/// The skills, prompt templates and themes of `package` that `filter` keeps.
+/// The skills, prompt templates, themes and agent definitions of `package` that `filter` keeps.
 fn add_resources(
     package: &DiscoveredExtension,
     filter: Option<&PackageFilter>,
@@ -403,6 +403,11 @@ fn add_resources(
     }
     if let Some(picked) = pick(ResourceKind::Prompts, &resources.prompts) {
         out.prompt_dirs.extend(paths(picked));
+    }
+    if let Some(picked) = pick(ResourceKind::Agents, &resources.agents) {
+        let name = &package.manifest.name;
+        out.agent_dirs
+            .extend(paths(picked).into_iter().map(|path| (name.clone(), path)));
     }
     match pick(ResourceKind::Themes, &resources.themes) {
         Some(Picked::All(dir)) => out.themes.dirs.push(dir),

@@ -66,6 +66,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../docs/settings.md"),
     ),
     ("docs/skills.md", include_str!("../../../docs/skills.md")),
+    (
+        "docs/subagents.md",
+        include_str!("../../../docs/subagents.md"),
+    ),
     ("docs/themes.md", include_str!("../../../docs/themes.md")),
     ("docs/tui.md", include_str!("../../../docs/tui.md")),
     (

@@ -380,7 +380,7 @@ fn prepare_warning(
     let command_hooks = load_command_hooks(opts, &base, &session);
     warnings.extend(command_hooks.warnings.iter().cloned());
     let mcp = mcp_setup(opts, &base, &tool_policy, warnings);
-    let agents = discover_agents(&base);
+    let agents = resource_search.agents();
     warnings.extend(agents.warnings.iter().cloned());
     base.warnings = std::mem::take(warnings);
     Ok(Prepared {
@@ -405,16 +405,6 @@ fn prepare_warning(
         prompt_options,
         system_prompt,
         resource_search,
-    })
-}
-
-/// The agent definitions of the user, the project (when trusted) and the packages.
-pub(crate) fn discover_agents(base: &Base) -> crate::subagents::AgentDefinitions {
-    crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
-        agent_dir: &base.env.agent_dir,
-        cwd: &base.env.cwd,
-        trusted: base.trusted,
-        package_dirs: &base.extensions.agent_dirs,
     })
 }
 
@@ -908,7 +898,9 @@ pub fn enabled_tools(
             // MCP tools and the tools that come with them are chosen by `crate::mcp::ToolFilter`.
             .filter(|n| !crate::mcp::is_mcp_tool(n))
             .filter(|n| {
-                let known = BUILTIN_TOOL_NAMES.contains(n) || from_extension(n);
+                let known = BUILTIN_TOOL_NAMES.contains(n)
+                    || *n == crate::subagents::TOOL_NAME
+                    || from_extension(n);
                 if !known {
                     warnings.push(format!("Warning: unknown tool \"{n}\" ignored"));
                 }
@@ -917,14 +909,20 @@ pub fn enabled_tools(
             .map(str::to_owned)
             .collect(),
         None if opts.no_tools => Vec::new(),
+        // `subagent` is offered only when an agent is defined (`App::offer_subagents`).
         None => DEFAULT_ENABLED
             .iter()
+            .chain([&crate::subagents::TOOL_NAME])
             .map(|n| (*n).to_owned())
             .chain(extension_tools.iter().cloned())
             .collect(),
     };
     if opts.no_builtin_tools {
-        names.retain(|n| !BUILTIN_TOOL_NAMES.contains(&n.as_str()) || from_extension(n));
+        names.retain(|n| {
+            let builtin =
+                BUILTIN_TOOL_NAMES.contains(&n.as_str()) || n == crate::subagents::TOOL_NAME;
+            !builtin || from_extension(n)
+        });
     }
     names.retain(|n| !opts.exclude_tools.iter().any(|x| x.trim() == n));
     let mut seen = Vec::new();
@@ -961,6 +959,8 @@ pub struct ResourceSearch {
     /// The prompt-template folders packages ship (also in `template_paths`).
     package_prompt_dirs: Vec<PathBuf>,
     package_skill_dirs: Vec<PathBuf>,
+    /// The agent-definition folders packages ship, with the package's name.
+    package_agent_dirs: Vec<(String, PathBuf)>,
     tools: Vec<ToolDescription>,
     /// pi's own documentation on disk, named by the system prompt (`None`: not available).
     docs: Option<crate::shipped_docs::ShippedDocs>,
@@ -990,6 +990,7 @@ impl ResourceSearch {
             template_paths,
             package_prompt_dirs: base.extensions.prompt_dirs.clone(),
             package_skill_dirs: base.extensions.skill_dirs.clone(),
+            package_agent_dirs: base.extensions.agent_dirs.clone(),
             tools: tool_names
                 .iter()
                 .filter_map(|name| prompt_tool(name, &base.extensions))
@@ -1042,10 +1043,22 @@ impl ResourceSearch {
         self.template_paths
             .extend(self.package_prompt_dirs.iter().cloned());
         self.package_skill_dirs = extensions.skill_dirs.clone();
+        self.package_agent_dirs = extensions.agent_dirs.clone();
         self.tools = tool_names
             .iter()
             .filter_map(|name| prompt_tool(name, extensions))
             .collect();
+    }
+
+    /// The agent definitions of the packages, the user and the project (when trusted) as the
+    /// disk has them now.
+    pub fn agents(&self) -> crate::subagents::AgentDefinitions {
+        crate::subagents::definitions::discover(&crate::subagents::AgentSearch {
+            agent_dir: &self.env.agent_dir,
+            cwd: &self.env.cwd,
+            trusted: self.trusted,
+            package_dirs: &self.package_agent_dirs,
+        })
     }
 
     /// Skills, prompt templates and the system prompt (with the context files) as the disk has

@@ -26,6 +26,18 @@ pub struct SessionFacts<'a> {
     pub model_images: &'a Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// What a run's tools and system prompt are built from, kept to build them again (a switch
+/// of mode, a child run); `None` for an App built by hand: its tools and prompt are its
+/// caller's.
+#[derive(Default)]
+pub struct RunSources {
+    pub tools: Option<ToolSource>,
+    pub prompt: Option<(
+        pi_session::system_prompt::SystemPromptOptions,
+        pi_session::system_prompt::PromptSources,
+    )>,
+}
+
 /// What a run's tool set is built from, kept so that a switch into or out of plan mode can
 /// build it again: the enabled names, the extension tools among them, the built-ins' policy
 /// and the settings they read.
@@ -38,6 +50,7 @@ pub struct ToolSource {
     agent_dir: PathBuf,
     /// What the built-in tools may touch (path policy, shell sandbox).
     policy: ToolPolicy,
+    /// Every extension tool (a child run may name one the session did not enable).
     extension_tools: Vec<ExtensionTool>,
     shell_path: Option<String>,
     shell_command_prefix: Option<String>,
@@ -60,14 +73,51 @@ impl ToolSource {
             cwd: cwd.to_path_buf(),
             agent_dir: agent_dir.to_path_buf(),
             policy: policy.clone(),
-            extension_tools: names
-                .iter()
-                .filter_map(|name| extensions.tool(name).cloned())
-                .collect(),
+            extension_tools: extensions.tools.clone(),
             shell_path: settings.shell_path(),
             shell_command_prefix: settings.shell_command_prefix(),
             proxy_env: settings.http_proxy_env(),
             auto_resize_images: settings.images_auto_resize(),
+        }
+    }
+
+    /// The same source with other tool names, working in `cwd` (a child run's tools).
+    pub fn with_names(&self, names: Vec<String>, cwd: &Path) -> ToolSource {
+        ToolSource {
+            names,
+            cwd: cwd.to_path_buf(),
+            ..self.clone()
+        }
+    }
+
+    /// The enabled tool names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Whether `name` is an extension's tool.
+    pub fn is_extension_tool(&self, name: &str) -> bool {
+        self.extension_tools
+            .iter()
+            .any(|t| t.description.name == name)
+    }
+
+    /// The names of every extension tool.
+    pub fn extension_tool_names(&self) -> impl Iterator<Item = &str> {
+        self.extension_tools
+            .iter()
+            .map(|t| t.description.name.as_str())
+    }
+
+    /// The model-facing description of the tool `name` (`None`: no such tool).
+    pub fn description(&self, name: &str) -> Option<pi_ext_api::ToolDescription> {
+        match self
+            .extension_tools
+            .iter()
+            .find(|t| t.description.name == name)
+        {
+            Some(tool) => Some(tool.description.clone()),
+            None => pi_builtins::description(name),
         }
     }
 

@@ -16,7 +16,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, PoisonError, RwLock};
 use wasmtime::Engine;
 
-/// The engine and the cache shared by all extensions.
+/// The engine and the cache shared by all extensions. Cheap to clone: clones share both.
+#[derive(Clone)]
 pub struct ExtensionHost {
     engine: Engine,
     cache: Arc<ComponentCache>,

@@ -25,6 +25,7 @@
 //! skills = "skills"
 //! prompts = "prompts"
 //! themes = "themes"
+//! agents = "agents"         # agent definitions for the `subagent` tool (`*.md`)
 //!
 //! [limits]
 //! timeout-ms = 5000          # a shorter deadline per call than pi's (never a longer one)
@@ -283,12 +284,16 @@ fn missing(asked: &[String], approved: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Folders of skills, prompt templates and themes shipped in the package (relative paths).
+/// Folders of skills, prompt templates, themes and agent definitions shipped in the package
+/// (relative paths).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Resources {
     pub skills: Option<PathBuf>,
     pub prompts: Option<PathBuf>,
     pub themes: Option<PathBuf>,
+    /// Agent definitions (`*.md`, the `subagent` tool's agents).
+    #[serde(default)]
+    pub agents: Option<PathBuf>,
 }
 
 /// Why a manifest was refused. Always names the file.
@@ -379,6 +384,7 @@ struct RawResources {
     skills: Option<String>,
     prompts: Option<String>,
     themes: Option<String>,
+    agents: Option<String>,
 }
 
 impl Manifest {
@@ -423,6 +429,8 @@ impl Manifest {
             prompts: relative("resources.prompts", raw.resources.prompts.as_deref())
                 .map_err(|(f, r)| invalid(&f, r))?,
             themes: relative("resources.themes", raw.resources.themes.as_deref())
+                .map_err(|(f, r)| invalid(&f, r))?,
+            agents: relative("resources.agents", raw.resources.agents.as_deref())
                 .map_err(|(f, r)| invalid(&f, r))?,
         };
         if raw.limits.timeout_ms == Some(0) {

@@ -116,6 +116,8 @@ pub struct LoggedRequest {
     pub api: Option<Api>,
     /// The client closed the connection before the reply was complete (abort, timeout).
     pub client_went_away: bool,
+    /// The reply was played to its end (or the client left): the request is over.
+    pub answered: bool,
 }
 
 impl LoggedRequest {
@@ -280,6 +282,13 @@ impl MockLlm {
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+    }
+}
+
+impl MockLlm {
+    /// [`wait_for_client_gone`](Self::wait_for_client_gone) for a test without a runtime.
+    pub fn wait_for_client_gone_blocking(&self, index: usize, timeout: Duration) -> bool {
+        self.shared.wait_gone_blocking(index, timeout)
     }
 }
 

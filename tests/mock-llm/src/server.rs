@@ -64,6 +64,18 @@ impl Shared {
         guard.clone()
     }
 
+    /// Blocks until the client of request `index` went away or `timeout` passes.
+    pub fn wait_gone_blocking(&self, index: usize, timeout: Duration) -> bool {
+        let guard = lock(&self.log);
+        let (guard, _) = self
+            .logged
+            .wait_timeout_while(guard, timeout, |log| {
+                !log.get(index).is_some_and(|r| r.client_went_away)
+            })
+            .unwrap_or_else(|e| e.into_inner());
+        guard.get(index).is_some_and(|r| r.client_went_away)
+    }
+
     fn log(&self, request: &RawRequest, api: Option<Api>) -> usize {
         let body = if request.body.is_empty() {
             serde_json::Value::Null
@@ -81,9 +93,17 @@ impl Shared {
             body,
             api,
             client_went_away: false,
+            answered: false,
         });
         self.logged.notify_all();
         log.len() - 1
+    }
+
+    fn mark_answered(&self, index: usize) {
+        if let Some(entry) = lock(&self.log).get_mut(index) {
+            entry.answered = true;
+        }
+        self.logged.notify_all();
     }
 
     fn mark_gone(&self, index: usize) {
@@ -241,6 +261,7 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, shutdown: watch::Receiver
     if matches!(outcome, Err(Interrupted::ClientGone)) {
         shared.mark_gone(index);
     }
+    shared.mark_answered(index);
     let _ = tokio::io::AsyncWriteExt::shutdown(&mut conn.wr).await;
     // Give the client a moment to read the close before the read half goes away too.
     tokio::time::sleep(Duration::from_millis(20)).await;

@@ -65,6 +65,17 @@ impl Approvals {
         }
     }
 
+    /// The same rules and writers under another mode (a child run's gate).
+    pub(crate) fn child(&self, mode: ModeCell) -> Approvals {
+        Approvals {
+            mode,
+            ui: Arc::clone(&self.ui),
+            rules: Mutex::new(lock(&self.rules).clone()),
+            writers: Mutex::new(lock(&self.writers).clone()),
+            mcp_writers: Mutex::new(lock(&self.mcp_writers).clone()),
+        }
+    }
+
     /// The rules of the session working in `cwd` (relative paths in calls are read against it).
     pub(crate) fn set_rules(&self, ledger: Arc<Ledger>, cwd: PathBuf) {
         *lock(&self.rules) = Some((ledger, cwd));

@@ -17,6 +17,13 @@ impl AgentSession {
         self.set_tools(base);
     }
 
+    /// Offers the `subagent` tool from now on (`None`: no longer).
+    pub(crate) fn set_subagent_tool(&self, tool: Option<Arc<dyn AgentTool>>) {
+        *lock(&self.inner.subagent) = tool;
+        let base = lock(&self.inner.base_tools).clone();
+        self.set_tools(base);
+    }
+
     pub(crate) fn mcp(&self) -> Option<Arc<McpTools>> {
         lock(&self.inner.mcp).clone()
     }
@@ -29,9 +36,11 @@ impl AgentSession {
         self.inner.agent.set_tools(self.tools_for(&messages));
     }
 
-    /// The session's own tools and the MCP tools offered with `messages`.
+    /// The session's own tools, `subagent` when offered, and the MCP tools offered with
+    /// `messages`.
     fn tools_for(&self, messages: &[AgentMessage]) -> Vec<Arc<dyn AgentTool>> {
         let mut tools = lock(&self.inner.base_tools).clone();
+        tools.extend(lock(&self.inner.subagent).clone());
         if let Some(mcp) = self.mcp() {
             tools.extend(mcp.tools(messages));
             self.inner.hooks.approvals.set_mcp_writers(mcp.writers());

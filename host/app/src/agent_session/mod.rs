@@ -14,6 +14,7 @@
 //! copy of the queues.
 
 mod approval;
+mod child;
 mod compact;
 pub mod events;
 mod hooked;
@@ -25,6 +26,7 @@ mod recovery;
 mod system_record;
 mod ui_request;
 
+pub(crate) use child::ChildSpec;
 pub use events::{AgentSessionEvent, CompactionResult, SessionEvent, SummarizationSource};
 pub(crate) use hooked::custom_message;
 pub(crate) use model_access::WeakAgentSession;
@@ -180,6 +182,8 @@ struct Inner {
     /// tools offered at the time.
     base_tools: Mutex<Vec<Arc<dyn AgentTool>>>,
     mcp: Mutex<Option<Arc<crate::mcp::McpTools>>>,
+    /// The `subagent` tool, when the session offers it.
+    subagent: Mutex<Option<Arc<dyn AgentTool>>>,
 }
 
 use pi_ai::lock;
@@ -281,6 +285,7 @@ impl AgentSession {
             turn_index: Default::default(),
             base_tools: Mutex::new(options.tools),
             mcp: Mutex::default(),
+            subagent: Mutex::default(),
         });
         let session = AgentSession { inner };
         session.install_hooks();

@@ -3,7 +3,7 @@
 //! session's own summary requests.
 
 use super::{AgentSession, AgentSessionError, Inner};
-use crate::model_select::cli_model;
+use crate::model_select::{ScopedModel, cli_model};
 use pi_ai::{AssistantMessage, Context, Model, StopReason};
 use pi_session::compaction::SummaryError;
 use std::sync::Weak;
@@ -27,9 +27,15 @@ impl AgentSession {
     /// The model an extension asked for: `None` is the current model, anything else is
     /// resolved like `--model` (`provider/id`, a bare id, or part of a name).
     pub fn resolve_model(&self, reference: Option<&str>) -> Result<Model, String> {
-        let Some(reference) = reference.map(str::trim).filter(|r| !r.is_empty()) else {
-            return Ok(self.model());
-        };
+        match reference.map(str::trim).filter(|r| !r.is_empty()) {
+            None => Ok(self.model()),
+            Some(reference) => self.resolve_scoped(reference).map(|scoped| scoped.model),
+        }
+    }
+
+    /// A model reference resolved like `--model`, with the thinking level a `:level` suffix
+    /// names.
+    pub fn resolve_scoped(&self, reference: &str) -> Result<ScopedModel, String> {
         let Some(registry) = self.inner.registry.as_ref() else {
             let current = self.model();
             let matches = [
@@ -37,13 +43,16 @@ impl AgentSession {
                 format!("{}/{}", current.provider, current.id),
             ];
             return if matches.iter().any(|m| m.eq_ignore_ascii_case(reference)) {
-                Ok(current)
+                Ok(ScopedModel {
+                    model: current,
+                    thinking: None,
+                })
             } else {
                 Err(format!("Unknown model \"{reference}\""))
             };
         };
         match cli_model(registry, None, Some(reference)) {
-            Ok(Some(chosen)) => Ok(chosen.scoped.model),
+            Ok(Some(chosen)) => Ok(chosen.scoped),
             Ok(None) => Err(format!("Unknown model \"{reference}\"")),
             Err(error) => Err(error.to_string()),
         }

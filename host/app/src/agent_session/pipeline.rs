@@ -77,6 +77,18 @@ impl HookPipeline {
         }
     }
 
+    /// A pipeline for a child run: the same hooks, user interface and approval rules, its calls
+    /// gated by the child's own mode. The hooks' commands stay the parent's.
+    pub(crate) fn child(&self, mode: crate::permissions::ModeCell) -> HookPipeline {
+        HookPipeline {
+            hooks: RwLock::new(self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone()),
+            commands: RwLock::default(),
+            approvals: self.approvals.child(mode),
+            ui: Arc::clone(&self.ui),
+            reported: Mutex::default(),
+        }
+    }
+
     /// Installs `hooks` (in load order). A command named like one in `taken` (name, owner) or
     /// like an earlier hook's is refused; the warnings say which.
     pub(crate) fn set_hooks(

@@ -7,15 +7,6 @@ use super::App;
 use crate::permissions::PermissionMode;
 use crate::tools::{SessionFacts, ToolSource};
 use pi_ai::lock;
-use pi_session::system_prompt::{PromptSources, SystemPromptOptions};
-
-/// What the tools and the system prompt are built from (`None` for an App built by hand: its
-/// tools and prompt are its caller's).
-#[derive(Default)]
-pub(super) struct Rebuild {
-    pub tools: Option<ToolSource>,
-    pub prompt: Option<(SystemPromptOptions, PromptSources)>,
-}
 
 impl App {
     /// The permission mode the session's tool calls are gated by.

@@ -411,6 +411,7 @@ fn session_stats(session: &SessionManager) -> SessionStats {
             _ => {}
         }
     }
+    let mut subagent_calls = std::collections::HashSet::new();
     session.for_each_on_branch(
         |head| head.assistant,
         |entry| {
@@ -419,6 +420,11 @@ fn session_stats(session: &SessionManager) -> SessionStats {
             };
             assistant += 1;
             tool_calls += m.tool_calls().count() as u64;
+            subagent_calls.extend(
+                m.tool_calls()
+                    .filter(|call| call.name == crate::subagents::TOOL_NAME)
+                    .map(|call| call.id.clone()),
+            );
             tokens.input += m.usage.input;
             tokens.output += m.usage.output;
             tokens.cache_read += m.usage.cache_read;
@@ -426,6 +432,36 @@ fn session_stats(session: &SessionManager) -> SessionStats {
             cost += m.usage.cost.total;
         },
     );
+    // What the children of `subagent` calls used counts too (their results' details); tool
+    // results are read only when the branch has such a call.
+    if !subagent_calls.is_empty() {
+        session.for_each_on_branch(
+            |head| head.role == Some("toolResult"),
+            |entry| {
+                let Some(pi_ai::Message::ToolResult(result)) =
+                    entry.message().and_then(AgentMessage::as_llm)
+                else {
+                    return;
+                };
+                if !subagent_calls.contains(&result.tool_call_id) {
+                    return;
+                }
+                let Some(details) = result
+                    .details
+                    .as_ref()
+                    .and_then(crate::subagents::SubagentDetails::from_value)
+                else {
+                    return;
+                };
+                let used = details.total_usage();
+                tokens.input += used.input;
+                tokens.output += used.output;
+                tokens.cache_read += used.cache_read;
+                tokens.cache_write += used.cache_write;
+                cost += used.cost;
+            },
+        );
+    }
     tokens.total = tokens.input + tokens.output + tokens.cache_read + tokens.cache_write;
     SessionStats {
         session_file: session.session_file().map(std::path::Path::to_path_buf),

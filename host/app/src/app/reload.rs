@@ -1,7 +1,7 @@
-//! `/reload`: the extensions (tools, compactors, renderers, the skills, prompt templates and
-//! themes they ship), then skills, prompt templates, context files and the system prompt, all found
-//! again the way start-up found them; the tools get the path policy of the settings as they
-//! are now.
+//! `/reload`: the extensions (tools, compactors, renderers, the skills, prompt templates,
+//! themes and agent definitions they ship), then skills, prompt templates, agent definitions,
+//! context files and the system prompt, all found again the way start-up found them; the tools
+//! get the path policy of the settings as they are now.
 
 use super::App;
 use crate::agent_session::AgentSession;
@@ -112,6 +112,10 @@ impl App {
                 self.permission_mode(),
             ));
         lock(&self.rebuild).prompt = Some((found.prompt_options, found.prompt_sources));
+        let agents = search.agents();
+        report.warnings.extend(agents.warnings.iter().cloned());
+        *lock(&self.agents) = agents;
+        self.offer_subagents();
         drop(search_slot);
         if let Some(hooks) = hooks {
             report.warnings.extend(self.set_hooks(hooks));
@@ -135,5 +139,61 @@ impl App {
                 )
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::App;
+    use crate::startup::{Base, StartupEnv, StartupOptions, prepare};
+
+    fn agent(name: &str) -> String {
+        format!("---\nname: {name}\ndescription: The {name} agent\n---\nYou are {name}.\n")
+    }
+
+    /// An app started the way `pi` starts, with its agent dir and project in `root`.
+    fn started(root: &std::path::Path) -> App {
+        let opts = StartupOptions {
+            provider: Some("anthropic".into()),
+            model: Some("claude-sonnet-4-5".into()),
+            api_key: Some("test-key".into()),
+            no_session: true,
+            offline: true,
+            approve: Some(false),
+            ..StartupOptions::default()
+        };
+        let env = StartupEnv {
+            cwd: root.join("project"),
+            agent_dir: root.join("agent"),
+            home_dir: None,
+        };
+        let base = Base::load(&opts, env).unwrap();
+        App::new(prepare(&opts, base).unwrap(), Vec::new())
+    }
+
+    #[tokio::test]
+    async fn reload_looks_for_agent_definitions_again() {
+        let root = tempfile::tempdir().unwrap();
+        let agents = root.path().join("agent").join("agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::create_dir_all(root.path().join("project")).unwrap();
+        std::fs::write(agents.join("scout.md"), agent("scout")).unwrap();
+        let app = started(root.path());
+        let names = |app: &App| -> Vec<String> {
+            let found = app.agent_definitions();
+            found.agents.iter().map(|a| a.name.clone()).collect()
+        };
+        assert_eq!(names(&app), ["scout"]);
+
+        std::fs::write(agents.join("worker.md"), agent("worker")).unwrap();
+        std::fs::write(agents.join("broken.md"), "---\nname: broken\n---\n").unwrap();
+        let report = app.reload().unwrap();
+        assert_eq!(names(&app), ["scout", "worker"]);
+        let warning = format!(
+            "Warning (agents): {}: not loaded: description is required",
+            agents.join("broken.md").display()
+        );
+        assert!(report.warnings.contains(&warning), "{:#?}", report.warnings);
+        assert_eq!(app.agent_definitions().warnings, [warning]);
     }
 }

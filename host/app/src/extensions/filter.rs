@@ -1,6 +1,6 @@
 //! The resource filter of an object-form `packages` entry in settings.json, in pi's shape:
 //! `{"source": …, "autoload"?: bool, "extensions"?: […], "skills"?: […], "prompts"?: […],
-//! "themes"?: […]}`. Each list holds glob patterns relative to the package's root (`*` stays
+//! "themes"?: […], "agents"?: […]}` (`agents`, the agent definitions, is this pi's own). Each list holds glob patterns relative to the package's root (`*` stays
 //! inside one path segment, `**` crosses them) and `!pattern` exclusions. A kind whose key is
 //! missing loads everything unless `autoload` is false; an empty list loads nothing; a list of
 //! exclusions only loads everything but them.
@@ -17,14 +17,17 @@ pub enum ResourceKind {
     Skills,
     Prompts,
     Themes,
+    /// Agent definitions (`*.md`) for the `subagent` tool.
+    Agents,
 }
 
 impl ResourceKind {
-    const ALL: [ResourceKind; 4] = [
+    const ALL: [ResourceKind; 5] = [
         ResourceKind::Extensions,
         ResourceKind::Skills,
         ResourceKind::Prompts,
         ResourceKind::Themes,
+        ResourceKind::Agents,
     ];
 
     fn key(self) -> &'static str {
@@ -33,6 +36,7 @@ impl ResourceKind {
             ResourceKind::Skills => "skills",
             ResourceKind::Prompts => "prompts",
             ResourceKind::Themes => "themes",
+            ResourceKind::Agents => "agents",
         }
     }
 }
@@ -60,7 +64,7 @@ impl Patterns {
 #[derive(Debug, Clone)]
 pub struct PackageFilter {
     autoload: bool,
-    kinds: [Option<Patterns>; 4],
+    kinds: [Option<Patterns>; 5],
 }
 
 impl PackageFilter {
@@ -75,7 +79,7 @@ impl PackageFilter {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err("\"autoload\" must be true or false".into()),
         };
-        let mut kinds: [Option<Patterns>; 4] = Default::default();
+        let mut kinds: [Option<Patterns>; 5] = Default::default();
         for (slot, kind) in kinds.iter_mut().zip(ResourceKind::ALL) {
             if let Some(list) = object.get(kind.key()) {
                 *slot = Some(patterns(kind.key(), list)?);
@@ -136,8 +140,8 @@ pub enum Picked {
 }
 
 /// Picks the entries of the package folder `root`'s resource folder `folder` (relative) that
-/// `filter` keeps: for skills the skill folders and root `.md` files, for prompts the `.md`
-/// files, for themes the `.json` files. A skill folder is kept when its path or its
+/// `filter` keeps: for skills the skill folders and root `.md` files, for prompts and agents
+/// the `.md` files, for themes the `.json` files. A skill folder is kept when its path or its
 /// `SKILL.md`'s matches.
 pub fn pick(
     filter: Option<&PackageFilter>,
@@ -161,7 +165,7 @@ pub fn pick(
                 ResourceKind::Skills if is_dir => {
                     filter.keeps(kind, &relative) || filter.keeps(kind, &relative.join("SKILL.md"))
                 }
-                ResourceKind::Skills | ResourceKind::Prompts => {
+                ResourceKind::Skills | ResourceKind::Prompts | ResourceKind::Agents => {
                     has_extension(&relative, "md") && filter.keeps(kind, &relative)
                 }
                 ResourceKind::Themes => {
@@ -215,6 +219,48 @@ mod tests {
         assert!(f.keeps(ResourceKind::Themes, Path::new("themes/calm.json")));
         assert!(!f.keeps(ResourceKind::Themes, Path::new("themes/loud.json")));
         assert!(!f.keeps(ResourceKind::Prompts, Path::new("prompts/p.md")));
+    }
+
+    #[test]
+    fn agents_are_picked_by_their_own_key() {
+        let root = tempfile::tempdir().unwrap();
+        let agents = root.path().join("agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        for file in ["scout.md", "worker.md", "notes.txt"] {
+            std::fs::write(agents.join(file), "x").unwrap();
+        }
+        let f = filter(json!({"source": "x", "agents": ["!agents/worker.md"]}));
+        assert_eq!(
+            pick(
+                Some(&f),
+                ResourceKind::Agents,
+                root.path(),
+                Path::new("agents")
+            ),
+            Picked::Some(vec![agents.join("scout.md")])
+        );
+        let f = filter(json!({"source": "x", "skills": []}));
+        assert_eq!(
+            pick(
+                Some(&f),
+                ResourceKind::Agents,
+                root.path(),
+                Path::new("agents")
+            ),
+            Picked::All(agents.clone())
+        );
+        let f = filter(json!({"source": "x", "autoload": false}));
+        assert_eq!(
+            pick(
+                Some(&f),
+                ResourceKind::Agents,
+                root.path(),
+                Path::new("agents")
+            ),
+            Picked::Some(Vec::new())
+        );
+        let e = PackageFilter::of_entry(&json!({"source": "x", "agents": "a"})).unwrap_err();
+        assert!(e.contains("\"agents\""), "{e}");
     }
 
     #[test]

@@ -215,6 +215,24 @@ impl McpTools {
         offered
     }
 
+    /// The tools whose names `wanted` accepts, whatever their exposure (a child run's
+    /// definition names them), except hidden ones and those whose definition changed; in plan
+    /// mode only those the server marks read-only.
+    pub fn matching(
+        &self,
+        wanted: &dyn Fn(&str) -> bool,
+        planning: bool,
+    ) -> Vec<Arc<dyn AgentTool>> {
+        self.manager
+            .tools()
+            .into_iter()
+            .filter(|tool| wanted(agent_name(tool)) && self.filter.allows(agent_name(tool)))
+            .filter(|tool| tool.exposure() != Exposure::Hidden && tool.pin() != PinState::Changed)
+            .filter(|tool| !planning || read_only(tool))
+            .map(|tool| tool as Arc<dyn AgentTool>)
+            .collect()
+    }
+
     /// The MCP tools an `ask-writes` session asks before: every one the server does not mark
     /// read-only (a `destructiveHint` or no hint at all).
     pub fn writers(&self) -> Vec<String> {

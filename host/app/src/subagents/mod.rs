@@ -9,8 +9,17 @@
 //! - `child`: one child run: its session file, tools, model and mode, its events relayed to
 //!   the parent's stream wrapped as `subagent`.
 
+mod child;
 pub mod definitions;
 pub mod details;
+mod runtime;
+mod tool;
 
+pub use child::{DEFAULT_TOOLS, requested_mode};
 pub use definitions::{AgentDefinition, AgentDefinitions, AgentSearch, AgentSource};
 pub use details::{ChildResult, ChildStatus, ChildUsage, SubagentDetails, SubagentForm};
+pub use runtime::Subagents;
+pub use tool::{MAX_TASKS, SubagentTool};
+
+/// The tool's name.
+pub const TOOL_NAME: &str = "subagent";

@@ -31,6 +31,13 @@ pub fn to_wire(mut event: Value, protocol: Protocol) -> Value {
     let Some(map) = event.as_object_mut() else {
         return event;
     };
+    // A child's event is nested as it would be written on its own.
+    if map.get("type").and_then(Value::as_str) == Some("subagent") {
+        if let Some(inner) = map.remove("event") {
+            map.insert("event".into(), to_wire(inner, protocol));
+        }
+        return event;
+    }
     if map.get("type").and_then(Value::as_str) == Some("message_update") {
         let message = map.remove("message");
         if let Some(Value::Object(inner)) = map.get_mut("assistantMessageEvent") {

@@ -3,6 +3,7 @@
 // Test helpers fail loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cli_agents;
 mod cli_approvals;
 mod cli_auth;
 mod cli_auth_requests;
@@ -53,6 +54,7 @@ mod cli_sessions;
 mod cli_settings_session;
 mod cli_settings_tools;
 mod cli_settings_tui;
+mod cli_subagents;
 mod cli_support;
 mod cli_terminal_escapes;
 mod cli_tools;

@@ -57,7 +57,8 @@ fn check(text: &str) {
                 .map(|c| c.path.as_path())
                 .chain(manifest.resources.skills.as_deref())
                 .chain(manifest.resources.prompts.as_deref())
-                .chain(manifest.resources.themes.as_deref());
+                .chain(manifest.resources.themes.as_deref())
+                .chain(manifest.resources.agents.as_deref());
             for p in paths {
                 assert!(
                     p.components()

@@ -34,6 +34,7 @@ llm = true
 skills = "skills"
 prompts = "prompts"
 themes = "themes"
+agents = "agents"
 "#;
 
 #[test]
@@ -47,6 +48,7 @@ fn a_full_manifest_parses() {
     assert!(m.capabilities.temp && m.capabilities.process && m.capabilities.llm);
     assert_eq!(m.capabilities.env, ["HOME", "MY_TOKEN"]);
     assert_eq!(m.resources.themes.as_deref(), Some(Path::new("themes")));
+    assert_eq!(m.resources.agents.as_deref(), Some(Path::new("agents")));
 }
 
 #[test]
@@ -79,6 +81,14 @@ fn errors_name_the_file_and_the_field() {
         (
             "[[component]]\npath = \"a.wasm\"\nworld = \"widget\"\n",
             "/pkg/pi-extension.toml: component[0].world: unknown world `widget` (expected one of: tool, provider, renderer, compactor, hook)",
+        ),
+        (
+            "[resources]\nagents = \"../agents\"\n",
+            "/pkg/pi-extension.toml: resources.agents: `../agents` must be a relative path inside the package",
+        ),
+        (
+            "[resources]\nagents = \"/etc/agents\"\n",
+            "/pkg/pi-extension.toml: resources.agents: `/etc/agents` must be a relative path inside the package",
         ),
         (
             "[[component]]\npath = \"../a.wasm\"\nworld = \"tool\"\n",

@@ -232,6 +232,23 @@ impl Settings {
         self.permission_mode.clone()
     }
 
+    /// `subagents.maxParallel`: how many children of one `subagent` call run at once;
+    /// default 4, at least 1.
+    pub fn subagents_max_parallel(&self) -> usize {
+        self.subagents
+            .as_ref()
+            .and_then(|s| s.max_parallel)
+            .map_or(4, |n| usize::try_from(n.max(1)).unwrap_or(4))
+    }
+
+    /// `subagents.timeoutMs`: how long one child may run; default none.
+    pub fn subagents_timeout(&self) -> Option<std::time::Duration> {
+        self.subagents
+            .as_ref()
+            .and_then(|s| s.timeout_ms)
+            .map(std::time::Duration::from_millis)
+    }
+
     /// `tools.sandboxNetwork`: whether sandboxed commands may open TCP connections; default
     /// true.
     pub fn tools_sandbox_network(&self) -> bool {

@@ -167,6 +167,9 @@ pub struct Settings {
     /// start-up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permission_mode: Option<String>,
+    /// This pi: how `subagent` calls run their children.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subagents: Option<Subagents>,
     /// Keys this version does not know, in the file's order.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -343,6 +346,20 @@ pub struct Tools {
     pub sandbox: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sandbox_network: Option<bool>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `subagents` (this pi).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subagents {
+    /// How many children of one call run at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<u32>,
+    /// How long one child may run before it is stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

@@ -3,7 +3,7 @@
 
 use super::keys::{
     BranchSummary, Codemode, Compaction, CompactionOverride, Images, Markdown, ProviderRetry,
-    Retry, Settings, Terminal, ThinkingBudgets, Tools, Warnings,
+    Retry, Settings, Subagents, Terminal, ThinkingBudgets, Tools, Warnings,
 };
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -141,7 +141,8 @@ merge_fields!(Settings {
         markdown,
         warnings,
         codemode,
-        tools
+        tools,
+        subagents
     ],
     records: [extension_changelog_versions, model_thinking_levels]
 });
@@ -205,6 +206,11 @@ merge_fields!(Warnings {
 });
 merge_fields!(Codemode {
     leaf: [mode, inline_budget],
+    objects: [],
+    records: []
+});
+merge_fields!(Subagents {
+    leaf: [max_parallel, timeout_ms],
     objects: [],
     records: []
 });

@@ -250,6 +250,21 @@ impl SettingsManager {
         manager
     }
 
+    /// The same settings, read-only: a copy whose [`update`](Self::update) saves nothing (what a
+    /// child run reads; it must never write the user's files).
+    pub fn snapshot(&self) -> Self {
+        SettingsManager {
+            global_path: PathBuf::new(),
+            project_path: None,
+            global: self.global.clone(),
+            project: self.project.clone(),
+            effective: self.effective.clone(),
+            modified: Vec::new(),
+            global_unreadable: self.global_unreadable,
+            errors: Vec::new(),
+        }
+    }
+
     fn remerge(&mut self) {
         let mut effective = self.global.settings.clone();
         effective.merge(&self.project.settings);

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 
 pub use discover::{SkillSearch, discover};
 pub use ignore::IgnoreRules;
-pub use load::{load_skill_file, scan};
+pub use load::{load_skill_file, name_problems, scan};
 pub use prompt::{SKILL_COMMAND_PREFIX, escape_xml, escape_xml_attr, format_skills_for_prompt};
 
 /// Longest allowed skill name (Agent Skills standard).
