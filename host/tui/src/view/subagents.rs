@@ -2,9 +2,9 @@
 //! tokens), then each finished child's first answer lines or its error; with Ctrl+O, each
 //! child's own transcript (its answers, tool calls and short results) under its row.
 
-use super::{Palette, SPINNER};
 use super::footer::short;
 use super::items::{prefixed, tool_header, tool_summary};
+use super::{Palette, SPINNER};
 use crate::theme::Token;
 use crate::transcript::children::{ChildLog, ChildLogs};
 use crate::transcript::{Item, ToolCall, Transcript};
