@@ -1,6 +1,7 @@
 //! Subagents in the interactive UI, in a real terminal (tmux) against the mock LLM: a parallel
 //! `subagent` call's three children drawn live, one row each, while they run; when they are
-//! done, their answers under their rows, and Ctrl+O showing a child's own transcript.
+//! done, their answers under their rows, and Ctrl+O showing a child's own transcript; `/agents`
+//! listing the definitions.
 
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -91,5 +92,17 @@ fn tui_three_children_run_live_and_ctrl_o_shows_a_childs_transcript() {
         expanded.contains("      scout found: line one") && expanded.contains("      line four"),
         "{expanded}"
     );
+
+    // `/agents` lists what the session found, with where each came from.
+    tmux.keys(&["C-o"]);
+    tmux.submit("/agents");
+    let listed = tmux.wait_text("Agents (3):");
+    for (name, _) in AGENTS {
+        assert!(
+            listed.contains(&format!("[user] The {name} of the tests")),
+            "{listed}"
+        );
+    }
+    assert!(listed.contains("agents/scout.md"), "{listed}");
     tmux.exit();
 }
