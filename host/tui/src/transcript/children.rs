@@ -39,12 +39,14 @@ impl ChildLogs {
             .apply(event);
     }
 
-    /// Reads the session file of each child of `details` that has no transcript yet; says so
+    /// Reads the session file of each finished child of `details` that has no transcript yet; says so
     /// when the file is gone. Whether anything was added.
     pub fn load(&mut self, details: &SubagentDetails) -> bool {
         let mut added = false;
         for child in &details.results {
-            if self.logs.contains_key(&child.id) {
+            // A child still to come or running has its events to tell; only a finished one
+            // not seen live is read.
+            if self.logs.contains_key(&child.id) || !child.status.is_done() {
                 continue;
             }
             let Some(file) = &child.session_file else {
@@ -120,5 +122,15 @@ mod tests {
         let note = logs.get("child-1").and_then(|l| l.note.clone());
         assert_eq!(note, Some(format!("session file gone: {}", gone.display())));
         assert!(!logs.load(&details(&gone)), "loaded once");
+    }
+
+    #[test]
+    fn a_running_child_is_left_to_its_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut running = details(&dir.path().join("later.jsonl"));
+        running.results[0].status = ChildStatus::Running;
+        let mut logs = ChildLogs::default();
+        assert!(!logs.load(&running));
+        assert!(logs.get("child-1").is_none());
     }
 }
