@@ -1,7 +1,7 @@
 //! Subagents in the interactive UI, in a real terminal (tmux) against the mock LLM: a parallel
 //! `subagent` call's three children drawn live, one row each, while they run; when they are
 //! done, their answers under their rows, and Ctrl+O showing a child's own transcript; `/agents`
-//! listing the definitions.
+//! listing the definitions; the session continued later, Ctrl+O reading the children's files.
 
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -104,5 +104,18 @@ fn tui_three_children_run_live_and_ctrl_o_shows_a_childs_transcript() {
         );
     }
     assert!(listed.contains("agents/scout.md"), "{listed}");
+    tmux.exit();
+    drop(tmux);
+
+    // Continued later, the children were not seen live: Ctrl+O reads their session files.
+    let tmux = Tmux::start(
+        &pi,
+        &["--model", "mock/mock-model", "--tui-mode", FULLSCREEN, "-c"],
+    );
+    tmux.wait_text("All three reported back.");
+    tmux.keys(&["C-o"]);
+    let resumed = tmux.wait_text("→ ls .");
+    assert!(resumed.contains("      line four"), "{resumed}");
+    assert!(!resumed.contains("session file gone"), "{resumed}");
     tmux.exit();
 }
