@@ -1,7 +1,8 @@
 //! Subagents in the interactive UI, in a real terminal (tmux) against the mock LLM: a parallel
 //! `subagent` call's three children drawn live, one row each, while they run; when they are
 //! done, their answers under their rows, and Ctrl+O showing a child's own transcript; `/agents`
-//! listing the definitions; the session continued later, Ctrl+O reading the children's files.
+//! listing the definitions; the session opened again,
+//! Ctrl+O reading the children's files.
 
 use super::cli_support::*;
 use super::cli_tui_support::*;
@@ -107,10 +108,29 @@ fn tui_three_children_run_live_and_ctrl_o_shows_a_childs_transcript() {
     tmux.exit();
     drop(tmux);
 
-    // Continued later, the children were not seen live: Ctrl+O reads their session files.
+    // Opened again later, the children were not seen live: Ctrl+O reads their session files.
+    // (The parent's file is the one without a `parentSession`; the children's sit beside it.)
+    let files = pi.session_files();
+    assert_eq!(
+        files.len(),
+        4,
+        "the parent's and three children's: {files:?}"
+    );
+    let parent = files
+        .iter()
+        .find(|f| read_jsonl(f)[0].get("parentSession").is_none())
+        .expect("the parent's session file");
+    let parent = parent.display().to_string();
     let tmux = Tmux::start(
         &pi,
-        &["--model", "mock/mock-model", "--tui-mode", FULLSCREEN, "-c"],
+        &[
+            "--model",
+            "mock/mock-model",
+            "--tui-mode",
+            FULLSCREEN,
+            "--session",
+            &parent,
+        ],
     );
     tmux.wait_text("All three reported back.");
     tmux.keys(&["C-o"]);
