@@ -5,6 +5,7 @@
 use pi_ai::ThinkingLevel;
 use pi_app::App;
 use pi_app::permissions::PermissionMode;
+use pi_app::subagents::{AgentDefinitions, AgentSource};
 
 /// The built-in commands, with what they do (offered after `/`).
 pub use pi_app::BUILTIN_COMMANDS as BUILTIN;
@@ -86,6 +87,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "mode" if rest.is_empty() => Command::PickMode,
         "mode" => permission_mode(rest, app),
         "grants" => grants(rest, app),
+        "agents" => Command::Say(agents_text(&app.agent_definitions()), false),
         "hotkeys" => Command::Hotkeys,
         "settings" => Command::Settings,
         "scoped-models" => Command::ScopedModels,
@@ -296,6 +298,45 @@ fn grants(rest: &str, app: &App) -> Command {
     }
 }
 
+/// `/agents`: each definition with its source, description and file, then the warnings of
+/// the last look for them.
+pub fn agents_text(definitions: &AgentDefinitions) -> String {
+    let mut lines = Vec::new();
+    if definitions.is_empty() {
+        lines.push(
+            "No agents defined (markdown files in <agentDir>/agents/, .pi/agents/ of a trusted \
+             project, or an extension package's agents)."
+                .to_owned(),
+        );
+    } else {
+        lines.push(format!("Agents ({}):", definitions.agents.len()));
+    }
+    let width = definitions
+        .agents
+        .iter()
+        .map(|a| a.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for agent in &definitions.agents {
+        let source = match &agent.source {
+            AgentSource::User => "user".to_owned(),
+            AgentSource::Project => "project".to_owned(),
+            AgentSource::Package(name) => format!("package {name}"),
+        };
+        let description = agent.description.lines().next().unwrap_or("");
+        lines.push(format!(
+            "  {:<width$}  [{source}] {description}",
+            agent.name
+        ));
+        lines.push(format!("  {:<width$}  {}", "", agent.path.display()));
+    }
+    if !definitions.warnings.is_empty() {
+        lines.push("Warnings:".to_owned());
+        lines.extend(definitions.warnings.iter().map(|w| format!("  {w}")));
+    }
+    lines.join("\n")
+}
+
 fn help(app: &App) -> String {
     let mut lines: Vec<String> = BUILTIN
         .iter()
@@ -317,4 +358,51 @@ fn help(app: &App) -> String {
         ));
     }
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agents_text;
+    use pi_app::subagents::{AgentDefinition, AgentDefinitions, AgentSource};
+
+    fn agent(name: &str, description: &str, source: AgentSource, path: &str) -> AgentDefinition {
+        AgentDefinition {
+            name: name.into(),
+            description: description.into(),
+            tools: None,
+            model: None,
+            mode: None,
+            system_prompt: String::new(),
+            source,
+            path: path.into(),
+        }
+    }
+
+    #[test]
+    fn agents_lists_each_definition_with_its_source_and_the_warnings() {
+        let definitions = AgentDefinitions {
+            agents: vec![
+                agent(
+                    "scout",
+                    "Fast codebase recon\nthat returns compressed context",
+                    AgentSource::User,
+                    "/home/u/.pi/agent/agents/scout.md",
+                ),
+                agent(
+                    "planner",
+                    "Creates implementation plans",
+                    AgentSource::Project,
+                    "/src/demo/.pi/agents/planner.md",
+                ),
+                agent(
+                    "reviewer",
+                    "Reviews a diff",
+                    AgentSource::Package("review-kit".into()),
+                    "/pkgs/review-kit/agents/reviewer.md",
+                ),
+            ],
+            warnings: vec!["/src/demo/.pi/agents/bad.md: no description; skipped".into()],
+        };
+        insta::assert_snapshot!(agents_text(&definitions));
+    }
 }

@@ -415,7 +415,12 @@ impl Ui {
             }
             Binding::CyclePermissionMode => self.cycle_mode(app),
             Binding::ToggleThinking => self.show_thinking = !self.show_thinking,
-            Binding::ExpandTools => self.expanded = !self.expanded,
+            Binding::ExpandTools => {
+                self.expanded = !self.expanded;
+                if self.expanded {
+                    self.transcript.load_children();
+                }
+            }
             Binding::CopyMessage => self.copy_last_answer(app),
             Binding::Dequeue => self.take_back_queue(app),
             Binding::CursorUp => e.vertical(true),

@@ -404,6 +404,9 @@ fn spawn_prompt(app: &Arc<App>, text: String, errors: mpsc::UnboundedSender<Stri
 /// Draws the session again from its messages (after it was replaced or rewound).
 fn reload(app: &App, ui: &mut Ui) {
     ui.transcript = Transcript::from_messages(&app.messages());
+    if ui.expanded {
+        ui.transcript.load_children();
+    }
     *ui.lines.borrow_mut() = LineCache::default();
     ui.scroll = 0;
     // The regular layout's scrollback already shows the history kept.

@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+pub mod children;
+
 /// One thing in the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
@@ -138,6 +140,10 @@ pub struct Transcript {
     pub follow_up: Vec<String>,
     /// Token use of the last answer, for the footer.
     pub last_usage: Option<pi_ai::Usage>,
+    /// What the finished subagents' children cost together, for the footer.
+    pub children_usage: pi_app::subagents::ChildUsage,
+    /// The subagents' children's own transcripts.
+    pub children: children::ChildLogs,
 }
 
 impl Transcript {
@@ -218,6 +224,7 @@ impl Transcript {
                 self.push_failure(assistant);
             }
             Some((shared, Message::ToolResult(result))) => {
+                self.add_children_usage(result);
                 let output = Output::Stored(shared.clone());
                 // Live, the call is on screen since its execution started: the result
                 // message only confirms it.
@@ -344,6 +351,38 @@ impl Transcript {
             ),
             StopReason::Aborted => self.notice("Aborted".to_owned(), true),
             _ => {}
+        }
+    }
+
+    /// A finished `subagent` result's children count in the session's totals.
+    fn add_children_usage(&mut self, result: &pi_ai::ToolResultMessage) {
+        let details = result
+            .details
+            .as_ref()
+            .filter(|_| result.tool_name == children::TOOL)
+            .and_then(pi_app::subagents::SubagentDetails::from_value);
+        if let Some(details) = details {
+            let sum = &mut self.children_usage;
+            let add = details.total_usage();
+            sum.input += add.input;
+            sum.output += add.output;
+            sum.cache_read += add.cache_read;
+            sum.cache_write += add.cache_write;
+            sum.cost += add.cost;
+            sum.turns += add.turns;
+        }
+    }
+
+    /// Reads the session files of the subagents' children not seen live (Ctrl+O on a resumed
+    /// session), marking their blocks changed.
+    pub fn load_children(&mut self) {
+        for index in 0..self.items.len() {
+            let Some(details) = children::details_of(&self.items[index]) else {
+                continue;
+            };
+            if self.children.load(&details) {
+                self.touch(index);
+            }
         }
     }
 
@@ -478,6 +517,16 @@ impl Transcript {
 
     fn apply_session(&mut self, event: &SessionEvent) {
         match event {
+            SessionEvent::Subagent {
+                tool_call_id,
+                id,
+                event,
+                ..
+            } => {
+                self.children.apply(id, event);
+                // Its block draws the child's transcript when expanded.
+                self.tool(tool_call_id);
+            }
             SessionEvent::AgentSettled { .. } => {
                 self.working = false;
                 self.retry = None;

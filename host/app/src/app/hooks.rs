@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The commands pi itself serves in the interactive UI (offered after `/`), with what they do.
 /// A hook's command of the same name is refused.
-pub const BUILTIN_COMMANDS: [(&str, &str); 25] = [
+pub const BUILTIN_COMMANDS: [(&str, &str); 26] = [
     (
         "reload",
         "Read skills, prompt templates, context files, keybindings and the theme again",
@@ -55,6 +55,10 @@ pub const BUILTIN_COMMANDS: [(&str, &str); 25] = [
     (
         "grants",
         "Show the approval rules and the packages' grants (/grants revoke <id>)",
+    ),
+    (
+        "agents",
+        "List the agent definitions subagents can run, and their sources",
     ),
     ("hotkeys", "Show the keys"),
     ("quit", "Quit pi"),

@@ -61,6 +61,7 @@ mod cli_tools;
 mod cli_tui;
 mod cli_tui_commands;
 mod cli_tui_modes;
+mod cli_tui_subagents;
 mod cli_tui_support;
 mod cli_watchdog;
 mod cli_wit_versions;

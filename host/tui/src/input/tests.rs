@@ -335,3 +335,19 @@ fn double_escape_action_picks_going_back_forking_or_nothing() {
     );
     assert_eq!(twice("none"), (None, None, 0));
 }
+
+#[test]
+fn agents_is_offered_after_a_slash_and_lists_what_the_app_found() {
+    let app = app();
+    let mut ui = ui(&app);
+    typed(&mut ui, &app, "/age");
+    let offer = render(&ui, 80, 12);
+    assert!(
+        offer.contains("agents") && offer.contains("agent definitions"),
+        "{offer}"
+    );
+    key(&mut ui, &app, KeyCode::Esc, KeyModifiers::NONE);
+    ui.editor = crate::Editor::default();
+    command(&mut ui, &app, "/agents");
+    insta::assert_snapshot!("agents_none", render(&ui, 80, 12));
+}

@@ -52,6 +52,8 @@ fn usage_spans(screen: &Screen, palette: &Palette, width: usize) -> Vec<Span<'st
     let footer = screen.footer;
     let usage = screen.transcript.last_usage.unwrap_or_default();
     let context = usage.input + usage.cache_read + usage.cache_write + usage.output;
+    // The children's tokens and cost count with the session's; its context is the parent's.
+    let children = screen.transcript.children_usage;
     let percent = if footer.context_window > 0 {
         (context as f64 * 100.0 / footer.context_window as f64).min(100.0)
     } else {
@@ -70,13 +72,13 @@ fn usage_spans(screen: &Screen, palette: &Palette, width: usize) -> Vec<Span<'st
     );
     // Most important last: the context gauge and the model stay when the line is narrow.
     let optional = [
-        format!("${:.3}", usage.cost.total),
+        format!("${:.3}", usage.cost.total + children.cost),
         format!(
             "↑{} ↓{} R{} W{}",
-            short(usage.input),
-            short(usage.output),
-            short(usage.cache_read),
-            short(usage.cache_write)
+            short(usage.input + children.input),
+            short(usage.output + children.output),
+            short(usage.cache_read + children.cache_read),
+            short(usage.cache_write + children.cache_write)
         ),
         footer.thinking.clone(),
         footer.model.clone(),
@@ -179,7 +181,7 @@ fn truncate_start(text: &str, width: usize) -> String {
 }
 
 /// `1234` → `1.2k`, `2500000` → `2.5M`.
-fn short(n: u64) -> String {
+pub(super) fn short(n: u64) -> String {
     match n {
         0..1000 => n.to_string(),
         1000..1_000_000 => format!("{:.1}k", n as f64 / 1000.0),

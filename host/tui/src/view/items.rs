@@ -17,7 +17,7 @@ use unicode_width::UnicodeWidthStr;
 const TOOL_TAIL: usize = 8;
 
 /// What a tool call's header says about its arguments.
-fn tool_summary(call: &ToolCall) -> String {
+pub(super) fn tool_summary(call: &ToolCall) -> String {
     let arg = |key: &str| call.args.get(key).and_then(Value::as_str).unwrap_or("");
     match call.name.as_str() {
         "bash" => format!("$ {}", arg("command")),
@@ -30,6 +30,7 @@ fn tool_summary(call: &ToolCall) -> String {
             format!("{}{range}", arg("path"))
         }
         "edit" | "write" | "ls" => arg("path").to_owned(),
+        "subagent" => subagent_summary(&call.args),
         "grep" | "find" => format!("{} {}", arg("pattern"), arg("path"))
             .trim()
             .to_owned(),
@@ -38,6 +39,20 @@ fn tool_summary(call: &ToolCall) -> String {
             other => other.to_string(),
         },
     }
+}
+
+/// `scout: task`, `3 tasks` or `chain of 2`: the rows under it say the rest.
+fn subagent_summary(args: &Value) -> String {
+    let count = |key: &str| args.get(key).and_then(Value::as_array).map(Vec::len);
+    if let Some(n) = count("tasks") {
+        return format!("{n} tasks");
+    }
+    if let Some(n) = count("chain") {
+        return format!("chain of {n}");
+    }
+    let arg = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or("");
+    let task = arg("task").lines().next().unwrap_or("");
+    format!("{}: {task}", arg("agent"))
 }
 
 /// What the renderer that draws `target` made of it: `None` when no renderer draws it or it

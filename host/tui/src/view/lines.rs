@@ -2,6 +2,7 @@
 //! until the item changes, and sliced for the frame, the scrollback and the search.
 
 use super::items::{bash_lines, prefixed, rendered, tool_header, tool_lines};
+use super::subagents::{Block, subagent_lines};
 use super::{Palette, Screen};
 use crate::color::ColorLevel;
 use crate::images::{ImageProtocol, Picture, Placed};
@@ -96,7 +97,8 @@ impl LineCache {
         self.pictures.resize_with(items.len(), Vec::new);
         for (index, item) in items.iter().enumerate() {
             let revision = screen.transcript.revision(index);
-            if self.items.get(index).is_some_and(|(r, _)| *r == revision) {
+            // A running subagent block's spinners turn with the frames.
+            if self.items.get(index).is_some_and(|(r, _)| *r == revision) && !animated(item) {
                 continue;
             }
             let mut lines = Vec::new();
@@ -265,6 +267,11 @@ fn screen_safe(lines: &mut [Line<'static>]) {
     }
 }
 
+/// Whether `item` changes with every frame: a `subagent` call whose children run.
+fn animated(item: &Item) -> bool {
+    matches!(item, Item::Tool(call) if call.name == crate::transcript::children::TOOL && !call.done)
+}
+
 /// Columns left of a picture (it sits under its tool's output).
 const PICTURE_INDENT: u16 = 4;
 
@@ -351,6 +358,17 @@ fn item_lines(
                 expanded: screen.expanded,
             });
             let rendered = target.and_then(|t| rendered(screen.renderers, &t, palette, width));
+            let subagents =
+                crate::transcript::children::details_of(item).filter(|_| rendered.is_none());
+            if let Some(details) = subagents {
+                let block = Block {
+                    details: &details,
+                    expanded: screen.expanded,
+                    tick: screen.tick,
+                    logs: &screen.transcript.children,
+                };
+                return subagent_lines(out, call, &block, palette, width);
+            }
             match rendered {
                 Some(Ok(lines)) => {
                     tool_header(out, call, palette, width);

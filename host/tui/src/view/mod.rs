@@ -9,6 +9,7 @@ mod dialog;
 mod footer;
 mod items;
 mod lines;
+mod subagents;
 
 pub use dialog::DialogView;
 pub use footer::{Footer, status_text};

@@ -8,3 +8,4 @@
 mod approvals;
 mod dialogs;
 mod screens;
+mod subagents;

@@ -18,11 +18,11 @@ use serde_json::json;
 use std::cell::RefCell;
 use std::sync::Arc;
 
-fn agent(event: AgentEvent) -> AppEvent {
+pub(crate) fn agent(event: AgentEvent) -> AppEvent {
     AppEvent::Agent(event)
 }
 
-fn user(text: &str) -> AppEvent {
+pub(crate) fn user(text: &str) -> AppEvent {
     agent(AgentEvent::MessageStart {
         message: AgentMessage::from(UserMessage {
             content: UserContent::Text(text.to_owned()),
@@ -31,7 +31,7 @@ fn user(text: &str) -> AppEvent {
     })
 }
 
-fn answer(blocks: Vec<AssistantBlock>, input_tokens: u64) -> AssistantMessage {
+pub(crate) fn answer(blocks: Vec<AssistantBlock>, input_tokens: u64) -> AssistantMessage {
     AssistantMessage {
         content: blocks,
         usage: Usage {
@@ -43,7 +43,7 @@ fn answer(blocks: Vec<AssistantBlock>, input_tokens: u64) -> AssistantMessage {
     }
 }
 
-fn text(t: &str) -> AssistantBlock {
+pub(crate) fn text(t: &str) -> AssistantBlock {
     AssistantBlock::Text(TextContent {
         text: t.to_owned(),
         text_signature: None,
@@ -51,7 +51,7 @@ fn text(t: &str) -> AssistantBlock {
 }
 
 /// A finished answer: start and end.
-fn finished(message: AssistantMessage) -> Vec<AppEvent> {
+pub(crate) fn finished(message: AssistantMessage) -> Vec<AppEvent> {
     vec![
         agent(AgentEvent::MessageStart {
             message: AgentMessage::from(AssistantMessage::default()),
@@ -85,7 +85,7 @@ fn tool(
     ]
 }
 
-fn transcript(events: impl IntoIterator<Item = AppEvent>) -> Transcript {
+pub(crate) fn transcript(events: impl IntoIterator<Item = AppEvent>) -> Transcript {
     let mut t = Transcript::default();
     for event in events {
         t.apply(&event);
@@ -93,7 +93,7 @@ fn transcript(events: impl IntoIterator<Item = AppEvent>) -> Transcript {
     t
 }
 
-fn footer(window: u64) -> Footer {
+pub(crate) fn footer(window: u64) -> Footer {
     Footer {
         cwd: "~/src/demo".into(),
         branch: Some("main".into()),
@@ -105,11 +105,11 @@ fn footer(window: u64) -> Footer {
     }
 }
 
-struct Shot<'a> {
+pub(crate) struct Shot<'a> {
     transcript: &'a Transcript,
     editor: Editor,
     footer: Footer,
-    expanded: bool,
+    pub(crate) expanded: bool,
     show_thinking: bool,
     renderers: Vec<Arc<dyn MessageRenderer>>,
     popup: Vec<(String, String)>,
@@ -118,7 +118,7 @@ struct Shot<'a> {
 }
 
 impl<'a> Shot<'a> {
-    fn new(transcript: &'a Transcript) -> Self {
+    pub(crate) fn new(transcript: &'a Transcript) -> Self {
         Shot {
             transcript,
             editor: Editor::default(),
@@ -144,7 +144,7 @@ impl<'a> Shot<'a> {
         }
     }
 
-    fn render(&self, width: u16, height: u16) -> String {
+    pub(crate) fn render(&self, width: u16, height: u16) -> String {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
         let cache = RefCell::new(LineCache::default());
         let screen = self.screen(&cache);
