@@ -220,7 +220,7 @@ impl Shared {
 impl App {
     /// Builds the agent session from start-up results; `tools` are the enabled tools.
     pub fn new(prepared: Prepared, tools: Vec<Arc<dyn AgentTool>>) -> Self {
-        let tool_source = crate::tools::prepared_source(&prepared);
+        let tool_source = crate::startup::prepared_source(&prepared);
         let Prepared {
             base,
             session,

@@ -17,7 +17,7 @@ use pi_session::prompt_templates::{PromptTemplates, TemplateSearch};
 use pi_session::session::{SessionError, SessionManager, find_session_by_id, is_session_path};
 use pi_session::settings::SettingsManager;
 use pi_session::skills::{SkillRegistry, SkillSearch, discover};
-use pi_session::system_prompt::{PromptSection, PromptSources, SystemPromptOptions, sections};
+use pi_session::system_prompt::{PromptSection, PromptSources, SystemPromptOptions};
 use pi_session::trust::{TrustStore, resolve_trust};
 use std::path::{Path, PathBuf};
 
@@ -365,7 +365,11 @@ fn prepare_warning(
         prompt_sources,
         prompt_files,
     } = resource_search.load();
-    let system_prompt = mode_sections(&prompt_options, &prompt_sources, permission_mode);
+    let system_prompt = crate::permissions::plan::prompt_sections(
+        &prompt_options,
+        &prompt_sources,
+        permission_mode,
+    );
     warnings.extend(skill_warnings(&skills));
     warnings.extend(pi_session::extension_writes::notices(
         &base.env.agent_dir,
@@ -464,24 +468,6 @@ fn permission_mode(
         None => Ok(PermissionMode::default()),
         Some(value) => PermissionMode::parse(&value).ok_or(StartupError::PermissionMode(value)),
     }
-}
-
-/// The system prompt's sections in `mode`: plan mode leaves out the writing tools and says
-/// what the agent may do.
-pub(crate) fn mode_sections(
-    options: &SystemPromptOptions,
-    sources: &PromptSources,
-    mode: crate::permissions::PermissionMode,
-) -> Vec<PromptSection> {
-    if mode != crate::permissions::PermissionMode::Plan {
-        return sections(options, sources);
-    }
-    let mut options = options.clone();
-    options
-        .tools
-        .retain(|tool| crate::permissions::plan::offers(&tool.name));
-    options.plan_mode = true;
-    sections(&options, sources)
 }
 
 /// The settings' command hooks for this run, reporting the session they run in.
@@ -1174,3 +1160,33 @@ pub fn no_api_key_message(model: &Model, agent_dir: &Path) -> String {
 
 /// Keeps `model_select` reachable for callers that only import `startup`.
 pub use model_select::DEFAULT_THINKING_LEVEL;
+
+/// What a prepared run's tools are built from.
+pub fn prepared_source(prepared: &Prepared) -> crate::tools::ToolSource {
+    let env = &prepared.base.env;
+    crate::tools::ToolSource::new(
+        &prepared.tool_names,
+        (&env.cwd, &env.agent_dir),
+        &prepared.base.extensions,
+        &prepared.base.settings,
+        &prepared.tool_policy,
+    )
+}
+
+/// The tools of a prepared run (built-in and extension components) in its permission mode,
+/// with pi's `PI_*` variables for `bash` commands.
+pub fn session_tools(prepared: &Prepared) -> Vec<std::sync::Arc<dyn pi_agent::AgentTool>> {
+    prepared_source(prepared).tools(
+        &prepared.base.host,
+        crate::tools::SessionFacts {
+            session_id: prepared.session.session_id(),
+            command_env: crate::tools::command_env(
+                &prepared.session,
+                &prepared.model,
+                prepared.thinking,
+            ),
+            model_images: &prepared.model_images,
+        },
+        prepared.permission_mode,
+    )
+}

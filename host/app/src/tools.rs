@@ -216,32 +216,6 @@ fn builtin_tool(
     })
 }
 
-/// What a prepared run's tools are built from.
-pub fn prepared_source(prepared: &crate::startup::Prepared) -> ToolSource {
-    let env = &prepared.base.env;
-    ToolSource::new(
-        &prepared.tool_names,
-        (&env.cwd, &env.agent_dir),
-        &prepared.base.extensions,
-        &prepared.base.settings,
-        &prepared.tool_policy,
-    )
-}
-
-/// The tools of a prepared run (built-in and extension components) in its permission mode,
-/// with pi's `PI_*` variables for `bash` commands.
-pub fn session_tools(prepared: &crate::startup::Prepared) -> Vec<Arc<dyn AgentTool>> {
-    prepared_source(prepared).tools(
-        &prepared.base.host,
-        SessionFacts {
-            session_id: prepared.session.session_id(),
-            command_env: command_env(&prepared.session, &prepared.model, prepared.thinking),
-            model_images: &prepared.model_images,
-        },
-        prepared.permission_mode,
-    )
-}
-
 /// Records each file `package`'s calls write that a later prompt is built from (rule files,
 /// skills, templates), so that the session that loads it says so.
 fn prompt_writes(agent_dir: &Path, package: &str) -> pi_ext_host::WriteFn {

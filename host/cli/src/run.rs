@@ -197,7 +197,7 @@ fn run(args: Args) -> Result<i32, RunError> {
     if args.verbose {
         print_startup(&prepared);
     }
-    let tools = pi_app::tools::session_tools(&prepared);
+    let tools = pi_app::startup::session_tools(&prepared);
     let protocol = args.rpc_protocol;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

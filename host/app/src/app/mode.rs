@@ -33,7 +33,9 @@ impl App {
         }
         if let Some((options, sources)) = &rebuild.prompt {
             self.session
-                .set_system_prompt(crate::startup::mode_sections(options, sources, mode));
+                .set_system_prompt(crate::permissions::plan::prompt_sections(
+                    options, sources, mode,
+                ));
         }
     }
 

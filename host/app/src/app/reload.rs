@@ -106,7 +106,7 @@ impl App {
         *lock(&self.skills) = found.skills;
         *lock(&self.templates) = found.templates;
         self.session
-            .set_system_prompt(crate::startup::mode_sections(
+            .set_system_prompt(crate::permissions::plan::prompt_sections(
                 &found.prompt_options,
                 &found.prompt_sources,
                 self.permission_mode(),

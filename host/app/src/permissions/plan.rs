@@ -18,6 +18,22 @@ pub fn offers(name: &str) -> bool {
     !WRITING_TOOLS.contains(&name)
 }
 
+/// The system prompt's sections in `mode`: plan mode leaves out the writing tools and says
+/// what the agent may do.
+pub fn prompt_sections(
+    options: &pi_session::system_prompt::SystemPromptOptions,
+    sources: &pi_session::system_prompt::PromptSources,
+    mode: super::PermissionMode,
+) -> Vec<pi_session::system_prompt::PromptSection> {
+    if mode != super::PermissionMode::Plan {
+        return pi_session::system_prompt::sections(options, sources);
+    }
+    let mut options = options.clone();
+    options.tools.retain(|tool| offers(&tool.name));
+    options.plan_mode = true;
+    pi_session::system_prompt::sections(&options, sources)
+}
+
 /// The sandbox of plan mode's commands, or why this system cannot enforce it.
 pub fn shell_sandbox() -> Result<ShellSandbox, SandboxError> {
     let sandbox = ShellSandbox::read_only_offline();

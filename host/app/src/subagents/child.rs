@@ -14,12 +14,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// The built-ins a definition without `tools` gets: the ones that only read.
-pub const DEFAULT_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
-
-/// The tools that change files: naming one in `tools` (without a `mode`) lets the child write.
-const WRITING_TOOLS: [&str; 2] = ["write", "edit"];
-
 /// What one child is asked to do.
 pub(crate) struct ChildTask<'a> {
     pub definition: &'a AgentDefinition,
@@ -28,24 +22,6 @@ pub(crate) struct ChildTask<'a> {
     pub tool_call_id: &'a str,
     /// Where its row is in the call's details.
     pub slot: usize,
-}
-
-/// The mode a definition asks for: its `mode`, else `auto` when its `tools` name a writing
-/// tool, else `plan` (children only read unless their definition says otherwise).
-pub fn requested_mode(definition: &AgentDefinition) -> PermissionMode {
-    if let Some(mode) = definition.mode {
-        return mode;
-    }
-    let writes = definition
-        .tools
-        .iter()
-        .flatten()
-        .any(|t| WRITING_TOOLS.contains(&t.as_str()));
-    if writes {
-        PermissionMode::Auto
-    } else {
-        PermissionMode::Plan
-    }
 }
 
 /// The stricter of two modes: a child never has more freedom than its parent has now.
@@ -167,14 +143,14 @@ fn start(
         }
         None => (parent.model(), parent.thinking_level()),
     };
-    let mode = stricter(requested_mode(definition), parent.permission_mode().get());
-    let session = child_session(&parent, &task.cwd);
+    let mode = stricter(definition.requested_mode(), parent.permission_mode().get());
+    let session = child_session(&parent, &task.cwd).as_subagent(&definition.name);
     let facts = ChildFacts {
         session_id: session.session_id().to_owned(),
         session_file: session.session_file().map(Path::to_path_buf),
     };
     let names = kit.tool_names(definition);
-    let patterns = super::runtime::patterns(definition);
+    let patterns = definition.tool_patterns();
     let tools = kit.child_tools(
         ChildTools {
             parent: &parent,

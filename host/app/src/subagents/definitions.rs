@@ -44,6 +44,40 @@ pub struct AgentDefinition {
     pub path: PathBuf,
 }
 
+/// The built-ins a definition without `tools` gets: the ones that only read.
+pub const DEFAULT_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
+
+/// The tools that change files: naming one in `tools` (without a `mode`) lets the agent write.
+const WRITING_TOOLS: [&str; 2] = ["write", "edit"];
+
+impl AgentDefinition {
+    /// Its tool names or patterns ([`DEFAULT_TOOLS`] when it names none).
+    pub fn tool_patterns(&self) -> Vec<String> {
+        match &self.tools {
+            Some(tools) => tools.clone(),
+            None => DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
+        }
+    }
+
+    /// The mode it asks for: its `mode`, else `auto` when its `tools` name a writing tool,
+    /// else `plan` (an agent only reads unless its definition says otherwise).
+    pub fn requested_mode(&self) -> PermissionMode {
+        if let Some(mode) = self.mode {
+            return mode;
+        }
+        let writes = self
+            .tools
+            .iter()
+            .flatten()
+            .any(|t| WRITING_TOOLS.contains(&t.as_str()));
+        if writes {
+            PermissionMode::Auto
+        } else {
+            PermissionMode::Plan
+        }
+    }
+}
+
 /// What a look for definitions found.
 #[derive(Debug, Clone, Default)]
 pub struct AgentDefinitions {

@@ -15,8 +15,7 @@ pub mod details;
 mod runtime;
 mod tool;
 
-pub use child::{DEFAULT_TOOLS, requested_mode};
-pub use definitions::{AgentDefinition, AgentDefinitions, AgentSearch, AgentSource};
+pub use definitions::{AgentDefinition, AgentDefinitions, AgentSearch, AgentSource, DEFAULT_TOOLS};
 pub use details::{ChildResult, ChildStatus, ChildUsage, SubagentDetails, SubagentForm};
 pub use runtime::Subagents;
 pub use tool::{MAX_TASKS, SubagentTool};

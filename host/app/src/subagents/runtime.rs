@@ -3,7 +3,6 @@
 //! from, the extension host, the definitions and the parent's event stream; and [`Progress`],
 //! the rows of one call that the tool reports as its `details`.
 
-use super::child::DEFAULT_TOOLS;
 use super::definitions::{AgentDefinition, AgentDefinitions};
 use super::details::{ChildResult, ChildStatus, SubagentDetails, SubagentForm};
 use crate::agent_session::{AgentSession, AgentSessionEvent, WeakAgentSession};
@@ -92,7 +91,7 @@ impl Subagents {
             candidates.extend(source.extension_tool_names().map(str::to_owned));
         }
         let mut names: Vec<String> = Vec::new();
-        for pattern in patterns(definition) {
+        for pattern in definition.tool_patterns() {
             for name in candidates
                 .iter()
                 .filter(|c| pi_mcp::glob_matches(&pattern, c))
@@ -161,7 +160,7 @@ impl Subagents {
         if !body.is_empty() {
             prompt_sources.append = Some(body.to_owned());
         }
-        crate::startup::mode_sections(&options, &prompt_sources, mode)
+        crate::permissions::plan::prompt_sections(&options, &prompt_sources, mode)
     }
 }
 
@@ -174,14 +173,6 @@ pub(crate) struct ChildTools<'a> {
     pub session_id: &'a str,
     pub command_env: Vec<(String, String)>,
     pub images: bool,
-}
-
-/// A definition's tool patterns (the read-only built-ins when it has none).
-pub(crate) fn patterns(definition: &AgentDefinition) -> Vec<String> {
-    match &definition.tools {
-        Some(tools) => tools.clone(),
-        None => DEFAULT_TOOLS.iter().map(|t| (*t).to_owned()).collect(),
-    }
 }
 
 /// The rows of one `subagent` call, reported through the tool's updates as they change.

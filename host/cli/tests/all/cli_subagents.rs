@@ -160,6 +160,14 @@ fn one_child_runs_with_its_prompt_tools_and_model_and_its_session_opens() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let last = pi.mock.requests().last().unwrap().body.to_string();
     assert!(last.contains("The config is in app.toml") && last.contains("Task: find the config"));
+
+    // The child's file is now the newest, but `-c` continues the parent, not a subagent.
+    assert_eq!(child_lines[0]["subagent"], "scout");
+    pi.mock.push(Turn::text("continued"));
+    let out = pi.run(&["--model", "mock/mock-model", "-c", "-p", "and now?"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let last = pi.mock.requests().last().unwrap().body.to_string();
+    assert!(last.contains("where is the config?"), "{last}");
 }
 
 #[test]

@@ -90,6 +90,9 @@ pub struct EntryHead<'a> {
     pub role: Option<&'a str>,
 }
 
+/// The header field naming the agent of a subagent's session (this pi's; pi ignores it).
+const SUBAGENT_KEY: &str = "subagent";
+
 fn new_header(cwd: &Path, parent_session: Option<String>) -> SessionHeader {
     SessionHeader {
         version: Some(CURRENT_SESSION_VERSION),
@@ -211,8 +214,14 @@ impl SessionManager {
         dir: &crate::paths::SessionDir,
     ) -> Result<Self, SessionError> {
         let cwd_text = cwd.to_string_lossy();
+        // A subagent's session is never the one to continue: its parent is.
         let newest = list_session_files(&dir.path).into_iter().find(|(path, _)| {
-            !dir.custom || file::read_header(path).is_some_and(|h| h.cwd == cwd_text)
+            match file::read_header(path) {
+                Some(h) => {
+                    (!dir.custom || h.cwd == cwd_text) && !h.extra.contains_key(SUBAGENT_KEY)
+                }
+                None => !dir.custom,
+            }
         });
         match newest {
             Some((path, _)) => Self::open(&path, cwd),
@@ -252,6 +261,16 @@ impl SessionManager {
     /// assistant message.
     pub fn with_parent_session(mut self, parent: Option<String>) -> Self {
         self.header.parent_session = parent;
+        self
+    }
+
+    /// Marks a subagent's session: its header records the agent (`subagent`), so that
+    /// continuing the most recent session (`-c`) passes over it. Only for a session nothing was
+    /// written to yet.
+    pub fn as_subagent(mut self, agent: &str) -> Self {
+        self.header
+            .extra
+            .insert(SUBAGENT_KEY.to_owned(), Value::String(agent.to_owned()));
         self
     }
 
