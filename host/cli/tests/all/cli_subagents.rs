@@ -518,3 +518,35 @@ fn pis_example_scout_runs_as_is_on_its_own_model() {
     assert_eq!(tools, ["read", "grep", "find", "ls", "bash"]);
     assert!(tool_result(&requests[2].body, "s1").contains("Files Retrieved"));
 }
+
+#[test]
+fn a_child_past_its_deadline_is_stopped_and_fails_alone() {
+    let pi = env();
+    pi.settings(json!({"subagents": {"timeoutMs": 400, "maxParallel": 1}}));
+    write_agent(&pi, "stuck", "", "You are STUCK.");
+    write_agent(&pi, "quick", "", "You are QUICK.");
+    pi.mock.push(Turn::new().tool_call(
+        "d1",
+        "subagent",
+        json!({"tasks": [{"agent": "stuck", "task": "hang"}, {"agent": "quick", "task": "answer"}]}),
+    ));
+    pi.mock
+        .push_keyed("STUCK", Reply::hang_after_headers(Turn::text("never"), 1));
+    pi.mock.push_keyed("QUICK", Turn::text("quick answer"));
+    pi.mock.push(Turn::text("one timed out"));
+    let out = print_run(&pi, "go");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let last = pi.mock.requests().last().unwrap().body.clone();
+    let result = tool_result(&last, "d1");
+    assert!(result.contains("Parallel: 1/2 succeeded"), "{result}");
+    assert!(result.contains("subagents.timeoutMs"), "{result}");
+    assert!(result.contains("quick answer"), "{result}");
+    // One at a time: the quick child asked only after the stuck one was stopped.
+    let stuck = pi
+        .mock
+        .requests()
+        .iter()
+        .position(|r| system_prompt(&r.body).contains("STUCK"))
+        .unwrap();
+    assert!(pi.mock.requests()[stuck].client_went_away);
+}
