@@ -180,7 +180,8 @@ fn run(args: Args) -> Result<i32, RunError> {
         return Ok(1);
     }
     options.resume_picker = mode == Mode::Interactive;
-    options.command_hooks_can_ask = mode == Mode::Interactive;
+    // RPC asks through its extension UI (`extension_ui_request`), as the terminal UI asks.
+    options.command_hooks_can_ask = matches!(mode, Mode::Interactive | Mode::Rpc);
     let prepared = match prepare(&options, base) {
         Ok(prepared) => prepared,
         Err(error) => {

@@ -120,6 +120,41 @@ fn guarded_project(trusted: bool) -> PiEnv {
 }
 
 #[test]
+fn rpc_asks_before_a_project_hooks_first_run_and_remembers_the_answer() {
+    let pi = guarded_project(true);
+    std::fs::write(pi.cwd().join("victim.txt"), "keep me").unwrap();
+    pi.mock
+        .push(Turn::new().tool_call("b1", "bash", json!({"command": "rm victim.txt"})));
+    pi.mock.push(Turn::text("done"));
+    let mut rpc = super::cli_rpc::RpcClient::start_with(&pi, &["--no-session"]);
+    super::cli_rpc::ok(&rpc.call(json!({"type": "prompt", "message": "clean up"})));
+    let asked = rpc.wait_for("the approval", |l| {
+        l["type"] == "extension_ui_request" && l["method"] == "confirm"
+    });
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("guard-exit2.sh"),
+        "{asked}"
+    );
+    rpc.send_raw(
+        &json!({"type": "extension_ui_response", "id": asked["id"], "confirmed": true}).to_string(),
+    );
+    rpc.wait_event("agent_settled");
+    assert!(
+        pi.cwd().join("victim.txt").exists(),
+        "the approved hook did not block rm"
+    );
+    assert!(pi.cwd().join(".pi/ran-exit2").exists());
+    drop(rpc);
+    // Approved once, it runs without asking in print mode too.
+    std::fs::remove_file(pi.cwd().join(".pi/ran-exit2")).unwrap();
+    run_rm(&pi, &[]);
+    assert!(pi.cwd().join(".pi/ran-exit2").exists());
+}
+
+#[test]
 fn a_project_hook_runs_only_in_a_trusted_project_once_approved() {
     let pi = guarded_project(true);
     let ran = pi.cwd().join(".pi/ran-exit2");
