@@ -227,6 +227,13 @@ pub trait Hook: Send + Sync {
     /// Whether a failure blocks the tool call instead of allowing it (`fail = "closed"`).
     fn fails_closed(&self) -> bool;
 
+    /// A copy of it that can change nothing (plan mode: files read-only, commands sandboxed
+    /// read-only without network); `None` when it already cannot (a command hook is the
+    /// user's own shell command and is not confined).
+    fn read_only(&self) -> Option<Arc<dyn Hook>> {
+        None
+    }
+
     /// Gets ready for its first event ahead of it (loads its code). It blocks: the session
     /// calls it on a thread of its own. A failure is left for that event to meet and report.
     fn prepare(&self) {}

@@ -336,6 +336,21 @@ impl Hook for HookComponent {
         self.fail_closed
     }
 
+    fn read_only(&self) -> Option<Arc<dyn Hook>> {
+        let grant = self.component.grant.read_only();
+        if grant == *self.component.grant {
+            return None;
+        }
+        Some(Arc::new(HookComponent {
+            component: Arc::new(self.component.with_grant(Arc::new(grant))),
+            source: Arc::clone(&self.source),
+            info: Arc::clone(&self.info),
+            fail_closed: self.fail_closed,
+            services: self.services.clone(),
+            warm: Arc::default(),
+        }))
+    }
+
     fn prepare(&self) {
         // Instantiating runs no more of the component than its start (bounded by the epoch
         // deadline like any call); no watchdog is needed for nobody waits on it.

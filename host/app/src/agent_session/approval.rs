@@ -65,6 +65,11 @@ impl Approvals {
         }
     }
 
+    /// The mode calls are gated by now.
+    pub(crate) fn mode(&self) -> PermissionMode {
+        self.mode.get()
+    }
+
     /// The same rules and writers under another mode (a child run's gate).
     pub(crate) fn child(&self, mode: ModeCell) -> Approvals {
         Approvals {

@@ -57,6 +57,9 @@ pub struct HookCommand {
 /// The hooks of a session, in load order.
 pub(crate) struct HookPipeline {
     hooks: RwLock<Vec<Arc<dyn Hook>>>,
+    /// The same hooks as plan mode runs them: each that could change something replaced by
+    /// its read-only copy ([`Hook::read_only`]), in the same order.
+    plan_hooks: RwLock<Vec<Arc<dyn Hook>>>,
     /// The commands that were not refused, in load order.
     commands: RwLock<Vec<HookCommand>>,
     ui: Arc<dyn UserInterface>,
@@ -70,6 +73,7 @@ impl HookPipeline {
     pub(crate) fn new(ui: Arc<dyn UserInterface>, mode: crate::permissions::ModeCell) -> Self {
         HookPipeline {
             hooks: RwLock::default(),
+            plan_hooks: RwLock::default(),
             commands: RwLock::default(),
             approvals: Approvals::new(mode, Arc::clone(&ui)),
             ui,
@@ -81,7 +85,8 @@ impl HookPipeline {
     /// gated by the child's own mode. The hooks' commands stay the parent's.
     pub(crate) fn child(&self, mode: crate::permissions::ModeCell) -> HookPipeline {
         HookPipeline {
-            hooks: RwLock::new(self.hooks.read().unwrap_or_else(|e| e.into_inner()).clone()),
+            hooks: RwLock::new(read(&self.hooks).clone()),
+            plan_hooks: RwLock::new(read(&self.plan_hooks).clone()),
             commands: RwLock::default(),
             approvals: self.approvals.child(mode),
             ui: Arc::clone(&self.ui),
@@ -116,16 +121,28 @@ impl HookPipeline {
                 });
             }
         }
+        let plan = hooks
+            .iter()
+            .map(|hook| hook.read_only().unwrap_or_else(|| Arc::clone(hook)))
+            .collect();
+        *self.plan_hooks.write().unwrap_or_else(|e| e.into_inner()) = plan;
         *self.hooks.write().unwrap_or_else(|e| e.into_inner()) = hooks;
         *self.commands.write().unwrap_or_else(|e| e.into_inner()) = commands;
         warnings
     }
 
+    /// The hooks as the current mode runs them (read-only copies in plan mode).
+    fn current(&self) -> &RwLock<Vec<Arc<dyn Hook>>> {
+        if self.approvals.mode() == crate::permissions::PermissionMode::Plan {
+            &self.plan_hooks
+        } else {
+            &self.hooks
+        }
+    }
+
     /// The hooks that want `kind`, in order.
     fn wanting(&self, kind: HookEventKind) -> Vec<Arc<dyn Hook>> {
-        self.hooks
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
+        read(self.current())
             .iter()
             .filter(|hook| hook.wants(kind))
             .cloned()
@@ -414,10 +431,16 @@ impl HookPipeline {
         self.commands().into_iter().find(|c| c.info.name == name)
     }
 
-    /// Runs a command; a failure is shown to the user as an error notice.
+    /// Runs a command (in plan mode, by the hook's read-only copy); a failure is shown to the
+    /// user as an error notice.
     pub(crate) async fn run_command(&self, command: &HookCommand, args: &str) {
-        let result = command
-            .hook
+        let index = read(&self.hooks)
+            .iter()
+            .position(|hook| Arc::ptr_eq(hook, &command.hook));
+        let hook = index
+            .and_then(|i| read(self.current()).get(i).cloned())
+            .unwrap_or_else(|| Arc::clone(&command.hook));
+        let result = hook
             .run_command(&command.info.name, args, CancellationToken::new())
             .await;
         if let Err(failure) = result {
@@ -427,6 +450,10 @@ impl HookPipeline {
                 .notify(command.hook.source(), &text, NotifyLevel::Error);
         }
     }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A hook's new message list, sharing the messages it left as they were (the hook's side
@@ -553,6 +580,71 @@ mod tests {
             blocked.contains("closed@1") && blocked.contains("fails closed"),
             "{blocked}"
         );
+    }
+
+    /// A hook whose plan-mode copy is another hook.
+    struct WithCopy {
+        own: Arc<Fixed>,
+        copy: Arc<Fixed>,
+    }
+
+    impl Hook for WithCopy {
+        fn source(&self) -> &str {
+            self.own.source()
+        }
+        fn wants(&self, kind: HookEventKind) -> bool {
+            self.own.wants(kind)
+        }
+        fn commands(&self) -> &[CommandInfo] {
+            &[]
+        }
+        fn fails_closed(&self) -> bool {
+            false
+        }
+        fn read_only(&self) -> Option<Arc<dyn Hook>> {
+            Some(self.copy.clone())
+        }
+        fn handle(
+            &self,
+            event: Arc<HookEvent>,
+            cancel: CancellationToken,
+        ) -> BoxFuture<'static, Result<HookAnswer, ExtensionFailure>> {
+            self.own.handle(event, cancel)
+        }
+        fn run_command(
+            &self,
+            name: &str,
+            args: &str,
+            cancel: CancellationToken,
+        ) -> BoxFuture<'static, Result<(), ExtensionFailure>> {
+            self.own.run_command(name, args, cancel)
+        }
+    }
+
+    #[tokio::test]
+    async fn plan_mode_asks_the_read_only_copies_and_so_do_plan_children() {
+        use crate::permissions::{ModeCell, PermissionMode};
+        let own = fixed("own@1", Ok(ToolCallAnswer::Allow), false);
+        let copy = fixed("own@1", Ok(ToolCallAnswer::Allow), false);
+        let mode = ModeCell::new(PermissionMode::Auto);
+        let pipeline = HookPipeline::new(HookServices::none().ui, mode.clone());
+        let hook = Arc::new(WithCopy {
+            own: own.clone(),
+            copy: copy.clone(),
+        });
+        pipeline.set_hooks(vec![hook as Arc<dyn Hook>], Vec::new());
+        let calls = |h: &Arc<Fixed>| h.calls.load(Ordering::SeqCst);
+        call(&pipeline).await.unwrap();
+        assert_eq!((calls(&own), calls(&copy)), (1, 0));
+        mode.set(PermissionMode::Plan);
+        call(&pipeline).await.unwrap();
+        assert_eq!((calls(&own), calls(&copy)), (1, 1));
+        // A child in plan mode under a parent in auto mode gets the copies too.
+        mode.set(PermissionMode::Auto);
+        let child = pipeline.child(ModeCell::new(PermissionMode::Plan));
+        call(&child).await.unwrap();
+        call(&pipeline).await.unwrap();
+        assert_eq!((calls(&own), calls(&copy)), (2, 2));
     }
 
     /// A user who gives scripted answers and records what they were asked.

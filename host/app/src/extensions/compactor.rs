@@ -14,13 +14,19 @@ use tokio_util::sync::CancellationToken;
 /// One compactor component of an extension.
 pub struct ExtensionCompactor {
     component: Arc<LazyComponent>,
+    /// The same component under its grant made read-only, for a compaction in plan mode.
+    plan_component: Arc<LazyComponent>,
     /// The session it compacts, for model access (`llm`).
     session: WeakAgentSession,
 }
 
 impl ExtensionCompactor {
     pub(crate) fn new(component: Arc<LazyComponent>, session: WeakAgentSession) -> Self {
-        ExtensionCompactor { component, session }
+        ExtensionCompactor {
+            plan_component: crate::permissions::plan::read_only_component(&component),
+            component,
+            session,
+        }
     }
 
     async fn ask(
@@ -28,7 +34,14 @@ impl ExtensionCompactor {
         request: &CompactionRequest<'_>,
         cancel: CancellationToken,
     ) -> Result<CompactionDecision, ExtensionFailure> {
-        let lazy = Arc::clone(&self.component);
+        let planning = self
+            .session
+            .upgrade()
+            .is_some_and(|s| s.permission_mode().get() == crate::permissions::PermissionMode::Plan);
+        let lazy = Arc::clone(match planning {
+            true => &self.plan_component,
+            false => &self.component,
+        });
         // Loading may compile (first use): not on the runtime's thread.
         let loaded = tokio::task::spawn_blocking(move || lazy.get())
             .await

@@ -777,3 +777,25 @@ async fn a_tool_uses_ui_and_session_only_as_granted() {
         "a notice without `ui` is dropped"
     );
 }
+
+#[tokio::test]
+async fn a_hook_granted_writes_has_a_read_only_copy_for_plan_mode() {
+    use pi_ext_api::hooks::Hook;
+    let doubles = Doubles::new(Some(DialogAnswer::Confirmed(true)), Duration::ZERO);
+    let host = hook_host(doubles.services());
+    let mut writer = granted(true, true);
+    writer.filesystem = pi_ext_host::FsAccess::Write;
+    let hook = probe_in(&host, writer, false);
+    let copy = hook.read_only().expect("a copy for a hook that can write");
+    // The copy is the same hook: same source, events and answers.
+    assert_eq!(copy.source(), hook.source());
+    let event = Arc::new(tool_call(json!({"command": "rm hook-block"})));
+    let answer = copy.handle(event, CancellationToken::new()).await.unwrap();
+    assert_eq!(
+        answer,
+        HookAnswer::ToolCall(ToolCallAnswer::Block("probe blocked it".into()))
+    );
+    // A hook that can change nothing needs no copy.
+    let reader = probe_in(&host, granted(true, true), false);
+    assert!(reader.read_only().is_none());
+}
