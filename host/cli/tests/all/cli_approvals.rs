@@ -230,7 +230,23 @@ fn in_the_terminal_ui_the_approval_dialog_allows_remembers_and_denies() {
     tmux.wait_text("Denied by the user: keep it");
     assert!(exists("s1"), "a denied rm ran");
     assert!(last_result(&pi).contains("Denied by the user: keep it"));
+
+    // Always for the project (key 3): kept in `.pi/approvals.json`, it answers a new process.
+    bash_turns(&pi, "touch p1");
+    tmux.submit("project file");
+    tmux.wait_text("Always allow for this project");
+    tmux.keys(&["3"]);
+    tmux.wait_for("p1", |_| exists("p1"));
+    tmux.wait_text("done");
     tmux.exit();
+    let kept = std::fs::read_to_string(pi.cwd().join(".pi/approvals.json")).unwrap();
+    assert!(kept.contains("touch p1"), "{kept}");
+    bash_turns(&pi, "touch p1 p2");
+    run_ok(&pi, &["--permission-mode", "ask-writes", "-p", "go"]);
+    assert!(
+        exists("p2"),
+        "the project rule did not answer in a new process"
+    );
 }
 
 /// Presses `key` until `text` shows (at most three times, 5 s apart): on a loaded machine a key
