@@ -10,7 +10,6 @@
 
 mod check;
 mod ui;
-pub(crate) use ui::open_browser;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};

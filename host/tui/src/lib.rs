@@ -435,7 +435,7 @@ fn spawn_bash(
 fn spawn_mcp_login(app: &Arc<App>, server: Option<String>) {
     let app = Arc::clone(app);
     tokio::spawn(async move {
-        let (text, level) = app.mcp_login(server.as_deref()).await;
+        let (text, level) = app.mcp_login(server.as_deref(), true).await;
         app.notify(&text, level);
     });
 }

@@ -11,6 +11,7 @@
 //! the scheme and host of each of that provider's sign-in URLs, keeping their paths.
 //! `PI_OAUTH_CALLBACK_PORT` moves the loopback callback (0: any free port).
 
+mod browser;
 mod callback;
 mod code_flow;
 mod copilot;
@@ -23,6 +24,7 @@ mod token;
 use crate::auth_store::Credential;
 use futures::future::BoxFuture;
 
+pub use browser::open_browser;
 pub use callback::{Answer, Callback, parse_pasted, query_params};
 pub(crate) use code_flow::chatgpt_account_id;
 pub use pkce::challenge as pkce_challenge;

@@ -45,8 +45,8 @@ impl App {
             ["reconnect", name] => self.reconnect_picked(Some(name)).await,
             ["logout"] => self.mcp_logout(None),
             ["logout", name] => self.mcp_logout(Some(name)),
-            ["login"] => self.mcp_login(None).await,
-            ["login", name] => self.mcp_login(Some(name)).await,
+            ["login"] => self.mcp_login(None, false).await,
+            ["login", name] => self.mcp_login(Some(name), false).await,
             _ => (MCP_USAGE.to_owned(), NotifyLevel::Warning),
         }
     }
@@ -110,7 +110,7 @@ impl App {
     /// `/mcp login [server]`: signs in to the server (the only one needing it when none is
     /// named) as `pi mcp login` does — the authorization URL as a notice, the browser's
     /// loopback callback finishing it — then reconnects it; what to say.
-    pub async fn mcp_login(&self, name: Option<&str>) -> (String, NotifyLevel) {
+    pub async fn mcp_login(&self, name: Option<&str>, browser: bool) -> (String, NotifyLevel) {
         let Some((config, agent_dir, cwd)) = self.mcp_config() else {
             return (
                 "MCP is not configured in this run.".to_owned(),
@@ -146,6 +146,7 @@ impl App {
         let ui = NoticeLogin {
             ui: self.ui.clone(),
             server: picked.clone(),
+            browser,
         };
         if let Err(error) = sign_in(&options, &ui).await {
             return (
@@ -233,6 +234,8 @@ fn pick(
 struct NoticeLogin {
     ui: std::sync::Arc<crate::hooks::UiBridge>,
     server: String,
+    /// Whether to open the browser too (the terminal UI; an RPC client shows the URL itself).
+    browser: bool,
 }
 
 impl LoginUi for NoticeLogin {
@@ -245,6 +248,9 @@ impl LoginUi for NoticeLogin {
             ),
             NotifyLevel::Info,
         );
+        if self.browser {
+            pi_ai::oauth::open_browser(url);
+        }
     }
 
     fn show_device_code(&self, _: &str, _: &str) {}

@@ -1,9 +1,6 @@
 //! The terminal face of a login: URLs and device codes on stderr, the browser opened when
-//! allowed, pasted answers and API keys read from stdin.
-//!
-//! `PI_OAUTH_BROWSER` chooses the browser: unset, the platform's opener (`xdg-open`, `open`,
-//! `start`); `none`, never open one (tests, remote shells); anything else, a command run with
-//! the URL as its argument.
+//! allowed ([`pi_ai::oauth::open_browser`], `PI_OAUTH_BROWSER`), pasted answers and API keys
+//! read from stdin.
 
 use super::AuthCliError;
 use futures::future::BoxFuture;
@@ -32,7 +29,7 @@ impl LoginUi for CliLoginUi {
             self.sign_in.description()
         );
         if self.open_browser {
-            open_browser(url);
+            pi_ai::oauth::open_browser(url);
         }
     }
 
@@ -42,7 +39,7 @@ impl LoginUi for CliLoginUi {
             self.sign_in.provider()
         );
         if self.open_browser {
-            open_browser(verification_uri);
+            pi_ai::oauth::open_browser(verification_uri);
         }
     }
 
@@ -64,31 +61,6 @@ impl LoginUi for CliLoginUi {
             let _ = tx.send(read);
         });
         Box::pin(async move { rx.await.ok().flatten() })
-    }
-}
-
-/// Starts the browser on `url` without waiting for it; a failure only means the user opens
-/// the printed URL themselves.
-pub(crate) fn open_browser(url: &str) {
-    let choice = std::env::var("PI_OAUTH_BROWSER").ok();
-    let (program, args): (String, Vec<String>) = match choice.as_deref().map(str::trim) {
-        Some("none") => return,
-        Some(command) if !command.is_empty() => (command.to_owned(), vec![url.to_owned()]),
-        _ if cfg!(target_os = "macos") => ("open".to_owned(), vec![url.to_owned()]),
-        _ if cfg!(windows) => (
-            "cmd".to_owned(),
-            vec!["/C".into(), "start".into(), String::new(), url.to_owned()],
-        ),
-        _ => ("xdg-open".to_owned(), vec![url.to_owned()]),
-    };
-    let spawned = std::process::Command::new(&program)
-        .args(&args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Err(error) = spawned {
-        tracing::debug!(%error, program, "no browser opened");
     }
 }
 

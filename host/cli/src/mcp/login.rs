@@ -151,7 +151,7 @@ impl LoginUi for LoginPrompt<'_> {
         say!("{url}");
         // Not on a terminal (tests, scripts): the URL is only printed.
         if std::io::stdout().is_terminal() {
-            crate::auth::open_browser(url);
+            pi_ai::oauth::open_browser(url);
         }
     }
 
