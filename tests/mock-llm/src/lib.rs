@@ -118,6 +118,10 @@ pub struct LoggedRequest {
     pub client_went_away: bool,
     /// The reply was played to its end (or the client left): the request is over.
     pub answered: bool,
+    /// When the request had been read in full (for latency measures).
+    pub received: Instant,
+    /// When the request was over (`answered` turned true).
+    pub answered_at: Option<Instant>,
 }
 
 impl LoggedRequest {

@@ -9,7 +9,7 @@ use pi_ai::lock;
 use serde_json::json;
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::sync::watch;
@@ -94,6 +94,8 @@ impl Shared {
             api,
             client_went_away: false,
             answered: false,
+            received: Instant::now(),
+            answered_at: None,
         });
         self.logged.notify_all();
         log.len() - 1
@@ -102,6 +104,7 @@ impl Shared {
     fn mark_answered(&self, index: usize) {
         if let Some(entry) = lock(&self.log).get_mut(index) {
             entry.answered = true;
+            entry.answered_at = Some(Instant::now());
         }
         self.logged.notify_all();
     }

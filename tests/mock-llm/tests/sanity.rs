@@ -4,7 +4,7 @@
 use pi_mock_llm::{Api, MockLlm, Reply, Turn};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 fn url(mock: &MockLlm, api: Api) -> String {
     let base = mock.base_url(api);
@@ -199,12 +199,15 @@ async fn faults_break_the_transport() {
 fn works_from_a_sync_test_with_raw_sockets_and_pieces() {
     let mock = MockLlm::start();
     let sse = "event: ping\ndata: {\"type\":\"ping\"}\n\n".repeat(5);
-    mock.push(Reply::sse_bytes(sse.clone(), 7).delay(Duration::from_millis(10)));
+    let delay = Duration::from_millis(10);
+    mock.push(Reply::sse_bytes(sse.clone(), 7).delay(delay));
+    let sent = Instant::now();
     let mut socket = std::net::TcpStream::connect(("127.0.0.1", mock.port())).unwrap();
     let request = "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}";
     socket.write_all(request.as_bytes()).unwrap();
     let mut raw = Vec::new();
     socket.read_to_end(&mut raw).unwrap();
+    let closed = Instant::now();
     let raw = String::from_utf8(raw).unwrap();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"));
@@ -213,4 +216,9 @@ fn works_from_a_sync_test_with_raw_sockets_and_pieces() {
     assert!(body.ends_with("0\r\n\r\n"));
     let log = mock.wait_for_requests_blocking(1, Duration::from_secs(1));
     assert_eq!(log[0].body, json!({}));
+    // Arrival and end times bracket the scripted delay, and the close follows the end.
+    let answered_at = log[0].answered_at.expect("the reply was played to its end");
+    assert!(sent <= log[0].received);
+    assert!(answered_at >= log[0].received + delay);
+    assert!(answered_at <= closed);
 }
