@@ -26,4 +26,3 @@ pub fn open_browser(url: &str) {
         tracing::debug!(%error, program, "no browser opened");
     }
 }
-

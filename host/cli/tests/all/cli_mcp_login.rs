@@ -228,3 +228,43 @@ fn slash_mcp_login_in_a_session_shows_the_url_and_connects_after_the_callback() 
         "{offered:?}"
     );
 }
+
+#[test]
+fn in_the_terminal_ui_mcp_login_opens_the_browser_and_connects_after_the_callback() {
+    use super::cli_tui_support::Tmux;
+    use std::os::unix::fs::PermissionsExt;
+    let mock = MockMcpOAuth::start();
+    let pi = PiEnv::new(pi_mock_llm::Api::OpenAiCompletions);
+    pi.write_agent_file(
+        "mcp.json",
+        &json!({"mcpServers": {"docs": {"url": mock.mcp_url(), "exposure": "direct"}}}).to_string(),
+    );
+    // The browser: a script that writes down the URL it was opened on.
+    let opened = pi.root.path().join("opened.txt");
+    let browser = pi.root.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tmux = Tmux::spawn(
+        &pi,
+        &format!(
+            "PI_OAUTH_BROWSER='{}' '{PI}' --model mock/mock-model; echo \"[pi exited $?]\"; sleep 600",
+            browser.display()
+        ),
+    );
+    tmux.wait_text("mock/mock-model");
+    tmux.submit("/mcp login");
+    tmux.wait_for("the browser opened", |_| opened.exists());
+    let url = std::fs::read_to_string(&opened).unwrap().trim().to_owned();
+    assert!(
+        url.starts_with(&format!("{}/authorize?", mock.base_url())),
+        "{url}"
+    );
+    let (status, page) = pi_mock_llm::oauth::browse(&url).unwrap();
+    assert_eq!(status, 200, "{page}");
+    tmux.wait_text(r#"Signed in to MCP server "docs"."#);
+    tmux.exit();
+}
