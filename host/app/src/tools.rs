@@ -56,6 +56,8 @@ pub struct ToolSource {
     shell_command_prefix: Option<String>,
     proxy_env: Vec<(String, String)>,
     auto_resize_images: bool,
+    /// `exposeSessionEnvironment`: whether commands get the `PI_*` session variables.
+    session_env: bool,
 }
 
 impl ToolSource {
@@ -78,6 +80,7 @@ impl ToolSource {
             shell_command_prefix: settings.shell_command_prefix(),
             proxy_env: settings.http_proxy_env(),
             auto_resize_images: settings.images_auto_resize(),
+            session_env: settings.expose_session_environment(),
         }
     }
 
@@ -166,7 +169,12 @@ impl ToolSource {
         ctx.paths = self.policy.paths.clone();
         ctx.sandbox = self.policy.sandbox.clone();
         ctx.model_supports_images = Arc::clone(model_images);
-        ctx.command_env.extend(command_env);
+        // Inherited values (pi run from another pi's command) never leak in, as in pi.
+        ctx.command_env
+            .retain(|(name, _)| !SESSION_VARIABLES.contains(&name.as_str()));
+        if self.session_env {
+            ctx.command_env.extend(command_env);
+        }
         ctx.command_env.extend(self.proxy_env.iter().cloned());
         ctx.auto_resize_images = self.auto_resize_images;
         if let Some(shell) = &self.shell_path {
@@ -231,6 +239,15 @@ fn prompt_writes(agent_dir: &Path, package: &str) -> pi_ext_host::WriteFn {
         }
     })
 }
+
+/// The session variables [`command_env`] sets.
+const SESSION_VARIABLES: [&str; 5] = [
+    "PI_SESSION_ID",
+    "PI_SESSION_FILE",
+    "PI_PROVIDER",
+    "PI_MODEL",
+    "PI_REASONING_LEVEL",
+];
 
 /// pi's `PI_*` variables of `bash` commands: the session, its file, the model and the level.
 pub(crate) fn command_env(

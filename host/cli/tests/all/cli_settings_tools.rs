@@ -51,6 +51,38 @@ fn shell_path_and_command_prefix_shape_the_bash_tool_commands() {
 }
 
 #[test]
+fn commands_see_the_session_variables_unless_expose_session_environment_is_off() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    // Run from another pi's command: its values must never show through.
+    let run = |pi: &PiEnv| {
+        pi.mock.push(Turn::new().tool_call(
+            "c1",
+            "bash",
+            json!({"command": "echo \"[$PI_SESSION_ID|$PI_MODEL|$PI_REASONING_LEVEL]\""}),
+        ));
+        pi.mock.push(Turn::text("done"));
+        let out = pi
+            .command(&["--model", "mock/mock-model", "--thinking", "low", "-p", "run it"])
+            .env("PI_SESSION_ID", "outer-session")
+            .env("PI_MODEL", "outer-model")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        pi.mock.requests().last().unwrap().body["messages"].to_string()
+    };
+    let sent = run(&pi);
+    let id = read_jsonl(&pi.session_files()[0])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(sent.contains(&format!("[{id}|mock-model|low]")), "{sent}");
+    pi.settings(json!({"exposeSessionEnvironment": false}));
+    let sent = run(&pi);
+    assert!(sent.contains("[||]"), "{sent}");
+    assert!(!sent.contains("outer-"), "{sent}");
+}
+
+#[test]
 fn shell_path_and_command_prefix_apply_to_the_users_own_commands() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.settings(json!({

@@ -206,6 +206,11 @@ impl Settings {
         self.enable_skill_commands.unwrap_or(true)
     }
 
+    /// `exposeSessionEnvironment`: default true.
+    pub fn expose_session_environment(&self) -> bool {
+        self.expose_session_environment.unwrap_or(true)
+    }
+
     /// `tools.pathScope`: where the file tools may go (`workspace`, `default`, `anywhere`);
     /// `None` when unset. Checked by start-up.
     pub fn tools_path_scope(&self) -> Option<String> {

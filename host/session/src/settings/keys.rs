@@ -163,6 +163,10 @@ pub struct Settings {
     /// This pi: whether the command hooks run at all.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command_hooks: Option<bool>,
+    /// pi's `exposeSessionEnvironment` bash option, as a setting: whether `bash` commands get
+    /// the `PI_*` session variables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expose_session_environment: Option<bool>,
     /// This pi: the permission mode (`auto`, `ask-writes`, `ask-all`, `plan`). Checked by
     /// start-up.
     #[serde(skip_serializing_if = "Option::is_none")]

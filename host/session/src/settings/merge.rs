@@ -129,6 +129,7 @@ merge_fields!(Settings {
         min_oauth_validity_ms,
         hooks,
         command_hooks,
+        expose_session_environment,
         permission_mode
     ],
     objects: [
