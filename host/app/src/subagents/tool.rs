@@ -425,3 +425,60 @@ fn cap(text: &str, max: usize) -> String {
         text.len() - end
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caps_cut_at_character_boundaries_and_say_what_was_cut() {
+        let text = "é".repeat(10);
+        let cut = cap(&text, 5);
+        assert!(
+            cut.starts_with("éé\n\n[Output truncated: 16 bytes omitted.]"),
+            "{cut}"
+        );
+        assert_eq!(cap("short", 50), "short");
+        let long = "line\n".repeat(DEFAULT_MAX_LINES + 10);
+        let kept = bounded(&long);
+        assert!(kept.lines().count() < DEFAULT_MAX_LINES + 2);
+        assert!(
+            kept.ends_with("The full answer is in the subagent's session.]"),
+            "{kept}"
+        );
+        assert_eq!(bounded("fits"), "fits");
+    }
+
+    #[test]
+    fn the_scope_narrows_the_definitions_a_call_may_use() {
+        let agent = |name: &str, source| AgentDefinition {
+            name: name.into(),
+            description: String::new(),
+            tools: None,
+            model: None,
+            mode: None,
+            system_prompt: String::new(),
+            source,
+            path: PathBuf::new(),
+        };
+        let all = AgentDefinitions {
+            agents: vec![
+                agent("u", AgentSource::User),
+                agent("p", AgentSource::Project),
+                agent("k", AgentSource::Package("pkg".into())),
+            ],
+            warnings: Vec::new(),
+        };
+        let names = |scope| -> Vec<String> {
+            in_scope(all.clone(), scope)
+                .agents
+                .into_iter()
+                .map(|a| a.name)
+                .collect()
+        };
+        assert_eq!(names(None), ["u", "p", "k"]);
+        assert_eq!(names(Some("both")), ["u", "p", "k"]);
+        assert_eq!(names(Some("user")), ["u", "k"]);
+        assert_eq!(names(Some("project")), ["p"]);
+    }
+}

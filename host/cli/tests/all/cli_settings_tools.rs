@@ -62,7 +62,14 @@ fn commands_see_the_session_variables_unless_expose_session_environment_is_off()
         ));
         pi.mock.push(Turn::text("done"));
         let out = pi
-            .command(&["--model", "mock/mock-model", "--thinking", "low", "-p", "run it"])
+            .command(&[
+                "--model",
+                "mock/mock-model",
+                "--thinking",
+                "low",
+                "-p",
+                "run it",
+            ])
             .env("PI_SESSION_ID", "outer-session")
             .env("PI_MODEL", "outer-model")
             .output()
