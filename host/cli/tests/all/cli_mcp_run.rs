@@ -59,6 +59,23 @@ fn system_prompt(pi: &PiEnv, i: usize) -> String {
 }
 
 #[test]
+fn every_page_of_a_paged_tool_list_is_offered() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    write_mcp(
+        &pi,
+        json!({"paged": server("direct", json!({"PAGED_TOOLS": "5"}))}),
+    );
+    pi.mock.push(Turn::text("ok"));
+    let out = print_run(&pi, &[], "hi");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tools = offered(&pi, 0);
+    for i in 1..=5 {
+        let name = format!("mcp__paged__page_tool_{i}");
+        assert!(tools.contains(&name), "{name} missing from {tools:?}");
+    }
+}
+
+#[test]
 fn a_direct_tool_is_called_and_hidden_ones_are_never_offered() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     write_mcp(

@@ -7,6 +7,7 @@
 //   START_DELAY_MS    how long it waits before it answers `initialize`
 //   EXIT_AT_ONCE      exit with status 3 before reading anything
 //   PID_FILE          where it writes its process id
+//   PAGED_TOOLS       list N more tools (`page_tool_1` …), two per `tools/list` page
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
@@ -46,4 +47,20 @@ server.registerTool(
     return { content: [{ type: "text", text: "waited" }] };
   },
 );
+const paged = Number(process.env.PAGED_TOOLS ?? 0);
+if (paged > 0) {
+  // Replaces the SDK's own `tools/list` (one page) with one answering two tools a page.
+  const { ListToolsRequestSchema } = await load("@modelcontextprotocol/sdk/dist/esm/types.js");
+  const tools = Array.from({ length: paged }, (_, i) => ({
+    name: `page_tool_${i + 1}`,
+    description: `Tool ${i + 1} of a paged list`,
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  }));
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const start = Number(request.params?.cursor ?? 0);
+    const next = start + 2;
+    return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) };
+  });
+}
 await server.connect(new StdioServerTransport());
