@@ -378,6 +378,18 @@ fn an_abort_stops_every_child_and_leaves_the_sessions_whole() {
         settled.expect("settled before the abort's answer")["aborted"],
         true
     );
+    // RPC carries the children's events nested, as JSON mode does.
+    let nested: Vec<&Value> = rpc
+        .seen
+        .iter()
+        .filter(|e| e["type"] == "subagent")
+        .collect();
+    assert!(
+        nested
+            .iter()
+            .any(|e| e["toolCallId"] == "a1" && e["event"]["type"] == "agent_start"),
+        "{nested:?}"
+    );
     for index in 1..3 {
         assert!(
             pi.mock
