@@ -362,14 +362,7 @@ impl Transcript {
             .filter(|_| result.tool_name == children::TOOL)
             .and_then(pi_app::subagents::SubagentDetails::from_value);
         if let Some(details) = details {
-            let sum = &mut self.children_usage;
-            let add = details.total_usage();
-            sum.input += add.input;
-            sum.output += add.output;
-            sum.cache_read += add.cache_read;
-            sum.cache_write += add.cache_write;
-            sum.cost += add.cost;
-            sum.turns += add.turns;
+            self.children_usage += details.total_usage();
         }
     }
 

@@ -53,6 +53,17 @@ pub struct ChildUsage {
     pub turns: u32,
 }
 
+impl std::ops::AddAssign for ChildUsage {
+    fn add_assign(&mut self, other: ChildUsage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.cost += other.cost;
+        self.turns += other.turns;
+    }
+}
+
 impl ChildUsage {
     pub fn tokens(&self) -> u64 {
         self.input + self.output + self.cache_read + self.cache_write
