@@ -45,11 +45,6 @@ fn configure(dirs: &Dirs) {
     std::fs::write(dirs.agent.join("mcp.json"), config.to_string()).unwrap();
 }
 
-fn median(mut times: Vec<Duration>) -> f64 {
-    times.sort();
-    times[times.len() / 2].as_secs_f64() * 1000.0
-}
-
 /// Launch to the first frame.
 fn first_frame(dirs: &Dirs) -> Duration {
     let started = Instant::now();
@@ -112,7 +107,7 @@ fn main() {
         ("print mode: spawn to the first request", firsts),
         ("print mode: spawn to the exit", exits),
     ] {
-        let (none, three) = (median(none), median(three));
+        let (none, three) = (support::median_ms(none), support::median_ms(three));
         println!(
             "| {name} | {none:.1} ms | {three:.1} ms | {:.2}× |",
             three / none

@@ -62,11 +62,6 @@ fn timed(mut cmd: Command) -> Duration {
     elapsed
 }
 
-fn median(mut times: Vec<Duration>) -> f64 {
-    times.sort();
-    times[times.len() / 2].as_secs_f64() * 1000.0
-}
-
 fn main() {
     let runs = support::runs(20);
     let mock = MockLlm::start();
@@ -88,7 +83,7 @@ fn main() {
         .collect();
     println!(
         "| install a local package of 3 components (precompiled) | {:.1} ms | — |",
-        median(installs)
+        support::median_ms(installs)
     );
 
     // 20 packages installed in one agent dir; a second dir with none.
@@ -107,7 +102,7 @@ fn main() {
     let lists: Vec<Duration> = (0..runs)
         .map(|_| timed(pi(&with, &["ext", "list"])))
         .collect();
-    let list_ms = median(lists);
+    let list_ms = support::median_ms(lists);
     println!("| `pi ext list`, 20 packages | {list_ms:.1} ms | ≤ 10 ms |");
 
     let turn = |dirs: &Dirs| {
@@ -131,7 +126,7 @@ fn main() {
         t_with.push(turn(&with));
         t_none.push(turn(&none));
     }
-    let (with_ms, none_ms) = (median(t_with), median(t_none));
+    let (with_ms, none_ms) = (support::median_ms(t_with), support::median_ms(t_none));
     println!("| print-mode turn, no packages | {none_ms:.1} ms | — |");
     println!(
         "| print-mode turn, 20 packages | {with_ms:.1} ms ({:.2}×) | ≤ 1.2× |",

@@ -155,11 +155,6 @@ fn four_children(dirs: &Dirs, mock: &MockLlm, form: &str, latency: Duration) -> 
     wall
 }
 
-fn median(mut times: Vec<Duration>) -> f64 {
-    times.sort();
-    times[times.len() / 2].as_secs_f64() * 1000.0
-}
-
 fn main() {
     let runs = support::runs(20);
     let mock = MockLlm::start();
@@ -185,7 +180,11 @@ fn main() {
             }
         }
     }
-    let (tool, child, back) = (median(tools), median(children), median(returns));
+    let (tool, child, back) = (
+        support::median_ms(tools),
+        support::median_ms(children),
+        support::median_ms(returns),
+    );
     println!("| measure ({runs} runs, interleaved, medians) | time |");
     println!("|---|---|");
     println!("| end of the reply calling `ls` → the parent's next request | {tool:.2} ms |");
@@ -205,7 +204,7 @@ fn main() {
         format!("each reply after {} ms", LATENCY.as_millis()),
     ];
     for (name, [parallel, chained]) in names.iter().zip(walls) {
-        let (parallel, chained) = (median(parallel), median(chained));
+        let (parallel, chained) = (support::median_ms(parallel), support::median_ms(chained));
         println!(
             "| {name} | {parallel:.1} ms | {chained:.1} ms | {:.2}× |",
             chained / parallel

@@ -67,6 +67,13 @@ impl Dirs {
     }
 }
 
+/// The median of `times`, in milliseconds.
+#[allow(dead_code)] // not every bench takes medians of durations
+pub fn median_ms(mut times: Vec<std::time::Duration>) -> f64 {
+    times.sort();
+    times[times.len() / 2].as_secs_f64() * 1000.0
+}
+
 /// `PI_BENCH_RUNS`, else `default`.
 pub fn runs(default: usize) -> usize {
     std::env::var("PI_BENCH_RUNS")
