@@ -1,10 +1,11 @@
 //! The tools of a `pi` run. Built-ins are WebAssembly components embedded in the binary
-//! (pi-builtins), run by the extension host under the least grant each needs, in
-//! the session's working directory under the run's path policy (`tool_policy`); extension tools (`extensions`) run under their package's
-//! grant. A tool's component is compiled on its first call and kept
-//! in `<agentDir>/cache/components`, so start-up compiles nothing. The set is built from a
-//! [`ToolSource`] the App keeps, so that entering or leaving plan mode builds it again
-//! (`permissions::plan`).
+//! (pi-builtins), run by the extension host under the least grant each needs, in the session's
+//! working directory under the run's path policy (`tool_policy`); extension tools
+//! (`extensions`) run under their package's grant. A tool's component is compiled on its first
+//! call and kept in `<agentDir>/cache/components`, so start-up compiles nothing. The set is
+//! built from a [`ToolSource`] the App keeps ([`RunSources`]), so that entering or leaving plan
+//! mode builds it again (`permissions::plan`) and a subagent's set is built the same way with
+//! its own names (`ToolSource::with_names`).
 
 use crate::extensions::{ExtensionTool, Extensions};
 use crate::permissions::{PermissionMode, plan};
