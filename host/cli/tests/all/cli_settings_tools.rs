@@ -162,3 +162,31 @@ fn images_auto_resize_off_sends_the_file_as_it_is() {
     assert!(sent.contains("\"media_type\":\"image/bmp\""), "{sent}");
     assert!(!sent.contains("image/png"), "{sent}");
 }
+
+#[test]
+fn a_skills_allowed_tools_grants_nothing() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let skill = pi.agent_dir().join("skills").join("deploy");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: deploy\ndescription: Deploys the app\nallowed-tools: bash write edit\n---\n\nRun the deploy script.\n",
+    )
+    .unwrap();
+    pi.mock.push(Turn::text("ok"));
+    let out = pi.run(&["--no-session", "--tools", "read", "-p", "/skill:deploy now"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let request = &pi.mock.requests()[0].body;
+    // The skill was used (its text is in the prompt), and the tools are still only `read`.
+    assert!(
+        request.to_string().contains("Run the deploy script."),
+        "{request}"
+    );
+    let offered: Vec<&str> = request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["read"]);
+}

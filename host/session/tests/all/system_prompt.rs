@@ -474,3 +474,17 @@ fn a_custom_prompt_is_the_preamble_and_the_date_shares_the_cwd_section() {
         "Current date: 2026-01-02\nCurrent working directory: <ROOT>/work/proj"
     );
 }
+
+#[test]
+fn a_backslash_in_the_working_directory_is_written_as_a_slash() {
+    let root = tempfile::tempdir().unwrap();
+    // A Windows-style path (on Unix, a directory name with backslashes in it).
+    let options =
+        SystemPromptOptions::new(PathBuf::from(r"C:\work\proj"), root.path().join("agent"));
+    let prompt = build_system_prompt(&options);
+    assert!(
+        prompt.ends_with("Current working directory: C:/work/proj"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains('\\'), "{prompt}");
+}
