@@ -328,16 +328,16 @@ fn find_entry<'a>(
     ))
 }
 
-/// The server `login`/`logout` (`verb`) acts on: the named entry, in the project file when
-/// `--local` says so, and not one that signs in with a provider's credentials (`pi auth` does
-/// that).
+/// The server `login`/`logout` (`verb`) acts on, with its OAuth URL: the named entry, in the
+/// project file when `--local` says so, and not one that signs in with a provider's
+/// credentials (`pi auth` does that) or uses no OAuth at all.
 fn oauth_entry<'c>(
     loaded: &'c McpConfig,
     note: Option<&str>,
     name: &str,
     local: bool,
     verb: &str,
-) -> Result<&'c ServerEntry, String> {
+) -> Result<(&'c ServerEntry, String), String> {
     let entry = find_entry(loaded, name, note)?;
     if local && entry.scope != Scope::Project {
         return Err(format!(
@@ -350,7 +350,12 @@ fn oauth_entry<'c>(
             r#"MCP server "{name}" uses the credentials of provider "{provider}". Run "pi auth {verb} {provider}"."#
         ));
     }
-    Ok(entry)
+    let Some(url) = entry.config.oauth_url() else {
+        return Err(format!(
+            r#"MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do."#
+        ));
+    };
+    Ok((entry, url.to_owned()))
 }
 
 fn logout(args: &[String], env: &StartupEnv) -> Result<i32, String> {
@@ -359,19 +364,14 @@ fn logout(args: &[String], env: &StartupEnv) -> Result<i32, String> {
         return Err(format!("Usage: pi mcp logout <server> [-l]\n{HELP_HINT}"));
     };
     let (loaded, note) = load(env);
-    let entry = oauth_entry(
+    let (_, url) = oauth_entry(
         &loaded,
         note.as_deref(),
         name,
         parsed.flag("local"),
         "logout",
     )?;
-    let Some(url) = entry.config.oauth_url() else {
-        return Err(format!(
-            r#"MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do."#
-        ));
-    };
-    let removed = pi_mcp::credentials::remove_credentials(&env.agent_dir, name, url)
+    let removed = pi_mcp::credentials::remove_credentials(&env.agent_dir, name, &url)
         .map_err(|error| format!("Could not update {}: {error}", credentials_file(env)))?;
     if removed {
         say!(r#"Signed out of MCP server "{name}"."#);

@@ -28,18 +28,13 @@ pub(super) fn run(args: &[String], env: &StartupEnv) -> Result<i32, String> {
         return Err(format!("Usage: pi mcp login <server> [-l]\n{HELP_HINT}"));
     };
     let (loaded, note) = load(env);
-    let entry = oauth_entry(
+    let (entry, url) = oauth_entry(
         &loaded,
         note.as_deref(),
         name,
         parsed.flag("local"),
         "login",
     )?;
-    let Some(url) = entry.config.oauth_url().map(str::to_owned) else {
-        return Err(format!(
-            r#"MCP server "{name}" does not use OAuth. Only HTTP servers without an Authorization header do."#
-        ));
-    };
     let timeout = match parsed.value("timeout") {
         None => DEFAULT_TIMEOUT_SECS,
         Some(text) => text
