@@ -562,3 +562,76 @@ fn a_child_past_its_deadline_is_stopped_and_fails_alone() {
         .unwrap();
     assert!(pi.mock.requests()[stuck].client_went_away);
 }
+
+/// The same agent file and the same script through the reference pi 1.6 running pi's
+/// `subagent` example (a `pi` process per child) and through this pi (in-process): the child
+/// gets the same system prompt, task message and tools, and the parent the same answer.
+#[test]
+fn the_child_request_matches_the_reference_pis_subagent_example() {
+    use super::pi_ref;
+    let example = pi_ref::dir()
+        .join("node_modules/@earendil-works/pi-coding-agent/examples/extensions/subagent/index.ts");
+    let child_request = |reference: bool| {
+        let pi = env();
+        write_agent(
+            &pi,
+            "scout",
+            "tools: read, grep\nmode: auto\n",
+            "You are CMP-SCOUT.",
+        );
+        pi.mock.push(Turn::new().tool_call(
+            "r1",
+            "subagent",
+            json!({"agent": "scout", "task": "find the config"}),
+        ));
+        pi.mock
+            .push_keyed("CMP-SCOUT", Turn::text("The config is in app.toml"));
+        pi.mock.push(Turn::text("done"));
+        let args = ["--model", "mock/mock-model", "-p", "where?"];
+        let out = if reference {
+            let mut all = vec!["--no-session", "-e", example.to_str().unwrap()];
+            all.extend_from_slice(&args);
+            pi_ref::run(&pi, &all)
+        } else {
+            pi.run(&args)
+        };
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let requests = requests_for(&pi, "CMP-SCOUT");
+        let parent_last = pi.mock.requests().last().unwrap().body.clone();
+        let cwd = pi.cwd().to_string_lossy().into_owned();
+        let child = requests[0].clone();
+        (
+            system_prompt(&child).replace(&cwd, "<CWD>"),
+            user_text(&child),
+            child["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>(),
+            tool_result(&parent_last, "r1"),
+        )
+    };
+    let ours = child_request(false);
+    let theirs = child_request(true);
+    assert_eq!(ours.2, theirs.2, "tools");
+    assert_eq!(ours.1, theirs.1, "the task message");
+    assert!(
+        ours.3.contains("The config is in app.toml")
+            && theirs.3.contains("The config is in app.toml")
+    );
+    // The base prompts are worded differently (this pi writes its own); in both the child's
+    // prompt is the default one built for its two tools, with the body appended before the
+    // working directory.
+    for prompt in [&ours.0, &theirs.0] {
+        let tools = prompt.find("- read: Read file contents\n- grep: Search file contents");
+        let body = prompt.find("You are CMP-SCOUT.");
+        let cwd = prompt.rfind("<CWD>");
+        assert!(tools.is_some() && tools < body && body < cwd, "{prompt}");
+        assert_eq!(prompt.matches("CMP-SCOUT").count(), 1, "{prompt}");
+        assert!(
+            !prompt.contains("- bash:") && !prompt.contains("- write:"),
+            "{prompt}"
+        );
+    }
+}
