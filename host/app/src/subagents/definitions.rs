@@ -221,12 +221,14 @@ pub fn load_agent_file(path: &Path, source: AgentSource) -> (Option<AgentDefinit
     let mut problems = Vec::new();
     let name = required(fm, "name", &mut problems);
     let description = required(fm, "description", &mut problems);
-    if let Some(name) = name {
-        problems.extend(name_problems(name));
-    }
-    if let Some(len) = description.map(|d| d.chars().count())
-        && len > MAX_DESCRIPTION_LENGTH
-    {
+    // A file that is skipped says only why: its other fields do not matter.
+    let (Some(name), Some(description)) = (name, description) else {
+        let warnings = problems.iter().map(|p| warning(path, p)).collect();
+        return (None, warnings);
+    };
+    problems.extend(name_problems(name));
+    let len = description.chars().count();
+    if len > MAX_DESCRIPTION_LENGTH {
         problems.push(format!(
             "description exceeds {MAX_DESCRIPTION_LENGTH} characters ({len})"
         ));
@@ -235,9 +237,6 @@ pub fn load_agent_file(path: &Path, source: AgentSource) -> (Option<AgentDefinit
     let model = model(fm, &mut problems);
     let mode = mode(fm, &mut problems);
     let warnings = problems.iter().map(|p| warning(path, p)).collect();
-    let (Some(name), Some(description)) = (name, description) else {
-        return (None, warnings);
-    };
     let agent = AgentDefinition {
         name: name.to_owned(),
         description: description.to_owned(),

@@ -165,11 +165,13 @@ fn files_without_name_or_description_or_with_broken_front_matter_are_skipped() {
         "---\nname: c\ndescription: [unclosed\n---\nbody\n",
     );
     let plain = write(&dir, "d.md", "just a prompt, no front matter\n");
+    // Skipped, it says only why: not also that its name breaks the rules.
+    let bad_name = write(&dir, "e.md", "---\nname: Bad Name\n---\nbody\n");
     write(&dir, "ok.md", &agent("ok", ""));
     let found = find(&d, false, &[]);
     let names: Vec<&str> = found.agents.iter().map(|a| a.name.as_str()).collect();
     assert_eq!(names, ["ok"]);
-    assert_eq!(found.warnings.len(), 5, "{:#?}", found.warnings);
+    assert_eq!(found.warnings.len(), 6, "{:#?}", found.warnings);
     let said = |path: &Path, what: &str| {
         let line = format!("Warning (agents): {}: {what}", path.display());
         assert!(
@@ -181,6 +183,7 @@ fn files_without_name_or_description_or_with_broken_front_matter_are_skipped() {
     said(&nameless, "not loaded: name is required");
     said(&blank, "not loaded: description is required");
     said(&plain, "not loaded: name is required");
+    said(&bad_name, "not loaded: description is required");
     said(&plain, "not loaded: description is required");
     let invalid = format!(
         "Warning (agents): {}: not loaded: invalid front matter",
