@@ -19,6 +19,8 @@ mod mode;
 mod permissions;
 mod queries;
 mod reload;
+mod rewind;
+pub use rewind::{RewindFailure, RewindOutcome, RewindPoint, RewindPointKind, RewindPreview};
 mod session_ops;
 mod subagents;
 
@@ -93,6 +95,14 @@ pub enum AppError {
         shell: String,
         source: std::io::Error,
     },
+    /// A rewind of the files where this session keeps no checkpoints.
+    #[error("This session keeps no checkpoints{0}")]
+    NoCheckpoints(&'static str),
+    /// An entry `/rewind` cannot go back to (not a user prompt or a rewind).
+    #[error("Entry {0} is not a prompt or a rewind")]
+    NotARewindPoint(String),
+    #[error("Cannot rewind the files: {0}")]
+    Checkpoint(#[from] pi_session::checkpoints::CheckpointError),
     #[error("Cannot write {path}: {source}")]
     Write {
         path: std::path::PathBuf,
@@ -239,6 +249,7 @@ impl App {
             prompt_sources,
             mcp,
             agents,
+            checkpoints,
             ..
         } = prepared;
         let auth = Arc::new(base.auth);
@@ -256,6 +267,7 @@ impl App {
         options.registry = Some(Arc::clone(&registry));
         options.model_images = model_images;
         options.permission_mode = crate::permissions::ModeCell::new(permission_mode);
+        options.checkpoints = checkpoints;
         let mut app = App::from_options(options, registry, auth, scoped, skills, templates);
         app.session
             .set_compactors(reload::compactors(&base.extensions, &app.session));

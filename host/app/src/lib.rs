@@ -10,6 +10,7 @@
 
 mod agent_session;
 pub mod app;
+mod checkpoints;
 pub mod command_hooks;
 pub mod extensions;
 pub mod hooks;
@@ -33,4 +34,6 @@ pub use agent_session::{
 };
 pub use app::{
     App, AppError, AppEvent, BUILTIN_COMMANDS, BashOutcome, Disposition, ExtensionCommand,
+    RewindFailure, RewindOutcome, RewindPoint, RewindPointKind, RewindPreview,
 };
+pub use pi_session::checkpoints::{ChangeKind, FileChange, RewindMode};

@@ -301,6 +301,9 @@ pub struct Prepared {
     pub command_hooks: crate::command_hooks::CommandHooks,
     /// The mode the run starts in (`--permission-mode`, else `permissionMode`, else `auto`).
     pub permission_mode: crate::permissions::PermissionMode,
+    /// Records what the tools change for `/rewind` (`None`: `checkpoints: false`, or no
+    /// session file).
+    pub checkpoints: Option<std::sync::Arc<pi_session::checkpoints::Recorder>>,
     /// What the system prompt was built from, to build it again for another mode.
     pub prompt_sources: PromptSources,
     /// The MCP servers to start and which of their tools the run may offer (`None`: MCP is
@@ -387,7 +390,9 @@ fn prepare_warning(
     let agents = resource_search.agents();
     warnings.extend(agents.warnings.iter().cloned());
     base.warnings = std::mem::take(warnings);
+    let checkpoints = checkpoint_recorder(&base, &session);
     Ok(Prepared {
+        checkpoints,
         mcp,
         agents,
         command_hooks,
@@ -410,6 +415,22 @@ fn prepare_warning(
         system_prompt,
         resource_search,
     })
+}
+
+/// The recorder of the session's checkpoints, unless turned off or the session is not saved.
+fn checkpoint_recorder(
+    base: &Base,
+    session: &SessionManager,
+) -> Option<std::sync::Arc<pi_session::checkpoints::Recorder>> {
+    if !base.settings.checkpoints() || session.session_file().is_none() {
+        return None;
+    }
+    let env = &base.env;
+    // pi's own files (temp output, approvals, caches) are not the user's work.
+    let ignore = vec![pi_builtins::own_temp_dir(), env.agent_dir.clone()];
+    Some(std::sync::Arc::new(pi_session::checkpoints::Recorder::new(
+        &env.cwd, ignore,
+    )))
 }
 
 /// The run's MCP servers from `mcp.json` (the project's only when trusted); what cannot be
@@ -1171,6 +1192,7 @@ pub fn prepared_source(prepared: &Prepared) -> crate::tools::ToolSource {
         &prepared.base.settings,
         &prepared.tool_policy,
     )
+    .with_checkpoints(prepared.checkpoints.clone())
 }
 
 /// The tools of a prepared run (built-in and extension components) in its permission mode,

@@ -7,12 +7,14 @@
 //! mode builds it again (`permissions::plan`) and a subagent's set is built the same way with
 //! its own names (`ToolSource::with_names`).
 
+use crate::checkpoints::Checkpointed;
 use crate::extensions::{ExtensionTool, Extensions};
 use crate::permissions::{PermissionMode, plan};
 use crate::tool_policy::ToolPolicy;
 use pi_agent::AgentTool;
 use pi_builtins::ToolContext;
 use pi_ext_host::{ComponentTool, ExtensionHost};
+use pi_session::checkpoints::Recorder;
 use pi_session::settings::SettingsManager;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,6 +61,8 @@ pub struct ToolSource {
     auto_resize_images: bool,
     /// `exposeSessionEnvironment`: whether commands get the `PI_*` session variables.
     session_env: bool,
+    /// Where the tools' changes are recorded for `/rewind` (`None`: not recorded).
+    checkpoints: Option<Arc<Recorder>>,
 }
 
 impl ToolSource {
@@ -82,7 +86,19 @@ impl ToolSource {
             proxy_env: settings.http_proxy_env(),
             auto_resize_images: settings.images_auto_resize(),
             session_env: settings.expose_session_environment(),
+            checkpoints: None,
         }
+    }
+
+    /// The same source with its tools' changes recorded by `recorder`.
+    pub fn with_checkpoints(mut self, recorder: Option<Arc<Recorder>>) -> ToolSource {
+        self.checkpoints = recorder;
+        self
+    }
+
+    /// Where the tools' changes are recorded.
+    pub fn checkpoints(&self) -> Option<&Arc<Recorder>> {
+        self.checkpoints.as_ref()
     }
 
     /// The same source with other tool names, working in `cwd` (a child run's tools).
@@ -149,12 +165,20 @@ impl ToolSource {
                     .extension_tools
                     .iter()
                     .find(|t| &t.description.name == name);
-                match extension {
-                    Some(tool) => {
-                        Some(self.extension_tool(host, tool, session.session_id, planning))
-                    }
-                    None => builtin_tool(&ctx, name, refusal.as_deref()),
-                }
+                let (tool, command) = match extension {
+                    Some(tool) => (
+                        self.extension_tool(host, tool, session.session_id, planning),
+                        tool.component.grant.process,
+                    ),
+                    None => (
+                        builtin_tool(&ctx, name, refusal.as_deref())?,
+                        name == "bash",
+                    ),
+                };
+                Some(match &self.checkpoints {
+                    Some(recorder) if !planning => Checkpointed::wrap(tool, recorder, command),
+                    _ => tool,
+                })
             })
             .collect()
     }
@@ -167,6 +191,7 @@ impl ToolSource {
         model_images: &Arc<std::sync::atomic::AtomicBool>,
     ) -> ToolContext {
         let mut ctx = ToolContext::new(host, &self.cwd);
+        ctx.on_write = self.checkpoints.as_ref().map(crate::checkpoints::observer);
         ctx.paths = self.policy.paths.clone();
         ctx.sandbox = self.policy.sandbox.clone();
         ctx.model_supports_images = Arc::clone(model_images);
@@ -206,7 +231,13 @@ impl ToolSource {
         };
         let component = ComponentTool::new(component, tool.description.clone())
             .with_session_id(Some(session_id.to_owned()))
-            .with_write_observer(prompt_writes(&self.agent_dir, &tool.extension));
+            .with_write_observer(match &self.checkpoints {
+                Some(recorder) => crate::checkpoints::both(
+                    prompt_writes(&self.agent_dir, &tool.extension),
+                    crate::checkpoints::observer(recorder),
+                ),
+                None => prompt_writes(&self.agent_dir, &tool.extension),
+            });
         Arc::new(host.serve_tool(component))
     }
 }

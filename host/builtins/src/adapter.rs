@@ -40,8 +40,11 @@ impl BuiltinComponentTool {
             WitVersion::LATEST,
             Arc::new(grant),
         );
-        let inner = ComponentTool::new(Arc::new(component), description(name)?)
+        let mut inner = ComponentTool::new(Arc::new(component), description(name)?)
             .with_session_id(ctx.session_id.clone());
+        if let Some(observer) = &ctx.on_write {
+            inner = inner.with_write_observer(Arc::clone(observer));
+        }
         Some(BuiltinComponentTool {
             tool,
             inner,

@@ -49,6 +49,8 @@ pub struct ToolContext {
     /// `pi_ext_host::protected`): default the project's approval rules
     /// (`pi_ext_host::protected::project_files`); pi-app adds the global rules file.
     pub protected_files: Vec<PathBuf>,
+    /// Told of every path a tool is about to change (checkpoints keep what it was).
+    pub on_write: Option<pi_ext_host::WriteFn>,
     pub(crate) locks: Arc<FileLocks>,
     /// How many instances of its component one `grep` or `find` call runs at once, each on
     /// its share of the tree (see `pi_builtin_tools::tools::shard`). Default: one per CPU,
@@ -82,6 +84,7 @@ impl ToolContext {
             engine,
             cache,
             protected_files: pi_ext_host::protected::project_files(&cwd),
+            on_write: None,
             cwd,
             home: std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())

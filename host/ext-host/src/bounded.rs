@@ -107,7 +107,7 @@ fn open_at_checked(
     let writes = flags.contains(DescriptorFlags::WRITE)
         || open_flags.intersects(OpenFlags::CREATE | OpenFlags::TRUNCATE);
     if writes {
-        crate::fs_guard::observe_write(store.data(), &fd, &path);
+        crate::fs_guard::observe_write(store.data(), &fd, &path, follow);
     }
     let mut view = store.data_mut().filesystem();
     // A path that does not exist yet (a create) has nothing to check.

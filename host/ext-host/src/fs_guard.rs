@@ -32,13 +32,19 @@ pub(crate) fn lands(
     }
 }
 
-/// Tells the call's write observer (if any) where a write of `path` from `fd` lands.
-pub(crate) fn observe_write(state: &HostState, fd: &Resource<Descriptor>, path: &str) {
+/// Tells the call's write observer (if any) where a change of `path` from `fd` lands, before
+/// the change (`follow`: the change goes through a link at the end of the path).
+pub(crate) fn observe_write(
+    state: &HostState,
+    fd: &Resource<Descriptor>,
+    path: &str,
+    follow: bool,
+) {
     let Some(observer) = &state.call.on_write else {
         return;
     };
     if let Ok(Descriptor::Dir(dir)) = state.table.get(fd)
-        && let Some(target) = target(dir.dir.as_fd(), path, true)
+        && let Some(target) = target(dir.dir.as_fd(), path, follow)
     {
         observer(&target);
     }
@@ -73,6 +79,20 @@ fn refuses(
             path,
             "filesystem call refused: it reaches pi's own directory"
         );
+    }
+    refused
+}
+
+/// [`refuses`] for a call that changes `path`; a call let through is told to the observer.
+fn refuses_change(
+    state: &HostState,
+    call: &str,
+    (fd, path): (&Resource<Descriptor>, &str),
+    effect: Effect,
+) -> bool {
+    let refused = refuses(state, call, (fd, path), false, effect);
+    if !refused {
+        observe_write(state, fd, path, false);
     }
     refused
 }
@@ -139,7 +159,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.create-directory-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            refuses(s, "create-directory-at", (fd, path), false, Effect::Use)
+            refuses_change(s, "create-directory-at", (fd, path), Effect::Use)
         },
         |view, (fd, path)| HostDescriptor::create_directory_at(view, fd, path),
     )?;
@@ -155,7 +175,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.unlink-file-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            refuses(s, "unlink-file-at", (fd, path), false, Effect::Move)
+            refuses_change(s, "unlink-file-at", (fd, path), Effect::Move)
         },
         |view, (fd, path)| HostDescriptor::unlink_file_at(view, fd, path),
     )?;
@@ -163,7 +183,7 @@ pub(crate) fn add_to_linker(
         &mut types,
         "[method]descriptor.remove-directory-at",
         |s, (fd, path): &(Resource<Descriptor>, String)| {
-            refuses(s, "remove-directory-at", (fd, path), false, Effect::Move)
+            refuses_change(s, "remove-directory-at", (fd, path), Effect::Move)
         },
         |view, (fd, path)| HostDescriptor::remove_directory_at(view, fd, path),
     )?;
@@ -174,7 +194,8 @@ pub(crate) fn add_to_linker(
             let refused = refuses(s, "rename-at", (fd, old), false, Effect::Move)
                 || refuses(s, "rename-at", (new_fd, new), false, Effect::Move);
             if !refused {
-                observe_write(s, new_fd, new);
+                observe_write(s, fd, old, false);
+                observe_write(s, new_fd, new, false);
             }
             refused
         },

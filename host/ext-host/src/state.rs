@@ -32,8 +32,8 @@ pub(crate) const ALLOW_BLOCKING_CURRENT_THREAD: bool = true;
 pub type ProgressFn = Box<dyn FnMut(types::ToolResult) + Send>;
 /// Event sink of a provider stream; returns false when nobody listens.
 pub type SinkFn = Box<dyn FnMut(types::StreamEvent) -> bool + Send>;
-/// Told the host path of each file a call opens for writing or renames into place, before
-/// the write (see `protected`).
+/// Told the host path of each file a call opens for writing, creates, moves or removes, before
+/// the change (see `protected`; checkpoints keep what the path was).
 pub type WriteFn = Arc<dyn Fn(&std::path::Path) + Send + Sync>;
 
 /// Facts and callbacks of one call.

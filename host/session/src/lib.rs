@@ -6,6 +6,7 @@
 //! from: skills, prompt templates, frontmatter, context files. Everything here is usable from a
 //! test or another face without a model, a wasm engine or a terminal.
 
+pub mod checkpoints;
 pub mod compaction;
 pub mod context_files;
 pub mod export_html;

@@ -160,6 +160,16 @@ pub fn session_file_name(iso_timestamp: &str, session_id: &str) -> String {
 /// Writes `bytes` to `path` so that readers see either the old or the new file, never a part:
 /// a temp file in the same folder, synced, then renamed over the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_through_temp(path, bytes, true)
+}
+
+/// As [`write_atomic`] without waiting for the disk: for copies pi can lose in a crash
+/// (checkpoint blobs), where a sync per write would cost more than the write.
+pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_through_temp(path, bytes, false)
+}
+
+fn write_through_temp(path: &Path, bytes: &[u8], sync: bool) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
     if let Some(dir) = dir {
         std::fs::create_dir_all(dir)?;
@@ -180,7 +190,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

@@ -42,7 +42,13 @@ impl AgentSession {
         let mut tools = lock(&self.inner.base_tools).clone();
         tools.extend(lock(&self.inner.subagent).clone());
         if let Some(mcp) = self.mcp() {
-            tools.extend(mcp.tools(messages));
+            // A server is a process: what its tools change is snapshotted like `bash`'s.
+            tools.extend(mcp.tools(messages).into_iter().map(
+                |tool| match &self.inner.checkpoints {
+                    Some(recorder) => crate::checkpoints::Checkpointed::wrap(tool, recorder, true),
+                    None => tool,
+                },
+            ));
             self.inner.hooks.approvals.set_mcp_writers(mcp.writers());
         }
         tools

@@ -14,6 +14,7 @@
 //! copy of the queues.
 
 mod approval;
+pub(crate) mod checkpoints;
 mod child;
 mod compact;
 pub mod events;
@@ -106,6 +107,9 @@ pub struct AgentSessionOptions {
     pub model_images: Arc<std::sync::atomic::AtomicBool>,
     /// The permission mode, shared with whoever switches it.
     pub permission_mode: crate::permissions::ModeCell,
+    /// Told of each user prompt (a checkpoint opens) and asked at the end of each run what
+    /// the tools changed (`None`: no checkpoints, as in a child run).
+    pub checkpoints: Option<Arc<pi_session::checkpoints::Recorder>>,
 }
 
 impl AgentSessionOptions {
@@ -127,6 +131,7 @@ impl AgentSessionOptions {
             compactors: Vec::new(),
             model_images,
             permission_mode: crate::permissions::ModeCell::default(),
+            checkpoints: None,
         }
     }
 }
@@ -184,6 +189,7 @@ struct Inner {
     mcp: Mutex<Option<Arc<crate::mcp::McpTools>>>,
     /// The `subagent` tool, when the session offers it.
     subagent: Mutex<Option<Arc<dyn AgentTool>>>,
+    checkpoints: Option<Arc<pi_session::checkpoints::Recorder>>,
 }
 
 use pi_ai::lock;
@@ -286,6 +292,7 @@ impl AgentSession {
             base_tools: Mutex::new(options.tools),
             mcp: Mutex::default(),
             subagent: Mutex::default(),
+            checkpoints: options.checkpoints,
         });
         let session = AgentSession { inner };
         session.install_hooks();
@@ -395,8 +402,15 @@ impl AgentSession {
             ),
             _ => session.append_message(message.clone()),
         };
-        if let Err(error) = saved {
-            tracing::warn!(%error, "message not saved to the session file");
+        match saved {
+            Err(error) => tracing::warn!(%error, "message not saved to the session file"),
+            Ok(id) => {
+                if let Some(recorder) = &self.inner.checkpoints
+                    && message.as_user().is_some()
+                {
+                    recorder.start(session.session_file(), &id);
+                }
+            }
         }
     }
 

@@ -238,6 +238,7 @@ impl AgentSession {
         }
         // The token is fresh at each prompt, so a cancelled one means this run was aborted.
         let aborted = self.cancel_token().is_cancelled();
+        self.record_checkpoint();
         self.emit(SessionEvent::AgentSettled { aborted });
     }
 

@@ -32,7 +32,7 @@ impl App {
         Ok(())
     }
 
-    fn ensure_idle(&self) -> Result<(), AppError> {
+    pub(super) fn ensure_idle(&self) -> Result<(), AppError> {
         if self.is_streaming() {
             return Err(AgentSessionError::Busy.into());
         }

@@ -211,6 +211,11 @@ impl Settings {
         self.expose_session_environment.unwrap_or(true)
     }
 
+    /// `checkpoints`: default true.
+    pub fn checkpoints(&self) -> bool {
+        self.checkpoints.unwrap_or(true)
+    }
+
     /// `tools.pathScope`: where the file tools may go (`workspace`, `default`, `anywhere`);
     /// `None` when unset. Checked by start-up.
     pub fn tools_path_scope(&self) -> Option<String> {

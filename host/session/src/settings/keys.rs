@@ -167,6 +167,9 @@ pub struct Settings {
     /// the `PI_*` session variables.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expose_session_environment: Option<bool>,
+    /// This pi: whether tools' file changes are recorded for `/rewind` (`docs/rewind.md`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoints: Option<bool>,
     /// This pi: the permission mode (`auto`, `ask-writes`, `ask-all`, `plan`). Checked by
     /// start-up.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -130,6 +130,7 @@ merge_fields!(Settings {
         hooks,
         command_hooks,
         expose_session_environment,
+        checkpoints,
         permission_mode
     ],
     objects: [
