@@ -20,7 +20,6 @@ mod permissions;
 mod queries;
 mod reload;
 mod rewind;
-pub use rewind::{RewindFailure, RewindOutcome, RewindPoint, RewindPointKind, RewindPreview};
 mod session_ops;
 mod subagents;
 

@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod model_select;
 pub mod permissions;
 pub mod project_code;
+pub mod rewind;
 pub mod served_tools;
 pub mod shipped_docs;
 pub mod startup;
@@ -34,6 +35,6 @@ pub use agent_session::{
 };
 pub use app::{
     App, AppError, AppEvent, BUILTIN_COMMANDS, BashOutcome, Disposition, ExtensionCommand,
-    RewindFailure, RewindOutcome, RewindPoint, RewindPointKind, RewindPreview,
 };
 pub use pi_session::checkpoints::{ChangeKind, FileChange, RewindMode};
+pub use rewind::{RewindFailure, RewindOutcome, RewindPoint, RewindPointKind, RewindPreview};

@@ -15,5 +15,6 @@ mod logging;
 pub mod mcp;
 pub mod mcp_serve;
 pub mod modes;
+pub mod rewind;
 pub mod run;
 mod subcommand;

@@ -57,6 +57,9 @@ pub fn main(argv: Vec<OsString>) -> i32 {
     if argv.get(1).is_some_and(crate::grants::is_grants_command) {
         return crate::grants::main(argv);
     }
+    if argv.get(1).is_some_and(crate::rewind::is_rewind_command) {
+        return crate::rewind::main(argv);
+    }
     if crate::mcp_serve::is_mcp_serve_command(&argv) {
         return crate::mcp_serve::main(argv);
     }

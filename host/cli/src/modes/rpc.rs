@@ -335,6 +335,25 @@ impl Server {
             }
             RpcCommand::GetMessages => Ok(Some(Data::Messages)),
             RpcCommand::GetCommands => Ok(Some(json!({"commands": session.commands()}).into())),
+            RpcCommand::GetRewindPoints => {
+                Ok(Some(json!({"points": session.rewind_points()}).into()))
+            }
+            RpcCommand::GetRewindPreview { entry_id } => {
+                let preview = session.rewind_preview(&entry_id).map_err(fail)?;
+                Ok(Some(json!(preview).into()))
+            }
+            RpcCommand::Rewind {
+                entry_id,
+                restore,
+                overwrite_changed,
+            } => {
+                let mode = restore.unwrap_or(pi_app::RewindMode::All);
+                let outcome = session
+                    .rewind(&entry_id, mode, overwrite_changed)
+                    .await
+                    .map_err(fail)?;
+                Ok(Some(json!(outcome).into()))
+            }
         }
     }
 

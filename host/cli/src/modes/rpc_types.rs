@@ -108,10 +108,25 @@ pub enum RpcCommand {
     SetPermissionMode {
         mode: String,
     },
+    /// This pi: the user prompts and rewinds of the current branch `rewind` can go back to.
+    GetRewindPoints,
+    /// This pi: what rewinding the files to `entry_id` would change.
+    GetRewindPreview {
+        entry_id: String,
+    },
+    /// This pi: puts the files and/or the conversation back as they were before `entry_id`.
+    Rewind {
+        entry_id: String,
+        #[serde(default)]
+        restore: Option<pi_app::RewindMode>,
+        /// Overwrite files changed outside pi since pi last saw them (default: keep them).
+        #[serde(default)]
+        overwrite_changed: bool,
+    },
 }
 
 /// Every command `type` (for "unknown command" detection and documentation).
-pub const COMMAND_TYPES: [&str; 34] = [
+pub const COMMAND_TYPES: [&str; 37] = [
     "prompt",
     "steer",
     "follow_up",
@@ -146,6 +161,9 @@ pub const COMMAND_TYPES: [&str; 34] = [
     "get_messages",
     "get_commands",
     "set_permission_mode",
+    "get_rewind_points",
+    "get_rewind_preview",
+    "rewind",
 ];
 
 /// A parsed request line.
@@ -327,6 +345,9 @@ impl RpcCommand {
             RpcCommand::GetMessages => "get_messages",
             RpcCommand::GetCommands => "get_commands",
             RpcCommand::SetPermissionMode { .. } => "set_permission_mode",
+            RpcCommand::GetRewindPoints => "get_rewind_points",
+            RpcCommand::GetRewindPreview { .. } => "get_rewind_preview",
+            RpcCommand::Rewind { .. } => "rewind",
         }
     }
 }

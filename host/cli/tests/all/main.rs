@@ -46,6 +46,7 @@ mod cli_project_code;
 mod cli_protected;
 mod cli_providers;
 mod cli_proxy;
+mod cli_rewind;
 mod cli_rpc;
 mod cli_rpc_client;
 mod cli_rpc_messages;

@@ -1,4 +1,4 @@
-//! The journal of one session's checkpoints (`journal.jsonl`): the records in the order they
+//! The journal of one session's checkpoints (`journal.ndjson`): the records in the order they
 //! were made, one JSON object per line, appended and never rewritten.
 
 use super::CheckpointError;
@@ -128,7 +128,7 @@ impl Journal {
     }
 
     fn file(&self) -> PathBuf {
-        self.dir.join("journal.jsonl")
+        self.dir.join("journal.ndjson")
     }
 
     /// Every record, in order. A line that does not parse (a crash in the middle of a write)

@@ -80,8 +80,10 @@ impl RewindMode {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RewindEntryData {
-    /// The checkpoint holding the state before the rewind.
-    pub checkpoint: String,
+    /// The checkpoint holding the files as they were before the rewind (`None`: the rewind
+    /// put no file back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
     /// The entry rewound to.
     pub target: String,
     /// The leaf before the rewind (where rewinding the rewind's conversation goes back to).
