@@ -70,6 +70,7 @@ const FILES: &[(&str, &str)] = &[
         "docs/subagents.md",
         include_str!("../../../docs/subagents.md"),
     ),
+    ("docs/rewind.md", include_str!("../../../docs/rewind.md")),
     ("docs/themes.md", include_str!("../../../docs/themes.md")),
     ("docs/tui.md", include_str!("../../../docs/tui.md")),
     (

@@ -42,6 +42,8 @@ pub enum Command {
     Settings,
     /// `/tree`: the session tree navigator.
     Tree,
+    /// `/rewind`: the prompts to put the files and the conversation back to.
+    Rewind,
     /// `/import <file>`: copy a session file in and continue it.
     Import(String),
     /// `/scoped-models`: choose the models Ctrl+P cycles through.
@@ -79,6 +81,7 @@ pub fn parse(text: &str, app: &App) -> Command {
         "clone" => reloaded(app.clone_session(), "Cloned the branch into a new session."),
         "fork" => Command::PickPrompt(true),
         "tree" => Command::Tree,
+        "rewind" => Command::Rewind,
         "export" => export(rest, app),
         "copy" => Command::CopyLastAnswer,
         "model" if rest.contains('/') => model(rest, app),

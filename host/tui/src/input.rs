@@ -27,6 +27,7 @@ mod dispatch;
 mod extensions;
 mod mcp;
 mod mode;
+mod rewind;
 mod scoped;
 mod selectors;
 mod settings;
@@ -56,9 +57,16 @@ pub enum Action {
     /// `/compact [instructions]`.
     Compact(Option<String>),
     /// Double Esc: continue from before user message `entry_id` (`fork`: in a new session).
-    Rewind {
+    BackTo {
         entry_id: String,
         fork: bool,
+    },
+    /// `/rewind`'s choice: put the files and/or the conversation back as they were before
+    /// `entry_id` (`overwrite`: also files changed outside pi since).
+    Rewind {
+        entry_id: String,
+        mode: pi_app::RewindMode,
+        overwrite: bool,
     },
     /// The session was replaced: draw it again, then say this.
     Reload(String),
@@ -83,7 +91,7 @@ pub enum Action {
 enum PopupKind {
     Completion,
     /// Choosing the prompt to rewind to (`true`: fork).
-    Rewind(bool),
+    BackTo(bool),
 }
 
 pub struct Ui {
@@ -128,6 +136,8 @@ pub struct Ui {
     popup_rows: Vec<(String, String)>,
     /// `/mcp`'s menus and the changed definitions already asked about.
     mcp: mcp::McpUi,
+    /// `/rewind`'s choices so far.
+    rewind: rewind::RewindUi,
     completer: Completer,
     max_completions: usize,
     /// Ctrl+] (forward) or Ctrl+Alt+] was pressed: the next character is the jump target.
@@ -197,6 +207,7 @@ impl Ui {
             popup: None,
             popup_rows: Vec::new(),
             mcp: mcp::McpUi::default(),
+            rewind: rewind::RewindUi::default(),
             completer: Completer::new(&options.cwd, commands, options.max_completions),
             max_completions: options.max_completions,
             pending_jump: None,
@@ -369,7 +380,7 @@ impl Ui {
         let before = self.editor.text().to_owned();
         let action = self.binding(key, app);
         let choosing =
-            self.picker.is_some() || matches!(self.popup, Some((_, PopupKind::Rewind(_))));
+            self.picker.is_some() || matches!(self.popup, Some((_, PopupKind::BackTo(_))));
         if self.editor.text() != before && !choosing {
             self.offer_completion();
         }
@@ -576,9 +587,9 @@ impl Ui {
                         self.accept(&chosen, replaces);
                         Action::None
                     }
-                    PopupKind::Rewind(fork) => {
+                    PopupKind::BackTo(fork) => {
                         self.hint = None;
-                        Action::Rewind {
+                        Action::BackTo {
                             entry_id: chosen.replacement,
                             fork,
                         }
@@ -685,26 +696,30 @@ impl Ui {
             .take()
             .is_some_and(|at| at.elapsed() < DOUBLE_ESCAPE)
         {
-            let fork = match self.double_escape_action.as_str() {
-                "fork" => true,
-                "tree" => false,
+            let (fork, rewind) = match self.double_escape_action.as_str() {
+                "fork" => (true, false),
+                "tree" => (false, false),
+                "rewind" => (false, true),
                 _ => return Action::None,
             };
-            self.open_rewind(app, fork);
+            match rewind {
+                true => self.open_rewind(app),
+                false => self.open_back_to(app, fork),
+            }
         } else if self.double_escape_action != "none" {
             self.esc_at = Some(Instant::now());
-            let what = if self.double_escape_action == "fork" {
-                "fork from an earlier prompt"
-            } else {
-                "go back to an earlier prompt"
+            let what = match self.double_escape_action.as_str() {
+                "fork" => "fork from an earlier prompt",
+                "rewind" => "rewind the files and the conversation",
+                _ => "go back to an earlier prompt",
             };
             self.hint = Some(format!("Esc again to {what}"));
         }
         Action::None
     }
 
-    /// The list of earlier prompts to rewind to, newest first.
-    fn open_rewind(&mut self, app: &App, fork: bool) {
+    /// The list of earlier prompts to go back to (or fork from), newest first.
+    fn open_back_to(&mut self, app: &App, fork: bool) {
         let candidates: Vec<Candidate> = app
             .fork_messages()
             .into_iter()
@@ -726,7 +741,7 @@ impl Ui {
             selected: 0,
             replaces: 0,
         };
-        self.open_popup(popup, PopupKind::Rewind(fork));
+        self.open_popup(popup, PopupKind::BackTo(fork));
     }
 
     fn cycle_model(&mut self, app: &App, back: bool) {

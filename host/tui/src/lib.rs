@@ -242,11 +242,18 @@ pub async fn run(
                                 .to_owned(),
                         ),
                     },
-                    Action::Rewind { entry_id, fork } => {
-                        rewind(&app, &mut ui, &entry_id, fork, false).await;
+                    Action::BackTo { entry_id, fork } => {
+                        back_to(&app, &mut ui, &entry_id, fork, false).await;
                     }
                     Action::Navigate { id, summarize } => {
-                        rewind(&app, &mut ui, &id, false, summarize).await;
+                        back_to(&app, &mut ui, &id, false, summarize).await;
+                    }
+                    Action::Rewind {
+                        entry_id,
+                        mode,
+                        overwrite,
+                    } => {
+                        rewind(&app, &mut ui, &entry_id, mode, overwrite).await;
                     }
                 }
                 dirty = true;
@@ -286,7 +293,7 @@ pub async fn run(
 
 /// Double Esc's choice: back to before an earlier prompt (in this session, or a fork of it),
 /// with the prompt's text in the editor to edit and send again.
-async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: bool) {
+async fn back_to(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: bool) {
     let text = if fork {
         app.fork(entry_id).map(Some)
     } else {
@@ -307,6 +314,48 @@ async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: b
         }
         Err(error) => ui.notice(error.to_string()),
     }
+}
+
+/// `/rewind`'s choice carried out: the session drawn again, the prompt's text in the editor
+/// when the conversation went back, and a notice of what was put back.
+async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, mode: pi_app::RewindMode, overwrite: bool) {
+    match app.rewind(entry_id, mode, overwrite).await {
+        Ok(outcome) => {
+            reload(app, ui);
+            if let Some(text) = &outcome.editor_text {
+                ui.editor.set(text);
+            }
+            ui.transcript
+                .notice(rewound_text(&outcome), !outcome.failed.is_empty());
+        }
+        Err(error) => ui.notice(error.to_string()),
+    }
+}
+
+fn rewound_text(outcome: &pi_app::RewindOutcome) -> String {
+    use pi_ai::terminal_text::{Keep, terminal_safe};
+    let path =
+        |p: &std::path::Path| terminal_safe(&p.display().to_string(), Keep::Nothing).into_owned();
+    let mut lines = Vec::new();
+    if outcome.mode.restores_files() {
+        lines.push(format!(
+            "Rewound: {} file(s) put back.",
+            outcome.restored.len()
+        ));
+    } else {
+        lines.push("Rewound the conversation; the files are as they were.".to_owned());
+    }
+    for kept in &outcome.kept {
+        lines.push(format!("  kept (changed outside pi): {}", path(kept)));
+    }
+    for failed in &outcome.failed {
+        let error = terminal_safe(&failed.error, Keep::Nothing);
+        lines.push(format!("  not put back: {}: {error}", path(&failed.path)));
+    }
+    if outcome.rewind_entry_id.is_some() {
+        lines.push("/rewind lists this rewind: choose it to undo it.".to_owned());
+    }
+    lines.join("\n")
 }
 
 fn read_draft(path: &std::path::Path) -> Option<String> {

@@ -32,6 +32,12 @@ pub enum Purpose {
     Mode,
     /// What to do after a run in plan mode answered with a plan.
     PlanNext,
+    /// `/rewind`: the prompt (or earlier rewind) to go back to.
+    Rewind,
+    /// `/rewind`: what to put back.
+    RewindHow,
+    /// `/rewind`: overwrite the files changed outside pi since?
+    RewindOverwrite,
     /// `/mcp`: the servers.
     McpServers,
     /// `/mcp`: what to do with one server.

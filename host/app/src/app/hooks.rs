@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The commands pi itself serves in the interactive UI (offered after `/`), with what they do.
 /// A hook's command of the same name is refused.
-pub const BUILTIN_COMMANDS: [(&str, &str); 26] = [
+pub const BUILTIN_COMMANDS: [(&str, &str); 27] = [
     (
         "reload",
         "Read skills, prompt templates, context files, keybindings and the theme again",
@@ -40,6 +40,10 @@ pub const BUILTIN_COMMANDS: [(&str, &str); 26] = [
     (
         "tree",
         "Navigate the session tree: continue from any earlier entry",
+    ),
+    (
+        "rewind",
+        "Put the files and the conversation back as they were before a prompt",
     ),
     (
         "export",

@@ -72,13 +72,16 @@ impl App {
             let flags = policy_flags(opts, env);
             match tool_policy(flags, &settings, readable, &mut report.warnings) {
                 Ok(policy) => {
+                    // The session's checkpoints go on recording what the new tools change.
+                    let recorder = self.session.checkpoints().cloned();
                     let source = ToolSource::new(
                         &names,
                         (&env.cwd, &env.agent_dir),
                         &extensions,
                         &settings,
                         &policy,
-                    );
+                    )
+                    .with_checkpoints(recorder);
                     let tools = self.tools_from(&source, host, self.permission_mode());
                     self.session.set_tools(tools);
                     lock(&self.rebuild).tools = Some(source);

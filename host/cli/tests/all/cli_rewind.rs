@@ -409,3 +409,76 @@ fn checkpoints_false_records_nothing_and_a_files_rewind_says_so() {
     );
     run_ok(&pi, &["rewind", &id, "--conversation-only"]);
 }
+
+#[test]
+fn tui_rewind_lists_the_prompts_shows_the_changes_and_offers_the_three_choices() {
+    use super::cli_tui_support::{FULLSCREEN, pi_in_tmux};
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    workspace(&pi, true);
+    pi.settings(json!({"doubleEscapeAction": "rewind"}));
+    let work = pi.cwd();
+    pi.mock.push(Turn::new().tool_call(
+        "c1",
+        "write",
+        json!({"path": "b.txt", "content": "tool\n"}),
+    ));
+    pi.mock
+        .push(Turn::new().tool_call("c2", "bash", json!({"command": "echo made > made.txt"})));
+    pi.mock.push(Turn::text("Changed them."));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.submit("change the files");
+    tmux.wait_text("Changed them.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+    // The user edits one of them afterwards.
+    std::fs::write(work.join("b.txt"), "mine\n").unwrap();
+
+    tmux.submit("/rewind");
+    let list = tmux.wait_text("Rewind to before which prompt?");
+    assert!(list.contains("change the files"), "{list}");
+    tmux.keys(&["Enter"]);
+    let how = tmux.wait_text("Rewind what?");
+    for line in [
+        "modified b.txt  (changed outside pi since)",
+        "created  made.txt",
+        "Restore files and conversation",
+        "Files only",
+        "Conversation only",
+    ] {
+        assert!(how.contains(line), "{line}: {how}");
+    }
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("overwrite?");
+    // Keep them: the rest goes back.
+    tmux.keys(&["Enter"]);
+    let done = tmux.wait_text("Rewound: 1 file(s) put back.");
+    assert!(done.contains("kept (changed outside pi): b.txt"), "{done}");
+    assert!(!work.join("made.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(work.join("b.txt")).unwrap(),
+        "mine\n"
+    );
+    // The prompt is back in the editor, the conversation before it.
+    assert!(done.contains("change the files"), "{done}");
+
+    // Esc twice (doubleEscapeAction: rewind) lists the rewind; choosing it undoes it.
+    tmux.keys(&["C-u"]);
+    tmux.keys(&["Escape"]);
+    tmux.keys(&["Escape"]);
+    let list = tmux.wait_text("Rewind to before which prompt?");
+    assert!(
+        list.contains("↶ undo the rewind to: change the files"),
+        "{list}"
+    );
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Rewind what?");
+    tmux.keys(&["Down", "Enter"]);
+    // Its notice is the first's without the kept file.
+    tmux.wait_for("the second rewind", |s| {
+        s.contains("Rewound: 1 file(s) put back.") && !s.contains("kept (changed outside pi)")
+    });
+    assert_eq!(
+        std::fs::read_to_string(work.join("made.txt")).unwrap(),
+        "made\n"
+    );
+    tmux.exit();
+}

@@ -16,7 +16,8 @@ impl Blobs {
         Blobs { dir }
     }
 
-    fn path(&self, sha256: &str) -> PathBuf {
+    /// Where the content `sha256` is kept.
+    pub(crate) fn path(&self, sha256: &str) -> PathBuf {
         let (head, rest) = sha256.split_at(sha256.len().min(2));
         self.dir.join(head).join(rest)
     }

@@ -7,6 +7,8 @@
 //! excludes file it names is copied in.
 
 use super::CheckpointError;
+use super::blobs::Blobs;
+use super::journal::FileState;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -18,11 +20,14 @@ pub(crate) struct Private {
     root: PathBuf,
 }
 
-/// What a snapshot gave.
-pub(crate) enum Snapshot {
-    Tree(String),
-    /// The changed files add up to more than the cap (bytes).
-    TooBig(u64),
+/// What the first part of a snapshot gave.
+pub(crate) enum Taken {
+    /// Nothing changed since the last snapshot: its tree.
+    Same(String),
+    /// These paths (relative to the work tree) changed.
+    Changed(Vec<String>),
+    /// They changed, and add up to more than the cap (bytes).
+    TooBig(u64, Vec<String>),
 }
 
 /// A file of a tree: its git mode and blob id.
@@ -211,13 +216,23 @@ impl Private {
         run_bytes(&mut command, input, args)
     }
 
-    /// The work tree now, as a tree. `last` is the tree of the previous snapshot: when no file
-    /// changed since (one status check), it is the answer and nothing is written.
-    pub(crate) fn snapshot(
+    /// The work tree now, as a tree, whatever its size. `last` is the tree of the previous
+    /// snapshot: when no file changed since (one status check), it is the answer.
+    pub(crate) fn snapshot(&self, last: Option<&str>) -> Result<String, CheckpointError> {
+        match self.take(last, None)? {
+            Taken::Same(tree) => Ok(tree),
+            Taken::Changed(paths) | Taken::TooBig(_, paths) => self.finish(&paths),
+        }
+    }
+
+    /// The part of a snapshot that must happen before the work tree changes: which files
+    /// changed since the private index (one status check). Reading them into the tree
+    /// ([`Private::finish`]) can wait when the caller keeps their contents meanwhile.
+    pub(crate) fn take(
         &self,
         last: Option<&str>,
-        cap: u64,
-    ) -> Result<Snapshot, CheckpointError> {
+        cap: Option<u64>,
+    ) -> Result<Taken, CheckpointError> {
         let changed = match self.changed() {
             Ok(changed) => changed,
             Err(_) => {
@@ -229,23 +244,30 @@ impl Private {
         if changed.is_empty()
             && let Some(last) = last
         {
-            return Ok(Snapshot::Tree(last.to_owned()));
+            return Ok(Taken::Same(last.to_owned()));
         }
-        let bytes: u64 = changed
-            .iter()
-            .filter_map(|p| std::fs::symlink_metadata(self.root.join(p)).ok())
-            .filter(|m| m.is_file())
-            .map(|m| m.len())
-            .sum();
-        if bytes > cap {
-            return Ok(Snapshot::TooBig(bytes));
-        }
-        if !changed.is_empty() {
-            let mut list = Vec::new();
-            for path in &changed {
-                list.extend_from_slice(path.as_bytes());
-                list.push(0);
+        let paths: Vec<String> = changed.into_iter().collect();
+        if let Some(cap) = cap {
+            let bytes: u64 = paths
+                .iter()
+                .filter_map(|p| std::fs::symlink_metadata(self.root.join(p)).ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum();
+            if bytes > cap {
+                return Ok(Taken::TooBig(bytes, paths));
             }
+        }
+        Ok(Taken::Changed(paths))
+    }
+
+    /// Makes the tree of the work tree with `paths` read again into the private index.
+    pub(crate) fn finish(&self, paths: &[String]) -> Result<String, CheckpointError> {
+        if !paths.is_empty() {
+            let list: Vec<u8> = paths
+                .iter()
+                .flat_map(|p| p.bytes().chain(std::iter::once(0)))
+                .collect();
             self.call(
                 &[
                     "update-index",
@@ -259,25 +281,89 @@ impl Private {
             )?;
         }
         let tree = self.call(&["write-tree"], None)?;
-        Ok(Snapshot::Tree(
-            String::from_utf8_lossy(&tree).trim().to_owned(),
-        ))
+        Ok(String::from_utf8_lossy(&tree).trim().to_owned())
     }
 
-    /// The paths that differ from the private index: changed, deleted, or new and not ignored.
+    /// Makes the tree of the work tree as it was when `kept` was read (paths relative to the
+    /// work tree, with their states then): their contents come from the blob store, not the
+    /// work tree, which a command may be changing meanwhile. Their stat data is left empty, so
+    /// the next status check reads them again.
+    pub(crate) fn finish_kept(
+        &self,
+        kept: &[(String, FileState)],
+        blobs: &Blobs,
+    ) -> Result<String, CheckpointError> {
+        let mut files = Vec::new();
+        let mut info = Vec::new();
+        let mut other = Vec::new();
+        for (path, state) in kept {
+            match state {
+                FileState::File { sha256, mode, .. } => {
+                    files.push((path, *mode, blobs.path(sha256)))
+                }
+                FileState::Absent => {
+                    info.extend_from_slice(format!("0 {}\t{path}\0", "0".repeat(40)).as_bytes());
+                }
+                FileState::Link { .. } | FileState::Dir => other.push(path.clone()),
+            }
+        }
+        if !files.is_empty() {
+            let list: String = files
+                .iter()
+                .map(|(_, _, blob)| format!("{}\n", blob.display()))
+                .collect();
+            let out = self.call(
+                &["hash-object", "-w", "--no-filters", "--stdin-paths"],
+                Some(list.as_bytes()),
+            )?;
+            let oids = String::from_utf8_lossy(&out).into_owned();
+            for ((path, mode, _), oid) in files.iter().zip(oids.lines()) {
+                let mode = if mode & 0o111 != 0 {
+                    "100755"
+                } else {
+                    "100644"
+                };
+                info.extend_from_slice(format!("{mode} {oid}\t{path}\0").as_bytes());
+            }
+        }
+        if !info.is_empty() {
+            self.call(&["update-index", "-z", "--index-info"], Some(&info))?;
+        }
+        self.finish(&other)
+    }
+
+    /// The paths that differ from the private index: changed or deleted (`diff-files`), and
+    /// new and not ignored (`ls-files --others`); the two run at once.
     fn changed(&self) -> Result<BTreeSet<String>, CheckpointError> {
-        let out = self.call(
-            &[
-                "ls-files",
-                "-z",
-                "--modified",
-                "--deleted",
-                "--others",
-                "--exclude-standard",
-            ],
-            None,
-        )?;
-        Ok(split_z(&out).map(str::to_owned).collect())
+        let tracked = ["diff-files", "--name-only", "-z"];
+        let others = ["ls-files", "-z", "--others", "--exclude-standard"];
+        let spawn = |args: &[&str]| {
+            let mut command = self.git();
+            command
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+        };
+        let failed = |command: &str, message: String| CheckpointError::Git {
+            command: command.to_owned(),
+            message,
+        };
+        let first = spawn(&tracked).map_err(|e| failed("diff-files", e.to_string()))?;
+        let second = spawn(&others).map_err(|e| failed("ls-files", e.to_string()))?;
+        let mut changed = BTreeSet::new();
+        for (name, child) in [("diff-files", first), ("ls-files", second)] {
+            let output = child
+                .wait_with_output()
+                .map_err(|e| failed(name, e.to_string()))?;
+            if !output.status.success() {
+                let message = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+                return Err(failed(name, message));
+            }
+            changed.extend(split_z(&output.stdout).map(str::to_owned));
+        }
+        Ok(changed)
     }
 
     /// The files of `tree`, by path relative to the work tree.

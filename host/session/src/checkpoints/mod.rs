@@ -46,14 +46,6 @@ pub fn dir_for(session_file: &Path) -> PathBuf {
     session_file.with_file_name(format!("{stem}.checkpoints"))
 }
 
-/// Deletes the checkpoints of `session_file` (with the session).
-pub fn remove_for(session_file: &Path) -> std::io::Result<()> {
-    match std::fs::remove_dir_all(dir_for(session_file)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
-    }
-}
-
 /// What a rewind puts back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,7 +3,7 @@
 //! those paths were changed by someone else than pi since pi last saw them.
 
 use super::CheckpointError;
-use super::git::{Private, Snapshot, TreeFile};
+use super::git::{Private, TreeFile};
 use super::journal::{FileState, Journal, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -117,10 +117,7 @@ pub(crate) fn plan(
             root.display()
         ));
         let private = Private::open(journal.git_dir(), root)?;
-        let now = match private.snapshot(None, u64::MAX)? {
-            Snapshot::Tree(tree) => tree,
-            Snapshot::TooBig(_) => continue,
-        };
+        let now = private.snapshot(None)?;
         git_targets(&private, at, &now, &seen, &mut plan.targets, &mut outside)?;
         plan.now.push((root.clone(), now));
     }

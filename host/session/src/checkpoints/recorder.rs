@@ -3,18 +3,18 @@
 //! session's tool set, shared by its children (a subagent's writes belong to the prompt that
 //! ran it).
 
-use super::git::{Private, Snapshot, toplevel};
+use super::git::{Private, Taken, toplevel};
 use super::journal::{FileState, Journal, Record, position};
 use super::plan::{Plan, plan};
 use super::restore::{Restored, restore};
 use super::{CheckpointEntryData, CheckpointError};
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex, mpsc};
 
-/// Changed files a command snapshot takes at most, in bytes; past it the command is "not
-/// covered" (a build writing a gigabyte must not be copied at every call).
+/// Changed files a command snapshot takes at most, and the largest file whose content a tool's
+/// write keeps, in bytes; past it the change is "not covered" (a build writing a gigabyte must
+/// not be copied at every call).
 pub const SNAPSHOT_CAP: u64 = 64 * 1024 * 1024;
 
 /// Files under a directory a tool moves or removes whose states are kept, at most.
@@ -25,10 +25,14 @@ pub struct Recorder {
     cwd: PathBuf,
     /// Paths never recorded (pi's own temp and agent directories).
     ignore: Vec<PathBuf>,
-    state: Mutex<State>,
-    /// Snapshots taken after a command, still running.
-    pending: Mutex<Vec<JoinHandle<()>>>,
+    state: Arc<Mutex<State>>,
+    /// The thread that finishes snapshots off the calls' path, one job after another (made
+    /// with the first job).
+    worker: Mutex<Option<mpsc::Sender<Job>>>,
 }
+
+/// Work for the worker thread, on the recorder's state.
+type Job = Box<dyn FnOnce(&mut State) + Send>;
 
 #[derive(Default)]
 struct State {
@@ -66,8 +70,8 @@ impl Recorder {
         Recorder {
             cwd: cwd.to_path_buf(),
             ignore,
-            state: Mutex::new(State::default()),
-            pending: Mutex::new(Vec::new()),
+            state: Arc::new(Mutex::new(State::default())),
+            worker: Mutex::new(None),
         }
     }
 
@@ -119,6 +123,19 @@ impl Recorder {
         }
         let mut records = Vec::new();
         for path in with_files_below(path) {
+            let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if size > SNAPSHOT_CAP {
+                records.push(Record::Uncovered {
+                    tool: "write".to_owned(),
+                    reason: format!(
+                        "{} was {} MB, past the {} MB cap",
+                        path.display(),
+                        size / (1024 * 1024),
+                        SNAPSHOT_CAP / (1024 * 1024)
+                    ),
+                });
+                continue;
+            }
             match FileState::read(&path, Some(journal.blobs())) {
                 Ok(state) => records.push(Record::File {
                     path,
@@ -132,28 +149,34 @@ impl Recorder {
         state.write(&journal, records);
     }
 
-    /// Keeps what the paths written by the calls that ended are now, so that a later rewind
-    /// can tell a change of the user's from the tool's.
+    /// Keeps what the paths written by the calls that ended are now (hashed on the worker),
+    /// so that a later rewind can tell a change of the user's from the tool's.
     pub fn after_tool(&self) {
-        let mut state = pi_ai::lock(&self.state);
-        let Some(journal) = state.journal.clone() else {
+        let dirty = std::mem::take(&mut pi_ai::lock(&self.state).dirty);
+        if dirty.is_empty() {
             return;
-        };
-        let records = std::mem::take(&mut state.dirty)
-            .into_iter()
-            .filter_map(|path| {
-                let now = FileState::read(&path, None).ok()?;
-                Some(Record::File {
-                    path,
-                    state: now,
-                    after: true,
+        }
+        self.queue(Box::new(move |state| {
+            let Some(journal) = state.journal.clone() else {
+                return;
+            };
+            let records = dirty
+                .into_iter()
+                .filter_map(|path| {
+                    let now = FileState::read(&path, None).ok()?;
+                    Some(Record::File {
+                        path,
+                        state: now,
+                        after: true,
+                    })
                 })
-            })
-            .collect();
-        state.write(&journal, records);
+                .collect();
+            state.write(&journal, records);
+        }));
     }
 
-    /// Takes a snapshot of the work tree before the command `tool` runs.
+    /// Takes a snapshot of the work tree before the command `tool` runs: the status check and
+    /// the changed files' contents now, the tree made by the worker.
     pub fn before_command(&self, tool: &str) {
         self.flush();
         let mut state = pi_ai::lock(&self.state);
@@ -161,28 +184,62 @@ impl Recorder {
             return;
         }
         state.commands += 1;
-        state.snapshot(&self.cwd, tool, false);
-    }
-
-    /// Takes a snapshot of the work tree after the command `tool` ran, in the background: the
-    /// next record waits for it, the call's result does not.
-    pub fn after_command(self: &std::sync::Arc<Self>, tool: &str) {
-        let (recorder, tool) = (std::sync::Arc::clone(self), tool.to_owned());
-        let handle = std::thread::spawn(move || {
-            let mut state = pi_ai::lock(&recorder.state);
-            if state.journal.is_some() {
-                state.snapshot(&recorder.cwd, &tool, true);
-            }
-        });
-        pi_ai::lock(&self.pending).push(handle);
-    }
-
-    /// Waits for the snapshots still running.
-    pub fn flush(&self) {
-        let pending = std::mem::take(&mut *pi_ai::lock(&self.pending));
-        for handle in pending {
-            let _ = handle.join();
+        if let Some((private, paths)) = state.take(&self.cwd, tool, false) {
+            let kept = state.keep_before(&private, &paths);
+            drop(state);
+            self.queue(Box::new(move |state| state.finish_kept(&private, &kept)));
         }
+    }
+
+    /// Takes a snapshot of the work tree after the command `tool` ran, on the worker: the next
+    /// record waits for it, the call's result does not.
+    pub fn after_command(&self, tool: &str) {
+        let (cwd, tool) = (self.cwd.clone(), tool.to_owned());
+        self.queue(Box::new(move |state| {
+            if state.journal.is_some()
+                && let Some((private, paths)) = state.take(&cwd, &tool, true)
+            {
+                state.finish(&private, &paths, true);
+            }
+        }));
+    }
+
+    /// Hands `job` to the worker (started on first use; where it cannot run, the job runs
+    /// here).
+    fn queue(&self, job: Job) {
+        let mut worker = pi_ai::lock(&self.worker);
+        let sender = worker.get_or_insert_with(|| {
+            let (sender, jobs) = mpsc::channel::<Job>();
+            let state = Arc::clone(&self.state);
+            let spawned = std::thread::Builder::new()
+                .name("pi-checkpoints".to_owned())
+                .spawn(move || {
+                    for job in jobs {
+                        job(&mut pi_ai::lock(&state));
+                    }
+                });
+            if let Err(error) = spawned {
+                tracing::warn!("checkpoint snapshots run on the calls' path: {error}");
+            }
+            sender
+        });
+        if let Err(mpsc::SendError(job)) = sender.send(job) {
+            *worker = None;
+            drop(worker);
+            job(&mut pi_ai::lock(&self.state));
+        }
+    }
+
+    /// Waits for the worker's jobs so far.
+    pub fn flush(&self) {
+        if pi_ai::lock(&self.worker).is_none() {
+            return;
+        }
+        let (done, finished) = mpsc::channel();
+        self.queue(Box::new(move |_| {
+            let _ = done.send(());
+        }));
+        let _ = finished.recv();
     }
 
     /// What the prompt's run recorded, once (`None`: nothing): the data of the session entry
@@ -275,10 +332,10 @@ impl State {
         }
     }
 
-    fn snapshot(&mut self, cwd: &Path, tool: &str, after: bool) {
-        let Some(journal) = self.journal.clone() else {
-            return;
-        };
+    /// The first part of a snapshot (see [`Private::take`]): what is left to do, if anything;
+    /// what needs no more is recorded here.
+    fn take(&mut self, cwd: &Path, tool: &str, after: bool) -> Option<(Private, Vec<String>)> {
+        let journal = self.journal.clone()?;
         if matches!(self.git, Git::Unknown) {
             self.git = match toplevel(cwd) {
                 Some(root) => Git::Repo {
@@ -289,46 +346,117 @@ impl State {
                 None => Git::Outside,
             };
         }
+        let uncovered = |reason: String| Record::Uncovered {
+            tool: tool.to_owned(),
+            reason,
+        };
         let record = match &mut self.git {
-            Git::Unknown | Git::Outside => (!after).then(|| Record::Uncovered {
-                tool: tool.to_owned(),
-                reason: format!("{} is not in a git work tree", cwd.display()),
-            }),
+            Git::Unknown | Git::Outside => {
+                (!after).then(|| uncovered(format!("{} is not in a git work tree", cwd.display())))
+            }
             Git::Repo {
                 root,
                 last,
                 since_mark,
             } => {
-                let taken = Private::open(journal.git_dir(), root)
-                    .and_then(|private| private.snapshot(last.as_deref(), SNAPSHOT_CAP));
+                let taken = Private::open(journal.git_dir(), root).and_then(|private| {
+                    Ok((private.take(last.as_deref(), Some(SNAPSHOT_CAP))?, private))
+                });
                 match taken {
-                    Ok(Snapshot::Tree(tree)) => {
-                        let changed = last.as_deref() != Some(tree.as_str());
-                        let record = (changed || !*since_mark).then(|| Record::Tree {
+                    Ok((Taken::Changed(paths), private)) => return Some((private, paths)),
+                    Ok((Taken::Same(tree), _)) => {
+                        let record = (!*since_mark).then(|| Record::Tree {
                             root: root.clone(),
-                            tree: tree.clone(),
+                            tree,
                             after,
                         });
-                        *last = Some(tree);
                         *since_mark = true;
                         record
                     }
-                    Ok(Snapshot::TooBig(bytes)) => Some(Record::Uncovered {
-                        tool: tool.to_owned(),
-                        reason: format!(
-                            "the changed files ({} MB) pass the {} MB snapshot cap",
-                            bytes / (1024 * 1024),
-                            SNAPSHOT_CAP / (1024 * 1024)
-                        ),
-                    }),
-                    Err(error) => Some(Record::Uncovered {
-                        tool: tool.to_owned(),
-                        reason: error.to_string(),
-                    }),
+                    Ok((Taken::TooBig(bytes, _), _)) => Some(uncovered(format!(
+                        "the changed files ({} MB) pass the {} MB snapshot cap",
+                        bytes / (1024 * 1024),
+                        SNAPSHOT_CAP / (1024 * 1024)
+                    ))),
+                    Err(error) => Some(uncovered(error.to_string())),
                 }
             }
         };
         self.write(&journal, record.into_iter().collect());
+        None
+    }
+
+    /// Keeps the contents of `paths` (relative to the work tree) as they are before a command,
+    /// so that the tree can be made from them while it runs; returns what was kept.
+    fn keep_before(&mut self, private: &Private, paths: &[String]) -> Vec<(String, FileState)> {
+        let Some(journal) = self.journal.clone() else {
+            return Vec::new();
+        };
+        let mut kept = Vec::new();
+        let mut records = Vec::new();
+        for relative in paths {
+            let path = private.root().join(relative);
+            match FileState::read(&path, Some(journal.blobs())) {
+                Ok(state) => {
+                    kept.push((relative.clone(), state.clone()));
+                    records.push(Record::File {
+                        path,
+                        state,
+                        after: false,
+                    });
+                }
+                Err(error) => tracing::warn!("no checkpoint of {}: {error}", path.display()),
+            }
+        }
+        self.write(&journal, records);
+        kept
+    }
+
+    /// The tree before a command, from what [`State::keep_before`] kept.
+    fn finish_kept(&mut self, private: &Private, kept: &[(String, FileState)]) {
+        let Some(journal) = self.journal.clone() else {
+            return;
+        };
+        let made = private.finish_kept(kept, journal.blobs());
+        self.record_tree(private, made, false);
+    }
+
+    /// The rest of a snapshot: its tree made and recorded.
+    fn finish(&mut self, private: &Private, paths: &[String], after: bool) {
+        let made = private.finish(paths);
+        self.record_tree(private, made, after);
+    }
+
+    fn record_tree(
+        &mut self,
+        private: &Private,
+        made: Result<String, CheckpointError>,
+        after: bool,
+    ) {
+        let Some(journal) = self.journal.clone() else {
+            return;
+        };
+        let record = match made {
+            Ok(tree) => {
+                if let Git::Repo {
+                    last, since_mark, ..
+                } = &mut self.git
+                {
+                    *last = Some(tree.clone());
+                    *since_mark = true;
+                }
+                Record::Tree {
+                    root: private.root().to_path_buf(),
+                    tree,
+                    after,
+                }
+            }
+            Err(error) => Record::Uncovered {
+                tool: "bash".to_owned(),
+                reason: error.to_string(),
+            },
+        };
+        self.write(&journal, vec![record]);
     }
 }
 

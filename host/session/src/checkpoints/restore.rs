@@ -3,7 +3,7 @@
 //! a temp file renamed over it), then the states after are recorded.
 
 use super::CheckpointError;
-use super::git::{Private, Snapshot};
+use super::git::Private;
 use super::journal::{FileState, Journal, Record};
 use super::plan::{FileChange, Plan, Target, git_oids};
 use std::collections::{BTreeMap, HashMap};
@@ -92,9 +92,9 @@ pub(crate) fn restore(
         }
     }
     for (root, tree) in &plan.now {
-        let taken = Private::open(journal.git_dir(), root)
-            .and_then(|private| private.snapshot(Some(tree), u64::MAX));
-        if let Ok(Snapshot::Tree(tree)) = taken {
+        let taken =
+            Private::open(journal.git_dir(), root).and_then(|private| private.snapshot(Some(tree)));
+        if let Ok(tree) = taken {
             after.push(Record::Tree {
                 root: root.clone(),
                 tree: tree.clone(),

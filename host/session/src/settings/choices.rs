@@ -35,7 +35,7 @@ choice!(
 );
 choice!(
     /// `doubleEscapeAction`: what Esc twice on an empty editor does.
-    DoubleEscapeAction { Tree = "tree", Fork = "fork", None = "none" }
+    DoubleEscapeAction { Tree = "tree", Fork = "fork", Rewind = "rewind", None = "none" }
 );
 choice!(
     /// `tuiMode`.

@@ -133,7 +133,7 @@ pub const SETTINGS_TABLE: &[SettingInfo] = &[
         default: "tree",
         description: "What Esc twice does",
         choice: Some(Choice {
-            values: &["tree", "fork", "none"],
+            values: &["tree", "fork", "rewind", "none"],
             get: |s| s.double_escape_action.map(|a| a.as_str().to_owned()),
             set: |s, v| s.double_escape_action = DoubleEscapeAction::parse(v),
         }),

@@ -113,7 +113,7 @@ impl Ui {
             Command::Compact(focus) => Action::Compact(focus),
             Command::Reloaded(done) => Action::Reload(done),
             Command::PickPrompt(fork) => {
-                self.open_rewind(app, fork);
+                self.open_back_to(app, fork);
                 Action::None
             }
             Command::Bash { command, exclude } => Action::Bash { command, exclude },
@@ -136,6 +136,10 @@ impl Ui {
             }
             Command::Tree => {
                 self.open_tree(app, TreeFilter::Default);
+                Action::None
+            }
+            Command::Rewind => {
+                self.open_rewind(app);
                 Action::None
             }
             Command::Settings => {

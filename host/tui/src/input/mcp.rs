@@ -30,11 +30,11 @@ pub(super) struct McpUi {
 }
 
 /// One line of a server's words, safe for the terminal.
-fn safe(text: &str) -> String {
+pub(super) fn safe(text: &str) -> String {
     terminal_safe(text, Keep::Nothing).into_owned()
 }
 
-fn entry(value: &str, label: impl Into<String>, detail: impl Into<String>) -> Entry {
+pub(super) fn entry(value: &str, label: impl Into<String>, detail: impl Into<String>) -> Entry {
     Entry {
         label: label.into(),
         detail: detail.into(),
@@ -530,7 +530,7 @@ fn listing_key(servers: &[McpServerView]) -> String {
 }
 
 /// Several lines of a server's words, safe for the terminal.
-fn safe_lines(text: &str) -> String {
+pub(super) fn safe_lines(text: &str) -> String {
     terminal_safe(text, Keep::Lines).into_owned()
 }
 

@@ -321,6 +321,9 @@ impl Ui {
                 Action::None
             }
             Purpose::PlanNext => self.plan_next(app, &entry.value),
+            Purpose::Rewind | Purpose::RewindHow | Purpose::RewindOverwrite => {
+                self.rewind_chosen(purpose, entry.value, app)
+            }
             Purpose::McpServers
             | Purpose::McpServer
             | Purpose::McpTools
@@ -528,9 +531,21 @@ impl TextPrompt {
     }
 }
 
-/// Deletes a session file the recoverable way: the desktop trash (`gio trash`, `trash`) where
-/// one is installed, else `<agent dir>/trash/`. Says where it went.
+/// Deletes a session file the recoverable way, its checkpoints (`/rewind`) with it: the
+/// desktop trash (`gio trash`, `trash`) where one is installed, else `<agent dir>/trash/`. Says
+/// where it went.
 fn trash(path: &std::path::Path, agent_dir: &std::path::Path) -> std::io::Result<String> {
+    let went = trash_one(path, agent_dir)?;
+    let checkpoints = pi_session::checkpoints::dir_for(path);
+    if checkpoints.exists()
+        && let Err(error) = trash_one(&checkpoints, agent_dir)
+    {
+        tracing::warn!("cannot delete {}: {error}", checkpoints.display());
+    }
+    Ok(went)
+}
+
+fn trash_one(path: &std::path::Path, agent_dir: &std::path::Path) -> std::io::Result<String> {
     for (program, args) in [("gio", &["trash"][..]), ("trash", &[][..])] {
         let done = std::process::Command::new(program)
             .args(args)
