@@ -60,6 +60,7 @@ const FILES: &[(&str, &str)] = &[
         "docs/prompt-templates.md",
         include_str!("../../../docs/prompt-templates.md"),
     ),
+    ("docs/rewind.md", include_str!("../../../docs/rewind.md")),
     ("docs/rpc.md", include_str!("../../../docs/rpc.md")),
     (
         "docs/settings.md",
@@ -70,7 +71,6 @@ const FILES: &[(&str, &str)] = &[
         "docs/subagents.md",
         include_str!("../../../docs/subagents.md"),
     ),
-    ("docs/rewind.md", include_str!("../../../docs/rewind.md")),
     ("docs/themes.md", include_str!("../../../docs/themes.md")),
     ("docs/tui.md", include_str!("../../../docs/tui.md")),
     (

@@ -427,7 +427,11 @@ fn checkpoint_recorder(
     }
     let env = &base.env;
     // pi's own files (temp output, approvals, caches) are not the user's work.
-    let ignore = vec![pi_builtins::own_temp_dir(), env.agent_dir.clone()];
+    // The extension host reports real paths, so these are compared as real paths too.
+    let ignore = [pi_builtins::own_temp_dir(), env.agent_dir.clone()]
+        .iter()
+        .map(|dir| pi_ext_host::protected::canonical(dir))
+        .collect();
     Some(std::sync::Arc::new(pi_session::checkpoints::Recorder::new(
         &env.cwd, ignore,
     )))

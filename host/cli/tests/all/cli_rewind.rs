@@ -183,6 +183,17 @@ fn rewinding_a_run_puts_the_workspace_back_exactly_and_moves_the_conversation() 
     // Documented: a file git ignores that a command wrote is not covered.
     assert_eq!(after.remove("bash.log").map(|(_, mode)| mode), Some(0o644));
     assert_eq!(after, before, "{out}");
+    // Shown with --nocapture: the workspace before the run, after it, and after the rewind.
+    for (name, files) in [
+        ("before", &before),
+        ("changed", &changed),
+        ("rewound", &after),
+    ] {
+        println!("{name}:");
+        for (path, (sha, mode)) in files {
+            println!("  {mode:o} {} {path}", &sha[..16]);
+        }
+    }
     assert_eq!(git_state(&work), git_before);
 
     // The conversation moved as /tree would: the next prompt follows "hi".
@@ -438,6 +449,7 @@ fn tui_rewind_lists_the_prompts_shows_the_changes_and_offers_the_three_choices()
     assert!(list.contains("change the files"), "{list}");
     tmux.keys(&["Enter"]);
     let how = tmux.wait_text("Rewind what?");
+    println!("{how}");
     for line in [
         "modified b.txt  (changed outside pi since)",
         "created  made.txt",

@@ -187,7 +187,10 @@ impl Recorder {
         if let Some((private, paths)) = state.take(&self.cwd, tool, false) {
             let kept = state.keep_before(&private, &paths);
             drop(state);
-            self.queue(Box::new(move |state| state.finish_kept(&private, &kept)));
+            let tool = tool.to_owned();
+            self.queue(Box::new(move |state| {
+                state.finish_kept(&private, &kept, &tool);
+            }));
         }
     }
 
@@ -199,7 +202,8 @@ impl Recorder {
             if state.journal.is_some()
                 && let Some((private, paths)) = state.take(&cwd, &tool, true)
             {
-                state.finish(&private, &paths, true);
+                let made = private.finish(&paths);
+                state.record_tree(&private, made, (&tool, true));
             }
         }));
     }
@@ -351,9 +355,12 @@ impl State {
             reason,
         };
         let record = match &mut self.git {
-            Git::Unknown | Git::Outside => {
-                (!after).then(|| uncovered(format!("{} is not in a git work tree", cwd.display())))
-            }
+            Git::Unknown | Git::Outside => (!after).then(|| {
+                uncovered(format!(
+                    "{} is not in a git work tree (or git cannot run)",
+                    cwd.display()
+                ))
+            }),
             Git::Repo {
                 root,
                 last,
@@ -412,26 +419,21 @@ impl State {
         kept
     }
 
-    /// The tree before a command, from what [`State::keep_before`] kept.
-    fn finish_kept(&mut self, private: &Private, kept: &[(String, FileState)]) {
+    /// The tree before the command `tool`, from what [`State::keep_before`] kept.
+    fn finish_kept(&mut self, private: &Private, kept: &[(String, FileState)], tool: &str) {
         let Some(journal) = self.journal.clone() else {
             return;
         };
         let made = private.finish_kept(kept, journal.blobs());
-        self.record_tree(private, made, false);
+        self.record_tree(private, made, (tool, false));
     }
 
-    /// The rest of a snapshot: its tree made and recorded.
-    fn finish(&mut self, private: &Private, paths: &[String], after: bool) {
-        let made = private.finish(paths);
-        self.record_tree(private, made, after);
-    }
-
+    /// Records the tree a snapshot around the command `tool` made (or why it could not).
     fn record_tree(
         &mut self,
         private: &Private,
         made: Result<String, CheckpointError>,
-        after: bool,
+        (tool, after): (&str, bool),
     ) {
         let Some(journal) = self.journal.clone() else {
             return;
@@ -452,7 +454,7 @@ impl State {
                 }
             }
             Err(error) => Record::Uncovered {
-                tool: "bash".to_owned(),
+                tool: tool.to_owned(),
                 reason: error.to_string(),
             },
         };
