@@ -125,7 +125,7 @@ pub fn preview(
 
 /// Puts the files back as they were before `entry_id`; returns what it did and the checkpoint
 /// holding the files as they were (`None`: nothing to put back).
-pub fn restore_files(
+fn restore_files(
     session: &SessionManager,
     recorder: &Recorder,
     entry_id: &str,
@@ -153,7 +153,7 @@ pub fn restore_files(
 
 /// Where the conversation goes for a rewind to `entry_id`: a prompt's own entry (the leaf
 /// moves before it, as `/tree` does), or for a rewind the leaf it left.
-pub fn conversation_target(session: &SessionManager, entry_id: &str) -> Option<String> {
+fn conversation_target(session: &SessionManager, entry_id: &str) -> Option<String> {
     match &session.entry(entry_id)?.kind {
         EntryKind::Custom { custom_type, data } if custom_type == REWIND_ENTRY => {
             rewind_data(data.as_ref())?.from
@@ -162,9 +162,53 @@ pub fn conversation_target(session: &SessionManager, entry_id: &str) -> Option<S
     }
 }
 
-/// Moves the leaf for a rewind to `target` without an agent (`pi rewind`): before a user
-/// message (its text returned, for the editor), onto any other entry.
-pub fn move_leaf(session: &mut SessionManager, target: &str) -> Result<Option<String>, AppError> {
+/// Goes back to `entry_id` in `session`: the files through `recorder` (files changed outside
+/// pi since pi last saw them only when `overwrite_changed`), the leaf as `/tree` moves it, or
+/// both; then records the rewind (the entry keeps the leaf's move, pi's leaf being the last
+/// entry, and rewinding to it undoes the rewind). The caller reloads its conversation.
+pub fn rewind(
+    session: &mut SessionManager,
+    recorder: Option<&Recorder>,
+    entry_id: &str,
+    (mode, overwrite_changed): (RewindMode, bool),
+) -> Result<RewindOutcome, AppError> {
+    if session.entry(entry_id).is_none() {
+        return Err(AppError::EntryNotFound(entry_id.to_owned()));
+    }
+    let from = session.leaf_id().map(str::to_owned);
+    let target = conversation_target(session, entry_id);
+    let mut outcome = outcome(mode);
+    let checkpoint = match recorder {
+        Some(recorder) if mode.restores_files() => {
+            restore_files(session, recorder, entry_id, overwrite_changed, &mut outcome)?
+        }
+        None if mode.restores_files() => return Err(AppError::NoCheckpoints(NO_CHECKPOINTS)),
+        _ => None,
+    };
+    if mode.moves_conversation()
+        && let Some(target) = target
+    {
+        outcome.editor_text = move_leaf(session, &target)?;
+    }
+    if checkpoint.is_some() || mode.moves_conversation() {
+        let data = RewindEntryData {
+            checkpoint,
+            target: entry_id.to_owned(),
+            from,
+            mode,
+        };
+        outcome.rewind_entry_id = Some(record(session, &data)?);
+    }
+    Ok(outcome)
+}
+
+/// Why a session keeps no checkpoints.
+pub(crate) const NO_CHECKPOINTS: &str =
+    " (the setting checkpoints is false, or the session is not saved)";
+
+/// Moves the leaf for a rewind to `target`: before a user message (its text returned, for the
+/// editor), onto any other entry.
+fn move_leaf(session: &mut SessionManager, target: &str) -> Result<Option<String>, AppError> {
     let entry = session
         .entry(target)
         .ok_or_else(|| AppError::EntryNotFound(target.to_owned()))?;
@@ -184,13 +228,13 @@ pub fn move_leaf(session: &mut SessionManager, target: &str) -> Result<Option<St
 }
 
 /// Records the rewind in the session (rewinding to this entry undoes it); its id.
-pub fn record(session: &mut SessionManager, data: &RewindEntryData) -> Result<String, AppError> {
+fn record(session: &mut SessionManager, data: &RewindEntryData) -> Result<String, AppError> {
     let value = serde_json::to_value(data).ok();
     Ok(session.append_custom(REWIND_ENTRY.to_owned(), value)?)
 }
 
 /// The empty outcome of a rewind in `mode`.
-pub fn outcome(mode: RewindMode) -> RewindOutcome {
+fn outcome(mode: RewindMode) -> RewindOutcome {
     RewindOutcome {
         mode,
         restored: Vec::new(),

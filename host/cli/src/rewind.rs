@@ -6,7 +6,7 @@ use clap::Parser;
 use pi_app::rewind::{RewindOutcome, RewindPointKind, RewindPreview};
 use pi_app::startup::StartupEnv;
 use pi_app::{ChangeKind, RewindMode};
-use pi_session::checkpoints::{Recorder, RewindEntryData};
+use pi_session::checkpoints::Recorder;
 use pi_session::session::SessionManager;
 use pi_session::settings::SettingsManager;
 use std::ffi::OsString;
@@ -108,51 +108,11 @@ fn run(args: &RewindArgs, env: &StartupEnv) -> Result<(), String> {
             overwrite = ask_overwrite();
         }
     }
-    let outcome = rewind(&mut session, recorder.as_ref(), entry_id, mode, overwrite)?;
+    let outcome =
+        pi_app::rewind::rewind(&mut session, recorder.as_ref(), entry_id, (mode, overwrite))
+            .map_err(|e| e.to_string())?;
     show_outcome(&outcome);
     Ok(())
-}
-
-fn rewind(
-    session: &mut SessionManager,
-    recorder: Option<&Recorder>,
-    entry_id: &str,
-    mode: RewindMode,
-    overwrite: bool,
-) -> Result<RewindOutcome, String> {
-    if session.entry(entry_id).is_none() {
-        return Err(format!(
-            "no entry {entry_id} in this session (see pi rewind --list)"
-        ));
-    }
-    let from = session.leaf_id().map(str::to_owned);
-    let target = pi_app::rewind::conversation_target(session, entry_id);
-    let mut outcome = pi_app::rewind::outcome(mode);
-    let checkpoint = match recorder {
-        Some(recorder) if mode.restores_files() => {
-            pi_app::rewind::restore_files(session, recorder, entry_id, overwrite, &mut outcome)
-                .map_err(|e| e.to_string())?
-        }
-        _ => None,
-    };
-    if mode.moves_conversation()
-        && let Some(target) = target
-    {
-        outcome.editor_text =
-            pi_app::rewind::move_leaf(session, &target).map_err(|e| e.to_string())?;
-    }
-    // The entry keeps the move (the leaf is the last entry) and makes it undoable.
-    if checkpoint.is_some() || mode.moves_conversation() {
-        let data = RewindEntryData {
-            checkpoint,
-            target: entry_id.to_owned(),
-            from,
-            mode,
-        };
-        outcome.rewind_entry_id =
-            Some(pi_app::rewind::record(session, &data).map_err(|e| e.to_string())?);
-    }
-    Ok(outcome)
 }
 
 fn list(session: &SessionManager, files: bool) {

@@ -253,7 +253,7 @@ pub async fn run(
                         mode,
                         overwrite,
                     } => {
-                        rewind(&app, &mut ui, &entry_id, mode, overwrite).await;
+                        rewind(&app, &mut ui, &entry_id, mode, overwrite);
                     }
                 }
                 dirty = true;
@@ -318,8 +318,8 @@ async fn back_to(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: 
 
 /// `/rewind`'s choice carried out: the session drawn again, the prompt's text in the editor
 /// when the conversation went back, and a notice of what was put back.
-async fn rewind(app: &App, ui: &mut Ui, entry_id: &str, mode: pi_app::RewindMode, overwrite: bool) {
-    match app.rewind(entry_id, mode, overwrite).await {
+fn rewind(app: &App, ui: &mut Ui, entry_id: &str, mode: pi_app::RewindMode, overwrite: bool) {
+    match app.rewind(entry_id, mode, overwrite) {
         Ok(outcome) => {
             reload(app, ui);
             if let Some(text) = &outcome.editor_text {

@@ -350,7 +350,6 @@ impl Server {
                 let mode = restore.unwrap_or(pi_app::RewindMode::All);
                 let outcome = session
                     .rewind(&entry_id, mode, overwrite_changed)
-                    .await
                     .map_err(fail)?;
                 Ok(Some(json!(outcome).into()))
             }
