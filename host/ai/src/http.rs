@@ -338,6 +338,7 @@ fn truncate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::AssistantMessageEvent;
     use crate::protocol::Decoder;
     use crate::types::{AssistantBlock, AssistantMessage, Message, Modality, ToolCall};
     use std::sync::{Arc, Mutex};
@@ -391,6 +392,56 @@ mod tests {
             arguments: serde_json::json!({"path": "a"}),
             thought_signature: None,
         })
+    }
+
+    /// Every event of `stream`, to the terminal one.
+    async fn events(mut stream: AssistantMessageEventStream) -> Vec<AssistantMessageEvent> {
+        let mut events = Vec::new();
+        while let Some(event) = stream.next_event().await {
+            events.push(event);
+        }
+        events
+    }
+
+    /// The one event of a stream that failed before it started: an error, never a `start`.
+    fn only_error(events: &[AssistantMessageEvent]) -> String {
+        match events {
+            [AssistantMessageEvent::Error { reason, error }] => {
+                assert_eq!(*reason, StopReason::Error);
+                error.error_message.clone().unwrap_or_default()
+            }
+            other => panic!("expected one error event, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_fails_before_it_starts_emits_an_error_without_a_start() {
+        // No adapter for the model's api.
+        let unknown = model("acme", "acme-api", "m1");
+        let stream = crate::api_registry::ApiRegistry::builtin().stream(
+            &unknown,
+            &Context::default(),
+            Default::default(),
+        );
+        let message = only_error(&events(stream).await);
+        assert!(
+            message.contains("no adapter for api \"acme-api\""),
+            "{message}"
+        );
+        // A base URL naming a variable that is not set.
+        let provider = HttpProvider(Recorder(Arc::default()));
+        let mut unset = model("acme", "anthropic-messages", "m1");
+        unset.base_url = "https://{PI_TEST_VARIABLE_NOBODY_SETS}/v1".into();
+        let stream = provider.stream(&unset, &Context::default(), Default::default());
+        let message = only_error(&events(stream).await);
+        assert!(
+            message.contains("PI_TEST_VARIABLE_NOBODY_SETS"),
+            "{message}"
+        );
+        // A request that cannot be built.
+        let plain = model("acme", "anthropic-messages", "m1");
+        let stream = provider.stream(&plain, &Context::default(), Default::default());
+        assert_eq!(only_error(&events(stream).await), "recorded");
     }
 
     #[test]

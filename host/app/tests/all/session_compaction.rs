@@ -61,7 +61,7 @@ async fn overflow_in_each_provider_wording_compacts_once_and_retries() {
         // The summary request: summarizer prompt, one user message, no tools.
         let summary_request = rig.request_text(1);
         assert!(
-            summary_request.contains("You summarize conversations"),
+            summary_request.contains("You are a context summarization assistant"),
             "{api}"
         );
         assert!(summary_request.contains("<conversation>"), "{api}");
@@ -676,4 +676,64 @@ fn session_events_serialize_with_pi_names() {
         serde_json::to_value(&agent_end).unwrap(),
         json!({"type": "agent_end", "messages": [], "willRetry": false})
     );
+}
+
+#[tokio::test]
+async fn host_messages_are_converted_in_the_summary_request_and_the_entry_keeps_its_usage_and_cost()
+{
+    let rig = RigBuilder::new(Api::AnthropicMessages)
+        .settings(json!({"compaction": {"reserveTokens": 1000, "keepRecentTokens": 50}}))
+        .model(|model| {
+            model.cost.input = 3.0;
+            model.cost.output = 15.0;
+        })
+        .seed(|session| {
+            let bash = pi_agent::BashExecutionMessage {
+                command: "ls src".into(),
+                output: "main.rs".into(),
+                exit_code: Some(0),
+                cancelled: false,
+                truncated: false,
+                full_output_path: None,
+                exclude_from_context: None,
+                timestamp: 0,
+            };
+            session
+                .append_message(pi_agent::AgentMessage::from(bash))
+                .unwrap();
+            session
+                .append_custom_message(
+                    "reminder",
+                    pi_ai::UserContent::Text("REMEMBER THE PARSER".into()),
+                    true,
+                    None,
+                )
+                .unwrap();
+            seed_history(session);
+        })
+        .build();
+    rig.mock
+        .push(Turn::text("## Goal\nSUMMARY").usage(1200, 300, 0, 0));
+    rig.app.compact(None).await.unwrap();
+    let request = rig.request_text(0);
+    // Converted as the model sees them, not as the session stores them.
+    assert!(request.contains("Ran `ls src`"), "{request}");
+    assert!(request.contains("main.rs"), "{request}");
+    assert!(request.contains("REMEMBER THE PARSER"), "{request}");
+    assert!(!request.contains("bashExecution"), "{request}");
+    let entry = rig
+        .app
+        .entries_since(None)
+        .unwrap()
+        .0
+        .into_iter()
+        .find_map(|e| match e.kind {
+            EntryKind::Compaction(c) => Some(c),
+            _ => None,
+        })
+        .expect("a compaction entry");
+    let usage = entry.usage.expect("the summary request's usage");
+    assert_eq!((usage.input, usage.output), (1200, 300));
+    // 1200 × $3 + 300 × $15 per million.
+    assert!((usage.cost.total - 0.0081).abs() < 1e-9, "{usage:?}");
 }

@@ -358,3 +358,36 @@ fn a_subscription_answer_calling_claude_codes_read_runs_pis_read_tool() {
         "the read tool did not run: {second}"
     );
 }
+
+#[test]
+fn a_401_or_403_with_a_valid_stored_login_forces_no_refresh() {
+    for status in [401, 403] {
+        let pi = PiEnv::empty();
+        anthropic_on_mock(&pi);
+        let oauth = MockOAuth::start();
+        // An hour left: nothing to refresh before use, and a refusal does not force one.
+        store_anthropic(&pi, 60);
+        let body = r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#;
+        pi.mock.push(pi_mock_llm::Reply::status(status, &[], body));
+        let args = [
+            "-p",
+            "--provider",
+            "anthropic",
+            "--model",
+            "mock-claude",
+            "hi",
+        ];
+        let mut cmd = pi.command(&args);
+        let out = with_oauth(&mut cmd, &oauth).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{status}: {err}");
+        assert!(err.contains(&status.to_string()), "{status}: {err}");
+        assert_eq!(pi.mock.requests().len(), 1, "{status}: not retried");
+        assert!(
+            oauth.requests().is_empty(),
+            "{status}: {:?}",
+            oauth.requests()
+        );
+        assert_eq!(auth_json(&pi)["anthropic"]["access"], "sk-ant-oat01-old");
+    }
+}

@@ -1,10 +1,11 @@
-//! The summarization prompts. The section headings are fixed (other
-//! tools parse them); the guidance under them is our own wording.
+//! The summarization prompts. The section headings, the closing line and the system prompt's
+//! role, refusal and output phrases are pi's own (other tools parse the headings; a model
+//! behaves as it does under pi); the guidance under the headings is our own wording.
 
 /// System prompt of every summary request.
-pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You summarize conversations between a user and an AI coding assistant. Read the conversation you are given and write a structured summary in exactly the requested format.
+pub const SUMMARIZATION_SYSTEM_PROMPT: &str = "You are a context summarization assistant. You read a conversation between a user and an AI coding assistant and write a structured summary of it in exactly the requested format.
 
-Do not continue the conversation and do not answer questions asked in it. Output the structured summary and nothing else.";
+Do NOT continue the conversation, and do not answer the questions asked in it. ONLY output the structured summary.";
 
 const SECTIONS_FIRST: &str = "## Goal
 [What the user is trying to achieve. List several goals if the session covers several tasks.]
@@ -186,4 +187,56 @@ pub fn branch_prompt(conversation: &str, custom: Option<&str>, replace: bool) ->
 /// How a split turn's two summaries are joined.
 pub fn merge_split_turn(history: &str, prefix: &str) -> String {
     format!("{history}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words pi's summarizer is known by (`pi-facts.md` §7.3) are there as pi has them:
+    /// the role, the refusal, the output rule, the headings and the closing line.
+    #[test]
+    fn the_summary_request_uses_pis_phrases_and_headings() {
+        assert!(
+            SUMMARIZATION_SYSTEM_PROMPT.starts_with("You are a context summarization assistant.")
+        );
+        assert!(SUMMARIZATION_SYSTEM_PROMPT.contains("Do NOT continue the conversation"));
+        assert!(SUMMARIZATION_SYSTEM_PROMPT.ends_with("ONLY output the structured summary."));
+        let first = history_prompt("[User]: hi", None, Some("the parser"));
+        let update = history_prompt("[User]: more", Some("## Goal\nold"), None);
+        for prompt in [&first, &update] {
+            // The instructions: after the conversation and the previous summary.
+            let tail = prompt
+                .rsplit("</previous-summary>")
+                .next()
+                .unwrap_or_default();
+            let headings: Vec<&str> = tail.lines().filter(|l| l.starts_with('#')).collect();
+            assert_eq!(
+                headings,
+                [
+                    "## Goal",
+                    "## Constraints & Preferences",
+                    "## Progress",
+                    "### Done",
+                    "### In Progress",
+                    "### Blocked",
+                    "## Key Decisions",
+                    "## Next Steps",
+                    "## Critical Context"
+                ]
+            );
+        }
+        assert!(first.ends_with(&format!("{CLOSING}\n\nAdditional focus: the parser")));
+        assert!(update.ends_with(CLOSING));
+        // The whole first request, as a golden.
+        let golden = format!("system:\n{SUMMARIZATION_SYSTEM_PROMPT}\n\nuser:\n{first}\n");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/golden/summary_request.txt");
+        if std::env::var_os("PI_UPDATE_GOLDEN").is_some() {
+            std::fs::write(&path, &golden).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{} (PI_UPDATE_GOLDEN=1 writes it): {e}", path.display()));
+        assert_eq!(golden, expected);
+    }
 }

@@ -113,6 +113,27 @@ fn usage_parts_are_summed_when_total_is_missing_and_zero_usage_is_ignored() {
 }
 
 #[test]
+fn reasoning_tokens_are_part_of_output_and_not_counted_again() {
+    // As providers report them: reasoning is a subset of output (Gemini's thoughts are added
+    // to `output` when decoded, OpenAI's `reasoning_tokens` are inside `completion_tokens`).
+    let mut reply = assistant_n(0, 0, 2);
+    if let Some(a) = reply.as_assistant_mut() {
+        a.usage.input = 100;
+        a.usage.output = 20;
+        a.usage.reasoning = Some(15);
+    }
+    assert_eq!(
+        estimate_context_tokens(&[user_n(1), reply.clone()]).tokens,
+        120
+    );
+    // With the provider's total, the total stands.
+    if let Some(a) = reply.as_assistant_mut() {
+        a.usage.total_tokens = 120;
+    }
+    assert_eq!(estimate_context_tokens(&[user_n(1), reply]).tokens, 120);
+}
+
+#[test]
 fn usage_older_than_the_compaction_summary_is_ignored() {
     let summary = AgentMessage::from(CompactionSummaryMessage {
         summary: chars(50),

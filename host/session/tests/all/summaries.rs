@@ -299,3 +299,50 @@ fn a_summary_past_the_budget_is_kept_while_the_total_before_it_is_under_90_perce
         assert_eq!(texts(&messages), expected, "newest = {newest_tokens}");
     }
 }
+
+#[test]
+fn a_branch_summary_merges_an_earlier_summarys_file_lists_and_appends_them() {
+    let mut session = SessionManager::in_memory(Path::new("/tmp"));
+    session.append_message(user_n(10)).unwrap();
+    let leaf = session.leaf_id().map(str::to_owned);
+    let details = |read: &str, modified: &str| {
+        Some(json!({"readFiles": [read], "modifiedFiles": [modified]}))
+    };
+    session
+        .branch_with_summary(
+            leaf.as_deref(),
+            "EARLIER",
+            details("old-read.txt", "old-modified.txt"),
+            None,
+            None,
+        )
+        .unwrap();
+    // An extension's summary: its lists are its own and are not carried.
+    session
+        .branch_with_summary(
+            session.leaf_id().map(str::to_owned).as_deref(),
+            "FROM A HOOK",
+            details("hook-read.txt", "hook-modified.txt"),
+            Some(true),
+            None,
+        )
+        .unwrap();
+    session
+        .append_message(assistant(vec![
+            call("read", json!({"path": "new-read.txt"})),
+            call("write", json!({"path": "new-written.txt", "content": "x"})),
+        ]))
+        .unwrap();
+    let (_, file_ops) = prepare_branch_entries(&branch(&session), 0);
+    let details = file_ops.details();
+    assert_eq!(details.read_files, ["new-read.txt", "old-read.txt"]);
+    assert_eq!(
+        details.modified_files,
+        ["new-written.txt", "old-modified.txt"]
+    );
+    assert_eq!(
+        append_file_lists("SUMMARY", &details),
+        "SUMMARY\n\n<read-files>\nnew-read.txt\nold-read.txt\n</read-files>\n\n\
+         <modified-files>\nnew-written.txt\nold-modified.txt\n</modified-files>"
+    );
+}
