@@ -77,10 +77,11 @@ pub enum Action {
     },
     /// The session picker's choice: continue that session.
     SwitchSession(std::path::PathBuf),
-    /// The tree navigator's choice: continue from entry `id` (summarising the branch left).
+    /// The tree navigator's choice: continue from entry `id`, summarising the branch left
+    /// when `summary` says so (with its focus, when it has one).
     Navigate {
         id: String,
-        summarize: bool,
+        summary: Option<Option<String>>,
     },
     /// `/mcp login [server]`: sign in through the browser.
     McpLogin(Option<String>),
@@ -131,6 +132,8 @@ pub struct Ui {
     tree_folds: std::collections::HashSet<String>,
     /// Shift+T in the tree: labels show when they were set.
     tree_label_times: bool,
+    /// The tree entry "Summarize branch?" is asked for.
+    tree_target: Option<String>,
     tree_filter: TreeFilter,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
@@ -203,6 +206,7 @@ impl Ui {
             named_only: false,
             tree_folds: std::collections::HashSet::new(),
             tree_label_times: false,
+            tree_target: None,
             tree_filter: TreeFilter::Default,
             popup: None,
             popup_rows: Vec::new(),

@@ -243,10 +243,10 @@ pub async fn run(
                         ),
                     },
                     Action::BackTo { entry_id, fork } => {
-                        back_to(&app, &mut ui, &entry_id, fork, false).await;
+                        back_to(&app, &mut ui, &entry_id, fork).await;
                     }
-                    Action::Navigate { id, summarize } => {
-                        back_to(&app, &mut ui, &id, false, summarize).await;
+                    Action::Navigate { id, summary } => {
+                        navigate(&app, &mut ui, &id, summary).await;
                     }
                     Action::Rewind {
                         entry_id,
@@ -293,18 +293,31 @@ pub async fn run(
 
 /// Double Esc's choice: back to before an earlier prompt (in this session, or a fork of it),
 /// with the prompt's text in the editor to edit and send again.
-async fn back_to(app: &App, ui: &mut Ui, entry_id: &str, fork: bool, summarize: bool) {
-    let text = if fork {
-        app.fork(entry_id).map(Some)
-    } else {
-        let options = pi_app::NavigateOptions {
-            summarize,
-            ..Default::default()
-        };
-        app.navigate_tree(entry_id, options)
-            .await
-            .map(|r| r.editor_text)
+async fn back_to(app: &App, ui: &mut Ui, entry_id: &str, fork: bool) {
+    if !fork {
+        return navigate(app, ui, entry_id, None).await;
+    }
+    let text = app.fork(entry_id).map(Some);
+    show_moved(app, ui, text);
+}
+
+/// `/tree`'s choice: continue from `entry_id`, with a summary of the branch left when
+/// `summary` says so (`Some(focus)`: with that focus).
+async fn navigate(app: &App, ui: &mut Ui, entry_id: &str, summary: Option<Option<String>>) {
+    let options = pi_app::NavigateOptions {
+        summarize: summary.is_some(),
+        custom_instructions: summary.flatten(),
+        ..Default::default()
     };
+    let text = app
+        .navigate_tree(entry_id, options)
+        .await
+        .map(|r| r.editor_text);
+    show_moved(app, ui, text);
+}
+
+/// The session drawn again after a move, the editor holding the text it gave back.
+fn show_moved(app: &App, ui: &mut Ui, text: Result<Option<String>, pi_app::AppError>) {
     match text {
         Ok(text) => {
             reload(app, ui);

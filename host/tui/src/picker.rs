@@ -13,6 +13,18 @@ pub struct Entry {
     pub value: String,
 }
 
+impl Entry {
+    /// One of a menu's choices: `value` is what choosing it means to the caller.
+    pub fn choice(value: &str, label: impl Into<String>, detail: impl Into<String>) -> Entry {
+        Entry {
+            label: label.into(),
+            detail: detail.into(),
+            search_text: String::new(),
+            value: value.to_owned(),
+        }
+    }
+}
+
 /// What the picker is choosing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -26,6 +38,8 @@ pub enum Purpose {
     Settings,
     /// An entry of the session tree to continue from.
     Tree,
+    /// Summarize the branch left by going there?
+    TreeSummary,
     /// The models Ctrl+P cycles through (Enter toggles one).
     ScopedModels,
     /// The permission mode.

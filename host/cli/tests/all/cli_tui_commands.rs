@@ -379,6 +379,49 @@ fn tui_tree_navigator_branches_with_a_summary_of_the_branch_left() {
 }
 
 #[test]
+fn tui_tree_asks_summarize_branch_and_sends_a_custom_focus() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    pi.mock.push(Turn::text("First answer."));
+    pi.mock.push(Turn::text("Second answer."));
+    pi.mock.push(Turn::text("FOCUSED-SUMMARY of the branch"));
+    let tmux = pi_in_tmux(&pi, FULLSCREEN);
+    tmux.submit("first question");
+    tmux.wait_text("First answer.");
+    tmux.submit("second question");
+    tmux.wait_text("Second answer.");
+    tmux.wait_for("idle", |s| !s.contains("Working…"));
+    tmux.submit("/tree");
+    tmux.wait_text("Tree, default");
+    tmux.type_text("first question");
+    tmux.wait_text("(1 of");
+    tmux.keys(&["Enter"]);
+    let asked = tmux.wait_text("Summarize branch?");
+    for choice in ["No summary", "Summarize", "Summarize with custom prompt"] {
+        assert!(asked.contains(choice), "{choice}: {asked}");
+    }
+    tmux.keys(&["Down", "Down", "Enter"]);
+    tmux.wait_text("Focus of the summary");
+    tmux.submit("the failing test");
+    tmux.wait_text("│first question");
+    let request = pi.mock.requests().last().unwrap().body.to_string();
+    assert!(
+        request.contains("Additional focus: the failing test"),
+        "{request}"
+    );
+    let lines = pi.session_lines();
+    assert!(
+        lines.iter().any(|l| l["type"] == "branch_summary"
+            && l["summary"]
+                .as_str()
+                .unwrap_or("")
+                .contains("FOCUSED-SUMMARY")),
+        "{lines:#?}"
+    );
+    tmux.keys(&["C-u"]);
+    tmux.exit();
+}
+
+#[test]
 fn tui_import_continues_a_session_from_a_file() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.mock

@@ -46,6 +46,8 @@ pub struct RetrySettings {
 pub struct BranchSummarySettings {
     /// Default 16384.
     pub reserve_tokens: u64,
+    /// `skipPrompt`: `/tree` does not ask "Summarize branch?" (and leaves no summary).
+    pub skip_prompt: bool,
 }
 
 impl Settings {
@@ -59,9 +61,10 @@ impl Settings {
     }
 
     pub fn branch_summary(&self) -> BranchSummarySettings {
-        let reserve = self.branch_summary.as_ref().and_then(|b| b.reserve_tokens);
+        let branch = self.branch_summary.as_ref();
         BranchSummarySettings {
-            reserve_tokens: reserve.unwrap_or(16384),
+            reserve_tokens: branch.and_then(|b| b.reserve_tokens).unwrap_or(16384),
+            skip_prompt: branch.and_then(|b| b.skip_prompt).unwrap_or(false),
         }
     }
 

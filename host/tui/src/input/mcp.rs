@@ -34,15 +34,6 @@ pub(super) fn safe(text: &str) -> String {
     terminal_safe(text, Keep::Nothing).into_owned()
 }
 
-pub(super) fn entry(value: &str, label: impl Into<String>, detail: impl Into<String>) -> Entry {
-    Entry {
-        label: label.into(),
-        detail: detail.into(),
-        search_text: String::new(),
-        value: value.to_owned(),
-    }
-}
-
 /// The short line of a server in the list: state · exposure · scope.
 fn server_detail(server: &McpServerView) -> String {
     safe(&format!(
@@ -216,7 +207,7 @@ impl Ui {
                 }
                 let first = tool.description.lines().next().unwrap_or_default();
                 marks.push(safe(first));
-                entry(&tool.name, safe(&tool.name), marks.join(" "))
+                Entry::choice(&tool.name, safe(&tool.name), marks.join(" "))
             })
             .collect();
         let title = format!(
@@ -242,7 +233,7 @@ impl Ui {
                 } else {
                     "  "
                 };
-                entry(
+                Entry::choice(
                     exposure.as_str(),
                     format!("{mark}{}", exposure.as_str()),
                     *what,
@@ -295,12 +286,12 @@ impl Ui {
         self.mcp.server = Some(name.to_owned());
         self.transcript.notice(diff_text(name, &changed), false);
         let entries = vec![
-            entry(
+            Entry::choice(
                 "trust",
                 "Trust them",
                 "record the new definitions; the tools are offered from the next request",
             ),
-            entry("keep", "Keep withholding them", "nothing changes"),
+            Entry::choice("keep", "Keep withholding them", "nothing changes"),
         ];
         let title = format!(
             "MCP server {} changed {} tool definition{} (shown above): trust?",
@@ -448,7 +439,7 @@ fn servers_picker(servers: &[McpServerView], select: Option<&str>) -> Picker {
     sorted.sort_by(|a, b| attention(a).cmp(&attention(b)).then(a.name.cmp(&b.name)));
     let entries = sorted
         .iter()
-        .map(|s| entry(&s.name, safe(&s.name), server_detail(s)))
+        .map(|s| Entry::choice(&s.name, safe(&s.name), server_detail(s)))
         .collect();
     let mut picker = Picker::new(
         Purpose::McpServers,
@@ -471,9 +462,9 @@ fn server_actions(server: &McpServerView) -> Vec<Entry> {
     let in_project = "saved to the project mcp.json";
     let mut items = Vec::new();
     if server.state == ServerState::Disabled {
-        items.push(entry("enable", "Enable", saved));
+        items.push(Entry::choice("enable", "Enable", saved));
         if server.in_project {
-            items.push(entry(
+            items.push(Entry::choice(
                 "enable-project",
                 "Enable in this project",
                 in_project,
@@ -482,36 +473,44 @@ fn server_actions(server: &McpServerView) -> Vec<Entry> {
         return items;
     }
     if server.state == ServerState::Connected {
-        items.push(entry("tools", "Tools", format!("{} offered", server.tools)));
+        items.push(Entry::choice(
+            "tools",
+            "Tools",
+            format!("{} offered", server.tools),
+        ));
     }
     if !server.changed_tools.is_empty() {
-        items.push(entry(
+        items.push(Entry::choice(
             "trust",
             "Trust changed definitions",
             format!("withheld: {}", safe(&server.changed_tools.join(", "))),
         ));
     }
     if server.state != ServerState::Connecting {
-        items.push(entry("reconnect", "Reconnect", ""));
+        items.push(Entry::choice("reconnect", "Reconnect", ""));
     }
     if server.uses_oauth && server.state == ServerState::NeedsAuth {
-        items.push(entry(
+        items.push(Entry::choice(
             "signin",
             "Sign in",
             "shows the sign-in URL; the browser finishes it",
         ));
     }
     if server.uses_oauth && server.state == ServerState::Connected {
-        items.push(entry(
+        items.push(Entry::choice(
             "signout",
             "Sign out",
             "deletes the stored credentials",
         ));
     }
-    items.push(entry("exposure", "Exposure", server.exposure.as_str()));
-    items.push(entry("disable", "Disable", saved));
+    items.push(Entry::choice(
+        "exposure",
+        "Exposure",
+        server.exposure.as_str(),
+    ));
+    items.push(Entry::choice("disable", "Disable", saved));
     if server.in_project {
-        items.push(entry(
+        items.push(Entry::choice(
             "disable-project",
             "Disable in this project",
             in_project,

@@ -2,7 +2,7 @@
 //! first; for the one chosen, what going back would change (shown above the choices); then
 //! the three ways to go back, and whether to overwrite files changed outside pi since.
 
-use super::mcp::{entry, safe, safe_lines};
+use super::mcp::{safe, safe_lines};
 use super::{Action, Ui};
 use crate::picker::{Entry, Picker, Purpose};
 use pi_app::{App, ChangeKind, RewindMode, RewindPointKind, RewindPreview};
@@ -90,18 +90,18 @@ impl Ui {
         }
         let mut entries = Vec::new();
         if preview.is_some() {
-            entries.push(entry(
+            entries.push(Entry::choice(
                 "all",
                 "Restore files and conversation",
                 "put the files back and continue from before this prompt",
             ));
-            entries.push(entry(
+            entries.push(Entry::choice(
                 "files",
                 "Files only",
                 "put the files back; the conversation stays as it is",
             ));
         }
-        entries.push(entry(
+        entries.push(Entry::choice(
             "conversation",
             "Conversation only",
             "continue from before this prompt, as /tree does; the files stay as they are",
@@ -123,12 +123,12 @@ impl Ui {
 
     fn ask_overwrite(&mut self, count: usize) {
         let entries = vec![
-            entry(
+            Entry::choice(
                 "keep",
                 "Keep them",
                 "leave the files changed outside pi as they are; put the rest back",
             ),
-            entry(
+            Entry::choice(
                 "overwrite",
                 "Overwrite them",
                 "put them back too, losing the changes made outside pi",

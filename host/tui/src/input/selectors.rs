@@ -207,7 +207,7 @@ impl Ui {
             KeyCode::Enter if prompt.text.trim().is_empty() && prompt.hidden() => {}
             KeyCode::Enter => {
                 if let Some(prompt) = self.prompt.take() {
-                    self.answer(prompt, app);
+                    return self.answer(prompt, app);
                 }
             }
             _ => {}
@@ -216,9 +216,15 @@ impl Ui {
     }
 
     /// What an answered prompt does.
-    fn answer(&mut self, prompt: TextPrompt, app: &App) {
+    fn answer(&mut self, prompt: TextPrompt, app: &App) -> Action {
         let text = prompt.text.trim().to_owned();
         let done = match prompt.asks {
+            Asks::SummaryFocus(id) => {
+                return Action::Navigate {
+                    id,
+                    summary: Some((!text.is_empty()).then_some(text)),
+                };
+            }
             Asks::ApiKey(provider) => app
                 .login_api_key(&provider, &text)
                 .map(|()| format!("Stored the API key for {provider} in auth.json.")),
@@ -237,6 +243,7 @@ impl Ui {
             Ok(text) => self.transcript.notice(text, false),
             Err(error) => self.notice(error.to_string()),
         }
+        Action::None
     }
 
     /// `/trust`: the decision for this directory in `trust.json`, used from the next start.
@@ -297,10 +304,12 @@ impl Ui {
                 self.edit_scoped(app, &entry.value, super::scoped::Edit::Toggle);
                 Action::None
             }
-            Purpose::Tree => Action::Navigate {
+            Purpose::Tree if save => Action::Navigate {
                 id: entry.value,
-                summarize: save,
+                summary: Some(None),
             },
+            Purpose::Tree => self.ask_summary(app, entry.value),
+            Purpose::TreeSummary => self.summary_chosen(&entry.value),
             Purpose::Settings => {
                 let at = super::settings::position(&entry.value);
                 self.change_setting(app, &entry.value);
@@ -504,9 +513,16 @@ enum Asks {
     Label(String),
     /// A new name for the session in this file.
     SessionName(std::path::PathBuf),
+    /// What the summary of the branch left for tree entry `.0` should focus on.
+    SummaryFocus(String),
 }
 
 impl TextPrompt {
+    /// Asks for the focus of the summary of the branch left for tree entry `id`.
+    pub(super) fn focus(id: String) -> Self {
+        TextPrompt::new(Asks::SummaryFocus(id))
+    }
+
     fn new(asks: Asks) -> Self {
         TextPrompt {
             asks,
@@ -527,6 +543,9 @@ impl TextPrompt {
             ),
             Asks::Label(_) => format!("Label (empty clears it): {}▏", self.text),
             Asks::SessionName(_) => format!("New name for the session: {}▏", self.text),
+            Asks::SummaryFocus(_) => {
+                format!("Focus of the summary (Enter for none): {}▏", self.text)
+            }
         }
     }
 }

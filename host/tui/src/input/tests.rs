@@ -351,3 +351,44 @@ fn agents_is_offered_after_a_slash_and_lists_what_the_app_found() {
     command(&mut ui, &app, "/agents");
     insta::assert_snapshot!("agents_none", render(&ui, 80, 12));
 }
+
+#[test]
+fn tree_asks_summarize_branch_and_passes_a_custom_focus_unless_skip_prompt() {
+    let app = app();
+    let mut ui = ui(&app);
+    let first = app
+        .tree_rows()
+        .into_iter()
+        .find(|r| r.text.contains("Fix the parser"))
+        .unwrap()
+        .id;
+    command(&mut ui, &app, "/tree");
+    typed(&mut ui, &app, "Fix the parser");
+    key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    insta::assert_snapshot!("tree_summarize_branch", render(&ui, 80, 10));
+    key(&mut ui, &app, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut ui, &app, KeyCode::Down, KeyModifiers::NONE);
+    key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    typed(&mut ui, &app, "the parser");
+    let action = key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        action,
+        Action::Navigate {
+            id: first.clone(),
+            summary: Some(Some("the parser".into()))
+        }
+    );
+    // branchSummary.skipPrompt: no question, no summary.
+    app.update_settings(|s| s.branch_summary_mut().skip_prompt = Some(true))
+        .unwrap();
+    command(&mut ui, &app, "/tree");
+    typed(&mut ui, &app, "Fix the parser");
+    let action = key(&mut ui, &app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(
+        action,
+        Action::Navigate {
+            id: first,
+            summary: None
+        }
+    );
+}

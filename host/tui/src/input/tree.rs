@@ -1,6 +1,6 @@
 //! The session tree navigator: every entry, the current branch marked, pi's filters, folds.
 
-use super::Ui;
+use super::{Action, Ui};
 use crate::keys::Binding;
 use crate::picker::{Entry, Picker, Purpose};
 use pi_app::App;
@@ -8,6 +8,57 @@ use pi_app::app::{TreeRow, TreeRowKind};
 use ratatui::crossterm::event::KeyEvent;
 
 impl Ui {
+    /// Enter on tree entry `id`: asks whether to summarise the branch left, as pi does (unless
+    /// `branchSummary.skipPrompt`, or the entry is where the session already is).
+    pub(super) fn ask_summary(&mut self, app: &App, id: String) -> Action {
+        let at_leaf = app.tree_rows().iter().any(|r| r.is_leaf && r.id == id);
+        if at_leaf || app.settings().branch_summary().skip_prompt {
+            return Action::Navigate { id, summary: None };
+        }
+        let entries = vec![
+            Entry::choice(
+                "none",
+                "No summary",
+                "continue from there; the branch left stays in the tree",
+            ),
+            Entry::choice(
+                "summarize",
+                "Summarize",
+                "leave a summary of the branch left",
+            ),
+            Entry::choice(
+                "custom",
+                "Summarize with custom prompt",
+                "the same, with a focus you type",
+            ),
+        ];
+        self.tree_target = Some(id);
+        self.open_picker(Picker::new(
+            Purpose::TreeSummary,
+            "Summarize branch?",
+            entries,
+        ));
+        Action::None
+    }
+
+    /// The answer to "Summarize branch?".
+    pub(super) fn summary_chosen(&mut self, choice: &str) -> Action {
+        let Some(id) = self.tree_target.take() else {
+            return Action::None;
+        };
+        match choice {
+            "summarize" => Action::Navigate {
+                id,
+                summary: Some(None),
+            },
+            "custom" => {
+                self.prompt = Some(super::selectors::TextPrompt::focus(id));
+                Action::None
+            }
+            _ => Action::Navigate { id, summary: None },
+        }
+    }
+
     /// The filter a key asks for in the tree navigator.
     pub(super) fn tree_filter_for(&self, key: &KeyEvent) -> Option<TreeFilter> {
         let is = |binding| self.keymap.is(key, binding);
