@@ -147,6 +147,12 @@ pub trait AgentTool: Send + Sync {
         ExecutionMode::Parallel
     }
 
+    /// pi 1.x's `constrainedSampling` (see [`Tool::constrained_sampling`]); a tool that wraps
+    /// another passes it on.
+    fn constrained_sampling(&self) -> Option<bool> {
+        None
+    }
+
     /// Runs the tool. `cancel` fires on abort; `on_update` streams partial results.
     fn execute<'a>(
         &'a self,
@@ -163,5 +169,48 @@ pub fn to_llm_tool(tool: &dyn AgentTool) -> Tool {
         name: tool.name().to_owned(),
         description: tool.description().to_owned(),
         parameters: tool.parameters().clone(),
+        constrained_sampling: tool.constrained_sampling(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Strict(pi_ai::Schema);
+
+    impl AgentTool for Strict {
+        fn name(&self) -> &str {
+            "strict"
+        }
+        fn description(&self) -> &str {
+            "A tool whose arguments must match its schema"
+        }
+        fn parameters(&self) -> &pi_ai::Schema {
+            &self.0
+        }
+        fn constrained_sampling(&self) -> Option<bool> {
+            Some(true)
+        }
+        fn execute<'a>(
+            &'a self,
+            _call_id: &'a str,
+            _args: Value,
+            _cancel: CancellationToken,
+            _on_update: ToolUpdateFn,
+        ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+            Box::pin(async { Err(ToolError::new("never called")) })
+        }
+    }
+
+    #[test]
+    fn the_model_facing_definition_carries_constrained_sampling() {
+        let tool = Strict(serde_json::json!({"type": "object"}).into());
+        let definition = to_llm_tool(&tool);
+        assert_eq!(definition.constrained_sampling, Some(true));
+        assert_eq!(
+            serde_json::to_value(&definition).unwrap()["constrainedSampling"],
+            serde_json::json!(true)
+        );
     }
 }

@@ -138,6 +138,9 @@ pub enum StopReason {
     ToolUse,
     Error,
     Aborted,
+    /// pi 1.x: the provider returned a handle to fetch the answer later (`deferred`); the run
+    /// ends as after `stop`.
+    Deferred,
 }
 
 /// Cost in dollars, per usage category.
@@ -247,6 +250,16 @@ pub struct AssistantMessage {
         deserialize_with = "lenient_level"
     )]
     pub thinking_level: Option<ThinkingLevel>,
+    /// pi 1.x: what the provider reported about the request besides the answer; kept as read
+    /// (boxed: most replies have none, and every event carries a message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostics: Option<Box<Value>>,
+    /// pi 1.x: the handle of a deferred answer (stop reason `deferred`); kept as read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<Box<Value>>,
+    /// pi 1.x: the model marked the end of its turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_turn: Option<bool>,
 }
 
 /// A thinking level, or `None` for any other value: a stored reply stays readable whatever
@@ -348,6 +361,12 @@ pub struct Tool {
     pub description: String,
     /// JSON Schema of the arguments object.
     pub parameters: crate::Schema,
+    /// pi 1.x's `constrainedSampling`: `true` asks the protocols that can for arguments
+    /// decoded to match `parameters` exactly (OpenAI's `strict`), `false` turns that off where
+    /// a protocol would otherwise turn it on; `None` leaves each protocol's default. Grammar
+    /// constraints are not carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained_sampling: Option<bool>,
 }
 
 /// What one model request is about.

@@ -72,6 +72,10 @@ impl AgentTool for Checkpointed {
         self.inner.execution_mode()
     }
 
+    fn constrained_sampling(&self) -> Option<bool> {
+        self.inner.constrained_sampling()
+    }
+
     fn execute<'a>(
         &'a self,
         call_id: &'a str,

@@ -36,6 +36,8 @@ pub fn stop_reason(reason: StopReason) -> wit::StopReason {
         StopReason::ToolUse => wit::StopReason::ToolUse,
         StopReason::Error => wit::StopReason::Error,
         StopReason::Aborted => wit::StopReason::Aborted,
+        // The contract has no `deferred`: to a component the reply ended as after `stop`.
+        StopReason::Deferred => wit::StopReason::Stop,
     }
 }
 
@@ -192,6 +194,7 @@ pub fn from_context(context: wit::LlmContext) -> Context {
                 parameters: pi_ai::Schema::from_text_or_object(&t.parameters_schema),
                 name: t.name,
                 description: t.description,
+                constrained_sampling: None,
             })
             .collect(),
     }

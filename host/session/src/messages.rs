@@ -39,6 +39,9 @@ fn known_fields(role: &str) -> Option<&'static [&'static str]> {
             "timestamp",
             "durationMs",
             "thinkingLevel",
+            "diagnostics",
+            "deferred",
+            "endTurn",
         ],
         "toolResult" => &[
             "role",

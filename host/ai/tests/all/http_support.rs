@@ -27,6 +27,7 @@ pub fn context() -> Context {
                 "required": ["path"]
             })
             .into(),
+            constrained_sampling: None,
         }],
     }
 }

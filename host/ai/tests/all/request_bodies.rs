@@ -132,12 +132,15 @@ fn context(provider: &str) -> Context {
                 name: "read".into(),
                 description: "Read a file".into(),
                 parameters: schema,
+                constrained_sampling: None,
             },
             Tool {
                 name: "bash".into(),
                 description: "Run a command".into(),
                 parameters:
                     json!({"type": "object", "properties": {"command": {"type": "string"}}}).into(),
+                // Carried as `strict` where the protocol has it (OpenAI's two), else dropped.
+                constrained_sampling: Some(true),
             },
         ],
         messages: vec![

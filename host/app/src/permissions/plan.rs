@@ -93,6 +93,10 @@ impl AgentTool for Refused {
         self.tool.execution_mode()
     }
 
+    fn constrained_sampling(&self) -> Option<bool> {
+        self.tool.constrained_sampling()
+    }
+
     fn execute<'a>(
         &'a self,
         _call_id: &'a str,

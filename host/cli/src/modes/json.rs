@@ -22,7 +22,7 @@ pub enum Protocol {
 }
 
 /// Message fields pi 1.6 added, left out of pi 0.73's events.
-const NEW_MESSAGE_FIELDS: [&str; 2] = ["durationMs", "thinkingLevel"];
+const NEW_MESSAGE_FIELDS: [&str; 3] = ["durationMs", "thinkingLevel", "endTurn"];
 
 /// pi's wire form of an event (`toJsonEvent`): `message_update` carries only the delta, so the
 /// cumulative `message` and the event's `partial` snapshot are dropped; pi 1.6 keeps the
@@ -259,7 +259,7 @@ mod tests {
             json!({"type": "agent_settled"})
         );
         let message = json!({"type": "message_end", "message":
-            {"role": "assistant", "durationMs": 9, "thinkingLevel": "off"}});
+            {"role": "assistant", "durationMs": 9, "thinkingLevel": "off", "endTurn": true}});
         assert_eq!(
             to_wire(message, Protocol::V0_73),
             json!({"type": "message_end", "message": {"role": "assistant"}})

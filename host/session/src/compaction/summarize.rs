@@ -234,6 +234,11 @@ impl SummaryRequester {
             }
             StopReason::Length => return Err(SummaryError::Truncated(label.to_owned())),
             StopReason::ToolUse => return Err(SummaryError::ToolCall(label.to_owned())),
+            StopReason::Deferred => {
+                return Err(SummaryError::Failed(format!(
+                    "{label} failed: the provider deferred the answer"
+                )));
+            }
             StopReason::Stop | StopReason::Aborted => {}
         }
         if message.tool_calls().next().is_some() {

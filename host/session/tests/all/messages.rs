@@ -179,3 +179,51 @@ fn a_stored_system_message_round_trips_with_unknown_fields() {
     assert_eq!(extra.len(), 1);
     assert_eq!(to_json(&message, &extra), raw);
 }
+
+#[test]
+fn pi_1x_assistant_fields_are_kept_through_the_session_and_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = std::path::Path::new("/tmp");
+    let mut session = pi_session::session::SessionManager::create(cwd, dir.path());
+    session
+        .append_message(AgentMessage::from(pi_ai::UserMessage::text("hi")))
+        .unwrap();
+    let stored = serde_json::json!({
+        "role": "assistant", "content": [], "api": "openai-responses", "provider": "openai",
+        "model": "gpt-x", "usage": {"input": 1, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+        "totalTokens": 1, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
+        "total": 0}}, "stopReason": "deferred", "timestamp": 1,
+        "diagnostics": {"warnings": ["slow upstream"]},
+        "deferred": {"id": "resp_123", "pollAfterMs": 500},
+        "endTurn": true
+    });
+    let (message, extra) = from_json(stored.clone());
+    // Typed now, not carried aside as unknown fields.
+    assert!(extra.is_empty(), "{extra:?}");
+    let assistant = message
+        .as_assistant()
+        .expect("a deferred reply reads")
+        .clone();
+    assert_eq!(assistant.stop_reason, pi_ai::StopReason::Deferred);
+    assert_eq!(assistant.end_turn, Some(true));
+    assert_eq!(
+        assistant.deferred.as_deref(),
+        Some(&serde_json::json!({"id": "resp_123", "pollAfterMs": 500}))
+    );
+    session.append_message(message).unwrap();
+    // Read back from the file: the agent's messages carry them, and writing them out again
+    // gives the same fields.
+    let file = session.session_file().unwrap().to_path_buf();
+    let reopened = pi_session::session::SessionManager::open(&file, cwd).unwrap();
+    let context = reopened.build_session_context();
+    let back = context
+        .messages
+        .iter()
+        .find_map(|m| m.as_assistant())
+        .expect("the reply");
+    assert_eq!(back.diagnostics, assistant.diagnostics);
+    let written = to_json(&AgentMessage::from(back.clone()), &serde_json::Map::new());
+    for field in ["diagnostics", "deferred", "endTurn", "stopReason"] {
+        assert_eq!(written[field], stored[field], "{field}");
+    }
+}

@@ -205,6 +205,7 @@ mod tests {
             name: name.into(),
             description: String::new(),
             parameters: serde_json::json!({"type": "object"}).into(),
+            constrained_sampling: None,
         };
         let mut earlier = AssistantMessage::empty_for(&model());
         earlier.content = vec![AssistantBlock::ToolCall(ToolCall {

@@ -558,6 +558,7 @@ mod tests {
                 description: "Read a file".into(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}})
                     .into(),
+                constrained_sampling: None,
             }],
         }
     }

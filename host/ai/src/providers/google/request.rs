@@ -433,6 +433,7 @@ mod tests {
                 name: "read".into(),
                 description: "Read a file".into(),
                 parameters: json!({"type": "object"}).into(),
+                constrained_sampling: None,
             }],
         }
     }

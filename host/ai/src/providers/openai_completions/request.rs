@@ -171,6 +171,9 @@ fn tools<S: Serializer>(tools: &&[Tool], serializer: S) -> Result<S::Ok, S::Erro
         name: &'a str,
         description: &'a str,
         parameters: &'a Value,
+        /// `constrainedSampling`, when the tool says.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        strict: Option<bool>,
     }
     #[derive(Serialize)]
     struct Definition<'a> {
@@ -183,6 +186,7 @@ fn tools<S: Serializer>(tools: &&[Tool], serializer: S) -> Result<S::Ok, S::Erro
             name: &t.name,
             description: &t.description,
             parameters: t.parameters.value(),
+            strict: t.constrained_sampling,
         },
     }))
 }
@@ -539,6 +543,7 @@ mod tests {
                 description: "Read a file".into(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}})
                     .into(),
+                constrained_sampling: None,
             }],
         }
     }

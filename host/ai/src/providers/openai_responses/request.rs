@@ -136,7 +136,8 @@ struct Tools<'a>(&'a [Tool]);
 impl Serialize for Tools<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Responses makes function tools strict unless told otherwise, and strict mode rejects
-        // ordinary JSON schemas (optional properties).
+        // ordinary JSON schemas (optional properties): strict only when the tool asks for it
+        // (`constrainedSampling`).
         #[derive(Serialize)]
         struct Definition<'a> {
             r#type: &'static str,
@@ -150,7 +151,7 @@ impl Serialize for Tools<'_> {
             name: &t.name,
             description: &t.description,
             parameters: t.parameters.value(),
-            strict: false,
+            strict: t.constrained_sampling.unwrap_or(false),
         }))
     }
 }
@@ -491,6 +492,7 @@ mod tests {
                 name: "read".into(),
                 description: "Read".into(),
                 parameters: json!({"type": "object"}).into(),
+                constrained_sampling: None,
             }],
         }
     }
