@@ -13,6 +13,7 @@
 
 mod bash;
 mod hooks;
+mod login;
 mod mcp;
 mod mcp_command;
 mod mode;

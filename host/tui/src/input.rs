@@ -85,6 +85,8 @@ pub enum Action {
     },
     /// `/mcp login [server]`: sign in through the browser.
     McpLogin(Option<String>),
+    /// `/login`'s subscription sign-in to a provider (browser or device code).
+    SignIn(String),
 }
 
 /// What the list above the editor is for.

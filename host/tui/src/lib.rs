@@ -221,6 +221,7 @@ pub async fn run(
                     }
                     Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
                     Action::McpLogin(server) => spawn_mcp_login(&app, server),
+                    Action::SignIn(provider) => spawn_sign_in(&app, provider),
                     Action::SwitchSession(path) => match app.switch_session(&path) {
                         Ok(()) => {
                             reload(&app, &mut ui);
@@ -498,6 +499,16 @@ fn spawn_mcp_login(app: &Arc<App>, server: Option<String>) {
     let app = Arc::clone(app);
     tokio::spawn(async move {
         let (text, level) = app.mcp_login(server.as_deref(), true).await;
+        app.notify(&text, level);
+    });
+}
+
+/// `/login`'s subscription sign-in, in the background: the URL or code, then the outcome, come
+/// as notices.
+fn spawn_sign_in(app: &Arc<App>, provider: String) {
+    let app = Arc::clone(app);
+    tokio::spawn(async move {
+        let (text, level) = app.login_subscription(&provider, true).await;
         app.notify(&text, level);
     });
 }

@@ -4,7 +4,6 @@
 
 use super::App;
 use super::mcp::describe_state;
-use pi_ai::oauth::LoginUi;
 use pi_ext_api::hooks::{NotifyLevel, UserInterface};
 use pi_mcp::ServerState;
 use pi_mcp::config::McpConfig;
@@ -14,8 +13,6 @@ use std::time::Duration;
 /// pi 1.6's usage line.
 pub const MCP_USAGE: &str =
     "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
-/// How long `/mcp login` waits for the browser's callback (`pi mcp login`'s default).
-const LOGIN_WAIT: Duration = Duration::from_secs(300);
 /// How long `/mcp reconnect` waits for the new connection before answering.
 const RECONNECT_WAIT: Duration = Duration::from_secs(30);
 /// How long the plain status waits for servers still connecting.
@@ -141,11 +138,11 @@ impl App {
             url: url.clone(),
             settings: OAuthSettings::from_value(settings),
             agent_dir,
-            timeout: LOGIN_WAIT,
+            timeout: super::login::LOGIN_WAIT,
         };
-        let ui = NoticeLogin {
+        let ui = super::login::NoticeLogin {
             ui: self.ui.clone(),
-            server: picked.clone(),
+            what: format!(r#"MCP server "{picked}""#),
             browser,
         };
         if let Err(error) = sign_in(&options, &ui).await {
@@ -226,40 +223,5 @@ fn pick(
         _ => Err(Some(
             "More than one MCP server could be meant: name it (/mcp <action> <server>).".to_owned(),
         )),
-    }
-}
-
-/// The sign-in's side in a session: the URL as a notice; nothing to paste, so the browser's
-/// loopback callback finishes it.
-struct NoticeLogin {
-    ui: std::sync::Arc<crate::hooks::UiBridge>,
-    server: String,
-    /// Whether to open the browser too (the terminal UI; an RPC client shows the URL itself).
-    browser: bool,
-}
-
-impl LoginUi for NoticeLogin {
-    fn show_url(&self, url: &str) {
-        self.ui.notify(
-            "mcp",
-            &format!(
-                "Sign in to MCP server \"{}\" in your browser:\n{url}",
-                self.server
-            ),
-            NotifyLevel::Info,
-        );
-        if self.browser {
-            pi_ai::oauth::open_browser(url);
-        }
-    }
-
-    fn show_device_code(&self, _: &str, _: &str) {}
-
-    fn progress(&self, message: &str) {
-        self.ui.notify("mcp", message, NotifyLevel::Info);
-    }
-
-    fn read_line(&self) -> pi_agent::BoxFuture<'_, Option<String>> {
-        Box::pin(async { None })
     }
 }

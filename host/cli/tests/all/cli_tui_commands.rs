@@ -422,6 +422,32 @@ fn tui_tree_asks_summarize_branch_and_sends_a_custom_focus() {
 }
 
 #[test]
+fn tui_login_signs_in_with_a_subscription_through_a_device_code() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let oauth = pi_mock_llm::oauth::MockOAuth::start();
+    let command = format!(
+        "PI_OAUTH_BASE_URL_XAI='{}' PI_OAUTH_BROWSER=none '{PI}' --model mock/mock-model \
+         --tui-mode fullscreen; echo \"[pi exited $?]\"; sleep 600",
+        oauth.base_url()
+    );
+    let tmux = Tmux::spawn(&pi, &command);
+    tmux.wait_text("0%");
+    tmux.submit("/login");
+    let listed = tmux.wait_text("Log in to");
+    assert!(listed.contains("anthropic: sign in"), "{listed}");
+    tmux.submit("xai: sign in");
+    let shown = tmux.wait_text("ABCD-1234");
+    assert!(shown.contains("Sign in to xai: open"), "{shown}");
+    tmux.wait_text("Signed in to xai");
+    let auth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(pi.agent_dir().join("auth.json")).unwrap())
+            .unwrap();
+    assert_eq!(auth["xai"]["type"], "oauth", "{auth}");
+    assert_eq!(auth["xai"]["refresh"], "device-refresh", "{auth}");
+    tmux.exit();
+}
+
+#[test]
 fn tui_import_continues_a_session_from_a_file() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.mock

@@ -268,7 +268,20 @@ impl Ui {
         match provider {
             Some(provider) => self.prompt = Some(TextPrompt::new(Asks::ApiKey(provider))),
             None => {
-                let entries = provider_entries(app.login_providers());
+                // Subscriptions first (signed in through the browser or a device code), then
+                // every provider's API key.
+                let mut entries: Vec<Entry> = app
+                    .subscription_logins()
+                    .into_iter()
+                    .map(|(provider, what)| {
+                        Entry::choice(
+                            &format!("{SIGN_IN}{provider}"),
+                            format!("{provider}: sign in"),
+                            what,
+                        )
+                    })
+                    .collect();
+                entries.extend(provider_entries(app.login_providers()));
                 self.open_picker(Picker::new(Purpose::Login, "Log in to", entries));
             }
         }
@@ -316,10 +329,13 @@ impl Ui {
                 self.open_settings(app, at);
                 Action::None
             }
-            Purpose::Login => {
-                self.login(Some(entry.value), app);
-                Action::None
-            }
+            Purpose::Login => match entry.value.strip_prefix(SIGN_IN) {
+                Some(provider) => Action::SignIn(provider.to_owned()),
+                None => {
+                    self.login(Some(entry.value), app);
+                    Action::None
+                }
+            },
             Purpose::Logout => {
                 self.logout(Some(entry.value), app);
                 Action::None
@@ -596,15 +612,13 @@ fn rename_session(
     Ok(())
 }
 
+/// The value of a `/login` entry that signs in with a subscription (the rest: an API key).
+const SIGN_IN: &str = "sign-in:";
+
 fn provider_entries(names: Vec<String>) -> Vec<Entry> {
     names
         .into_iter()
-        .map(|name| Entry {
-            label: name.clone(),
-            detail: String::new(),
-            search_text: String::new(),
-            value: name,
-        })
+        .map(|name| Entry::choice(&name, name.clone(), "API key"))
         .collect()
 }
 
