@@ -14,6 +14,7 @@
 mod bash;
 mod hooks;
 mod login;
+pub use login::Pasted;
 mod mcp;
 mod mcp_command;
 mod mode;

@@ -136,6 +136,8 @@ pub struct Ui {
     tree_label_times: bool,
     /// The tree entry "Summarize branch?" is asked for.
     tree_target: Option<String>,
+    /// Where a pasted sign-in redirect goes (a `/login` subscription sign-in running).
+    login_paste: Option<tokio::sync::mpsc::UnboundedSender<String>>,
     tree_filter: TreeFilter,
     popup: Option<(Popup, PopupKind)>,
     popup_rows: Vec<(String, String)>,
@@ -209,6 +211,7 @@ impl Ui {
             tree_folds: std::collections::HashSet::new(),
             tree_label_times: false,
             tree_target: None,
+            login_paste: None,
             tree_filter: TreeFilter::Default,
             popup: None,
             popup_rows: Vec::new(),

@@ -221,7 +221,10 @@ pub async fn run(
                     }
                     Action::Compact(focus) => spawn_compact(&app, focus, errors_tx.clone()),
                     Action::McpLogin(server) => spawn_mcp_login(&app, server),
-                    Action::SignIn(provider) => spawn_sign_in(&app, provider),
+                    Action::SignIn(provider) => {
+                        let pasted = ui.open_login_paste(&provider);
+                        spawn_sign_in(&app, provider, pasted);
+                    }
                     Action::SwitchSession(path) => match app.switch_session(&path) {
                         Ok(()) => {
                             reload(&app, &mut ui);
@@ -263,7 +266,7 @@ pub async fn run(
                 dirty |= ui.refresh_completion();
                 dirty |= ui.reload_theme();
                 dirty |= ui.watch_mcp(&app);
-                dirty |= ui.expire_dialogs() || ui.counting_down();
+                dirty |= ui.expire_dialogs() || ui.counting_down() || ui.close_finished_login();
                 if dirty || ui.transcript.working || ui.transcript.bash_running() || ui.listing() {
                     ui.refresh_footer(&app);
                     draw(&mut guard.terminal, &mut ui)?;
@@ -505,10 +508,10 @@ fn spawn_mcp_login(app: &Arc<App>, server: Option<String>) {
 
 /// `/login`'s subscription sign-in, in the background: the URL or code, then the outcome, come
 /// as notices.
-fn spawn_sign_in(app: &Arc<App>, provider: String) {
+fn spawn_sign_in(app: &Arc<App>, provider: String, pasted: Option<pi_app::app::Pasted>) {
     let app = Arc::clone(app);
     tokio::spawn(async move {
-        let (text, level) = app.login_subscription(&provider, true).await;
+        let (text, level) = app.login_subscription(&provider, true, pasted).await;
         app.notify(&text, level);
     });
 }

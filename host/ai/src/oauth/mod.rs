@@ -143,6 +143,15 @@ impl SignIn {
         }
     }
 
+    /// Whether the sign-in takes a pasted redirect (or code) when the browser's callback cannot
+    /// reach pi: the authorization-code flows; a device code is typed on the provider's page.
+    pub fn pastes(self) -> bool {
+        matches!(
+            self,
+            SignIn::Anthropic | SignIn::OpenAiCodex | SignIn::OpenRouter
+        )
+    }
+
     /// Runs the login; the caller stores the credential.
     pub async fn login(
         self,

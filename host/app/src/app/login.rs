@@ -10,15 +10,21 @@ use std::time::Duration;
 /// How long a sign-in waits for the browser or the device code before it gives up.
 pub(super) const LOGIN_WAIT: Duration = Duration::from_secs(300);
 
-/// The sign-in's side in a session: the URL or the device code as notices; nothing to paste,
-/// so the browser's loopback callback (or the provider's page) finishes it.
+/// The sign-in's side in a session: the URL or the device code as notices; the browser's
+/// loopback callback (or the provider's page) finishes it, or a line the face passes on
+/// (a pasted redirect, for a browser on another machine).
 pub(super) struct NoticeLogin {
     pub(super) ui: std::sync::Arc<crate::hooks::UiBridge>,
     /// What is signed in to, as the notices name it.
     pub(super) what: String,
     /// Whether to open the browser too (the terminal UI; an RPC client shows the URL itself).
     pub(super) browser: bool,
+    /// Where a pasted line comes from, if the face takes one.
+    pub(super) pasted: Option<tokio::sync::Mutex<Pasted>>,
 }
+
+/// The lines a face passes on to a sign-in (`/login`'s paste prompt).
+pub type Pasted = tokio::sync::mpsc::UnboundedReceiver<String>;
 
 impl LoginUi for NoticeLogin {
     fn show_url(&self, url: &str) {
@@ -45,7 +51,12 @@ impl LoginUi for NoticeLogin {
     }
 
     fn read_line(&self) -> pi_agent::BoxFuture<'_, Option<String>> {
-        Box::pin(async { None })
+        Box::pin(async {
+            match &self.pasted {
+                Some(lines) => lines.lock().await.recv().await,
+                None => None,
+            }
+        })
     }
 }
 
@@ -59,8 +70,14 @@ impl App {
     }
 
     /// `/login`'s subscription sign-in to `provider` (as `pi auth login` does it), the
-    /// credential stored in `auth.json`; what to say.
-    pub async fn login_subscription(&self, provider: &str, browser: bool) -> (String, NotifyLevel) {
+    /// credential stored in `auth.json`; what to say. `pasted` brings the line the user pastes
+    /// instead (the redirect their browser ended on), for the flows that take one.
+    pub async fn login_subscription(
+        &self,
+        provider: &str,
+        browser: bool,
+        pasted: Option<Pasted>,
+    ) -> (String, NotifyLevel) {
         let Some(sign_in) = SignIn::for_provider(provider) else {
             return (
                 format!(
@@ -73,6 +90,7 @@ impl App {
             ui: self.ui.clone(),
             what: provider.to_owned(),
             browser,
+            pasted: pasted.map(tokio::sync::Mutex::new),
         };
         let options = LoginOptions::default();
         let login = sign_in.login(&ui, &options);

@@ -144,6 +144,7 @@ impl App {
             ui: self.ui.clone(),
             what: format!(r#"MCP server "{picked}""#),
             browser,
+            pasted: None,
         };
         if let Err(error) = sign_in(&options, &ui).await {
             return (

@@ -448,6 +448,47 @@ fn tui_login_signs_in_with_a_subscription_through_a_device_code() {
 }
 
 #[test]
+fn tui_login_takes_a_pasted_redirect_when_the_browser_cannot_call_back() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let oauth = pi_mock_llm::oauth::MockOAuth::start();
+    let command = format!(
+        "PI_OAUTH_BASE_URL_OPENROUTER='{}' PI_OAUTH_BROWSER=none PI_OAUTH_CALLBACK_PORT=0 \
+         '{PI}' --model mock/mock-model --tui-mode fullscreen; echo \"[pi exited $?]\"; \
+         sleep 600",
+        oauth.base_url()
+    );
+    let tmux = Tmux::spawn(&pi, &command);
+    tmux.wait_text("0%");
+    tmux.submit("/login");
+    tmux.wait_text("Log in to");
+    tmux.submit("openrouter: sign in");
+    tmux.wait_text("paste where it ended");
+    // The URL as the notice shows it, wrapped: its pieces joined.
+    let screen = tmux.wait_text("in your browser:");
+    let url: String = screen
+        .lines()
+        .skip_while(|l| !l.contains("in your browser:"))
+        .skip(1)
+        .map(str::trim)
+        .take_while(|l| !l.is_empty() && !l.contains(' '))
+        .collect();
+    // The browser ran elsewhere: where it ended is pasted, not visited.
+    let redirect = pi_mock_llm::oauth::authorize_redirect(&url).unwrap();
+    tmux.type_text(&redirect);
+    tmux.keys(&["Enter"]);
+    tmux.wait_text("Signed in to openrouter");
+    let auth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(pi.agent_dir().join("auth.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        auth["openrouter"],
+        json!({"type": "api_key", "key": "sk-or-v1-minted"})
+    );
+    tmux.exit();
+}
+
+#[test]
 fn tui_import_continues_a_session_from_a_file() {
     let pi = PiEnv::new(Api::OpenAiCompletions);
     pi.mock

@@ -225,6 +225,12 @@ impl Ui {
                     summary: Some((!text.is_empty()).then_some(text)),
                 };
             }
+            Asks::LoginPaste(provider) => {
+                if let Some(lines) = &self.login_paste {
+                    let _ = lines.send(text);
+                }
+                Ok(format!("Signing in to {provider} with what you pasted…"))
+            }
             Asks::ApiKey(provider) => app
                 .login_api_key(&provider, &text)
                 .map(|()| format!("Stored the API key for {provider} in auth.json.")),
@@ -285,6 +291,37 @@ impl Ui {
                 self.open_picker(Picker::new(Purpose::Login, "Log in to", entries));
             }
         }
+    }
+
+    /// `/login`'s subscription sign-in to `provider` started: for a flow that takes a pasted
+    /// redirect, the prompt for it and the channel it goes to the sign-in by.
+    pub fn open_login_paste(&mut self, provider: &str) -> Option<pi_app::app::Pasted> {
+        let pastes = pi_ai::oauth::SignIn::for_provider(provider).is_some_and(|s| s.pastes());
+        if !pastes {
+            return None;
+        }
+        let (lines, pasted) = tokio::sync::mpsc::unbounded_channel();
+        self.login_paste = Some(lines);
+        self.prompt = Some(TextPrompt::new(Asks::LoginPaste(provider.to_owned())));
+        Some(pasted)
+    }
+
+    /// Closes the paste prompt of a sign-in that finished (through the browser); whether the
+    /// screen changed.
+    pub fn close_finished_login(&mut self) -> bool {
+        if !self
+            .login_paste
+            .as_ref()
+            .is_some_and(|lines| lines.is_closed())
+        {
+            return false;
+        }
+        self.login_paste = None;
+        let open = matches!(&self.prompt, Some(p) if matches!(p.asks, Asks::LoginPaste(_)));
+        if open {
+            self.prompt = None;
+        }
+        open
     }
 
     /// `/logout [provider]`.
@@ -531,6 +568,8 @@ enum Asks {
     SessionName(std::path::PathBuf),
     /// What the summary of the branch left for tree entry `.0` should focus on.
     SummaryFocus(String),
+    /// The redirect (or code) of a sign-in to provider `.0` whose browser could not call back.
+    LoginPaste(String),
 }
 
 impl TextPrompt {
@@ -562,6 +601,10 @@ impl TextPrompt {
             Asks::SummaryFocus(_) => {
                 format!("Focus of the summary (Enter for none): {}▏", self.text)
             }
+            Asks::LoginPaste(provider) => format!(
+                "Signing in to {provider} in the browser; or paste where it ended (Esc hides this): {}▏",
+                self.text
+            ),
         }
     }
 }
