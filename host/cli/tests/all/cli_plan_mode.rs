@@ -367,3 +367,39 @@ fn rpc_set_permission_mode_switches_the_tools_of_the_next_turn() {
     drop(rpc.stdin.take());
     assert_eq!(rpc.child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn a_hook_granted_writes_writes_in_auto_mode_and_is_read_only_in_plan_mode() {
+    let pi = PiEnv::new(Api::OpenAiCompletions);
+    let package = pi.root.path().join("hook-probe");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(pi_ext_test_artifacts::HOOK_PROBE, package.join("hook.wasm")).unwrap();
+    let manifest = "[package]\nname = \"hook-probe\"\nversion = \"0.1.0\"\nwit = \"0.3.0\"\n\n\
+                    [[component]]\npath = \"hook.wasm\"\nworld = \"hook\"\n\n\
+                    [capabilities]\nfilesystem = \"write\"\n";
+    std::fs::write(package.join("pi-extension.toml"), manifest).unwrap();
+    pi.approve(&package);
+    let written = pi.cwd().join("hook-wrote.txt");
+    // `read` is offered in both modes; the probe answers its call after trying to write.
+    let call = [("read", json!({"path": "hook-write"}))];
+    let before = hashes(&pi.cwd());
+    run_plan(&pi, std::slice::from_ref(&package), &call, false);
+    let (text, error) = &results(&pi, 1)[0];
+    assert!(text.contains("hook write refused"), "{text}");
+    assert!(*error, "{text}");
+    assert!(!written.exists());
+    assert_eq!(hashes(&pi.cwd()), before);
+
+    // The same hook with the same grant, outside plan mode, writes.
+    pi.mock.push_all([
+        Turn::new().tool_call("c0", "read", json!({"path": "hook-write"})),
+        Turn::text("done"),
+    ]);
+    let package_arg = package.to_string_lossy().into_owned();
+    let out = pi.run(&["--no-session", "-e", &package_arg, "-p", "try it"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&written).unwrap(),
+        "written by the hook"
+    );
+}

@@ -477,10 +477,9 @@ fn tui_login_takes_a_pasted_redirect_when_the_browser_cannot_call_back() {
     tmux.type_text(&redirect);
     tmux.keys(&["Enter"]);
     tmux.wait_text("Signed in to openrouter");
-    let auth: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(pi.agent_dir().join("auth.json")).unwrap(),
-    )
-    .unwrap();
+    let auth: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(pi.agent_dir().join("auth.json")).unwrap())
+            .unwrap();
     assert_eq!(
         auth["openrouter"],
         json!({"type": "api_key", "key": "sk-or-v1-minted"})

@@ -612,7 +612,7 @@ fn message_with_unreadable_fields_is_kept_verbatim() {
     let path = dir.path().join("s.jsonl");
     let header = json!({"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"});
     let odd = json!({"type":"message","id":"0000000a","parentId":null,"timestamp":"2025-01-01T00:00:01.000Z",
-        "message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","stopReason":"deferred","timestamp":1}});
+        "message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","stopReason":"paused","timestamp":1}});
     std::fs::write(&path, format!("{header}\n{odd}\n")).unwrap();
     let s = SessionManager::open(&path, Path::new("/p")).unwrap();
     assert!(s.warnings().is_empty());

@@ -181,6 +181,13 @@ impl Guest for Probe {
         } else if input.contains("hook-count") {
             let n = COUNTED.fetch_add(1, Ordering::Relaxed) + 1;
             ToolCallAnswer::Block(format!("count {n}"))
+        } else if input.contains("hook-write") {
+            // Whether the hook's grant lets it write: read-only in plan mode whatever it was
+            // granted.
+            match std::fs::write("hook-wrote.txt", "written by the hook") {
+                Ok(()) => ToolCallAnswer::Block("hook write: done".into()),
+                Err(error) => ToolCallAnswer::Block(format!("hook write refused: {error}")),
+            }
         } else if input.contains("hook-print") {
             println!("the probe prints");
             ToolCallAnswer::Allow
