@@ -355,7 +355,7 @@ fn outside_git_commands_are_reported_not_covered_and_tool_writes_are_restored() 
     let id = listed_id(&pi, "change");
     let out = run_ok(&pi, &["rewind", &id]);
     assert!(
-        out.contains("Not covered: `bash` commands:") && out.contains("is not in a git work tree"),
+        out.contains("Not covered: `bash`: ") && out.contains("is not in a git work tree"),
         "{out}"
     );
     assert_eq!(
@@ -476,6 +476,8 @@ fn tui_rewind_lists_the_prompts_shows_the_changes_and_offers_the_three_choices()
     // Esc twice (doubleEscapeAction: rewind) lists the rewind; choosing it undoes it.
     tmux.keys(&["C-u"]);
     tmux.keys(&["Escape"]);
+    // Two separate presses (sent together, a terminal reads ESC ESC as Alt+Esc).
+    tmux.wait_text("Esc again to rewind the files and the conversation");
     tmux.keys(&["Escape"]);
     let list = tmux.wait_text("Rewind to before which prompt?");
     assert!(

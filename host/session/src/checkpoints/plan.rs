@@ -102,7 +102,7 @@ pub(crate) fn plan(
                     });
             }
             Record::Uncovered { tool, reason } => {
-                not_covered.insert(format!("`{tool}` commands: {reason}"));
+                not_covered.insert(format!("`{tool}`: {reason}"));
             }
         }
     }

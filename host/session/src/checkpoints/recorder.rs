@@ -283,12 +283,19 @@ impl Recorder {
     /// What rewinding the files to checkpoint `id` would change.
     pub fn plan(&self, id: &str) -> Result<Plan, CheckpointError> {
         self.flush();
-        let state = pi_ai::lock(&self.state);
+        let mut state = pi_ai::lock(&self.state);
         let journal = state.journal.clone().ok_or_else(no_store)?;
         let records = journal.records()?;
         let start =
             position(&records, id).ok_or_else(|| CheckpointError::Unknown(id.to_owned()))?;
-        plan(&journal, &records[start + 1..], id)
+        let plan = plan(&journal, &records[start + 1..], id)?;
+        // The plan's snapshot moved the private index: the next status check is against it.
+        if let Git::Repo { root, last, .. } = &mut state.git
+            && let Some((_, tree)) = plan.now.iter().find(|(at, _)| at == root)
+        {
+            *last = Some(tree.clone());
+        }
+        Ok(plan)
     }
 
     /// Puts the files back as `plan` says, under the new checkpoint `rewind_id` (which holds

@@ -249,3 +249,20 @@ fn an_unchanged_work_tree_adds_no_tree_record_within_a_prompt() {
         .count();
     assert_eq!(trees, 1, "{records:?}");
 }
+
+#[test]
+fn a_preview_between_prompts_leaves_the_next_snapshot_true_to_the_work_tree() {
+    let s = setup(true);
+    let (work, r) = (&s.work, &s.recorder);
+    r.start(Some(&s.session), "p1");
+    command(r, work, "echo a2 > src/a.txt");
+    r.flush();
+    // The user edits a file, then looks at what a rewind would do, and goes on.
+    std::fs::write(work.join("b.txt"), "user\n").unwrap();
+    assert!(!r.plan("p1").unwrap().changes.is_empty());
+    r.start(Some(&s.session), "p2");
+    command(r, work, "true");
+    // Nothing changed since the second prompt began.
+    let plan = r.plan("p2").unwrap();
+    assert!(plan.changes.is_empty(), "{:?}", plan.changes);
+}
